@@ -1,0 +1,106 @@
+/* gpu_cuda.h — what the CUDA parts of tlbsim-gpu share (C++ only).
+ *
+ * gpu_ctx     the device, its properties and the driver-API entry points.
+ *             The driver API is reached through cudaGetDriverEntryPoint,
+ *             not by linking libcuda, so the program starts (and exits 2)
+ *             on a machine with no driver at all.
+ * gpu_region  the memory a sweep chases through, backed by one mapping.
+ * CK / CKD    check a runtime / driver (through ctx) call; on failure print
+ *             "tlbsim-gpu: FILE:LINE: CALL: ERROR" and exit 1.
+ */
+#ifndef TLBSIM_GPU_CUDA_H
+#define TLBSIM_GPU_CUDA_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include <vector>
+
+#include "gpu_csv.h"
+#include "gpu_opts.h"
+#include "gpu_plan.h"
+#include "gpu_pool.h"
+
+#define GPU_EXIT_FAIL 1
+#define GPU_EXIT_NO_DEVICE 2
+
+[[noreturn]] void gpu_fail(const char *file, int line, const char *call, const char *err);
+struct gpu_ctx;
+const char *gpu_cu_error(const gpu_ctx *c, CUresult r);
+
+#define CK(call)                                                                    \
+  do {                                                                              \
+    cudaError_t ck_e_ = (call);                                                     \
+    if (ck_e_ != cudaSuccess) gpu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(ck_e_)); \
+  } while (0)
+#define CKD(ctx, call)                                                                  \
+  do {                                                                                  \
+    CUresult ck_r_ = (call);                                                            \
+    if (ck_r_ != CUDA_SUCCESS) gpu_fail(__FILE__, __LINE__, #call, gpu_cu_error(ctx, ck_r_)); \
+  } while (0)
+
+struct gpu_drv {
+  PFN_cuMemAddressReserve_v10020 reserve;
+  PFN_cuMemAddressFree_v10020 address_free;
+  PFN_cuMemCreate_v10020 create;
+  PFN_cuMemRelease_v10020 release;
+  PFN_cuMemMap_v10020 map;
+  PFN_cuMemUnmap_v10020 unmap;
+  PFN_cuMemSetAccess_v10020 set_access;
+  PFN_cuMemGetAllocationGranularity_v10020 granularity;
+  PFN_cuMemGetAddressRange_v3020 address_range;
+  PFN_cuGetErrorString_v6000 error_string;
+};
+
+struct gpu_ctx {
+  int device;
+  cudaDeviceProp prop;
+  gpu_drv drv;
+  uint64_t granularity;  /* cuMemGetAllocationGranularity, minimum */
+  int driver_version, runtime_version;
+};
+
+/* Returns 0, or GPU_EXIT_NO_DEVICE after printing why. */
+int gpu_ctx_init(gpu_ctx *c);
+CUmemAllocationProp gpu_vmm_prop(const gpu_ctx *c);
+double gpu_now_s(void);
+/* Prints one progress line to stderr. */
+void gpu_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct gpu_region {
+  gpu_mapping mapping;
+  uint64_t base = 0, size = 0, chunk = 0; /* chunk: VMM chunk bytes */
+  uint64_t reserved = 0;                  /* VMM: VA bytes reserved */
+  std::vector<CUmemGenericAllocationHandle> handles;
+  std::vector<uint64_t> mapped;           /* aliased: VAs of mapped chunks */
+};
+
+/* Backs `size` bytes with the mapping; shuffled orders chunks by seed.
+ * Aliased reserves VA only (see gpu_region_alias). */
+void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t size, uint64_t chunk,
+                       uint64_t seed, uint32_t alias_nodes);
+/* Aliased: maps the chunk of each node i < nodes at this stride to the
+ * physical chunk i / (chunk / GPU_ALIAS_LINE). */
+void gpu_region_alias(const gpu_ctx *c, gpu_region *r, uint64_t stride, uint32_t nodes);
+void gpu_region_unalias(const gpu_ctx *c, gpu_region *r);
+void gpu_region_destroy(const gpu_ctx *c, gpu_region *r);
+/* Bytes that may be allocated now, leaving a margin for the context. */
+uint64_t gpu_free_bytes(void);
+
+#define GPU_ALIAS_LINE 128u
+
+/* Experiments (one file each). */
+int gpu_cmd_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_share(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_alloc_latency(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_alloc_layout(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_alloc_churn(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+/* Builds the chain of spec on the host and writes it at base on the
+ * device; off receives the node offsets in visiting order. */
+int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<uint64_t> &off);
+/* One sweep of chase points into csv (the header already written). */
+int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *s, FILE *csv);
+
+#endif

@@ -1,0 +1,76 @@
+/* gpu_opts.h — tlbsim-gpu's command line: one command, then options.
+ *
+ * gpu_cmd   what to run (chase sweep, TLB-sharing probe, the three
+ *           allocation experiments, the full sweep, the smoke test).
+ * gpu_opts  everything the commands read, with their defaults filled in by
+ *           gpu_opts_parse. Sizes take the suffixes of size_parse; size
+ *           lists are comma-separated and may hold doubling ranges
+ *           "64K..1G" (64K,128K,...,1G).
+ *
+ * Errors are one line "tlbsim-gpu: --stride: bad size 'x'" in the diag and
+ * exit status 2 (usage) from the caller.
+ */
+#ifndef TLBSIM_GPU_OPTS_H
+#define TLBSIM_GPU_OPTS_H
+
+#include "gpu_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpu_cmd {
+  GPU_CMD_CHASE,
+  GPU_CMD_SHARE,
+  GPU_CMD_ALLOC_LATENCY,
+  GPU_CMD_ALLOC_LAYOUT,
+  GPU_CMD_ALLOC_CHURN,
+  GPU_CMD_FULL,
+  GPU_CMD_SMOKE,
+  GPU_CMD_HELP,
+  GPU_CMD_COUNT
+} gpu_cmd;
+
+const char *gpu_cmd_name(gpu_cmd c);
+
+typedef struct gpu_opts {
+  gpu_cmd cmd;
+  unsigned mappings;          /* bit (1u << gpu_mapping) per mapping */
+  gpu_sweep sweep;            /* orders, strides, footprints, node cap; mapping set per run */
+  uint64_t steps;             /* accesses per timed pass */
+  uint64_t warmup;            /* untimed accesses: max(this, nodes) */
+  unsigned repeats;           /* timed passes (chase) or calls per size (alloc) */
+  uint64_t seed;
+  int load_ca;                /* --load ca */
+  unsigned lanes;             /* 1 or 32 */
+  int sm;                     /* SM the chase or prober block is pinned to */
+  uint64_t chunk;             /* VMM chunk bytes; 0: the reported granularity */
+  /* share */
+  int sms[GPU_MAX_LIST * 4];  /* disruptor SMs; nsms == 0: every SM */
+  size_t nsms;
+  uint64_t disruptor_footprint, disruptor_stride;
+  /* alloc experiments */
+  uint64_t min_size, max_size;
+  uint32_t requests, live;
+  const char *out;            /* CSV file; NULL: stdout */
+  const char *outdir;         /* full: directory for all CSVs */
+} gpu_opts;
+
+/* Parses argv (argv[0] the program). Returns 0, or -1 with a diag holding
+ * the whole message line. */
+int gpu_opts_parse(int argc, char **argv, gpu_opts *o, diag *d);
+
+/* The defaults of one command, as if it were given no options (full
+ * needs no --outdir here). */
+void gpu_opts_defaults(gpu_opts *o, gpu_cmd cmd);
+
+/* Parses "4K,2M,64K..1G" into v (at most max entries). */
+int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n);
+
+/* The --help text. */
+extern const char gpu_usage[];
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,171 @@
+/* tlbsim-gpu: parse the command line, open the device, run one command. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gpu_cuda.h"
+
+static FILE *open_out(const char *path) {
+  if (!path) return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "tlbsim-gpu: %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+static int close_out(FILE *f, const char *path) {
+  if (f == stdout) return fflush(f) ? GPU_EXIT_FAIL : 0;
+  if (fclose(f)) {
+    fprintf(stderr, "tlbsim-gpu: %s: %s\n", path, strerror(errno));
+    return GPU_EXIT_FAIL;
+  }
+  return 0;
+}
+
+typedef int (*cmd_fn)(const gpu_ctx *, const gpu_opts *, FILE *);
+
+/* Runs one command into a file (NULL: stdout). */
+static int run_to(cmd_fn fn, const gpu_ctx *c, const gpu_opts *o, const char *path) {
+  FILE *f = open_out(path);
+  if (!f) return GPU_EXIT_FAIL;
+  int rc = fn(c, o, f);
+  int rc2 = close_out(f, path);
+  return rc ? rc : rc2;
+}
+
+static cmd_fn command_fn(gpu_cmd cmd) {
+  switch (cmd) {
+  case GPU_CMD_CHASE: return gpu_cmd_chase;
+  case GPU_CMD_SHARE: return gpu_cmd_share;
+  case GPU_CMD_ALLOC_LATENCY: return gpu_cmd_alloc_latency;
+  case GPU_CMD_ALLOC_LAYOUT: return gpu_cmd_alloc_layout;
+  case GPU_CMD_ALLOC_CHURN: return gpu_cmd_alloc_churn;
+  default: return NULL;
+  }
+}
+
+static int path_in(char *buf, size_t len, const char *dir, const char *name) {
+  return snprintf(buf, len, "%s/%s", dir, name) < (int)len ? 0 : -1;
+}
+
+/* The allocation experiments and the sharing probe, each with its own
+ * defaults, into dir (NULL: stdout) — shared by full and smoke. */
+static int run_side_experiments(const gpu_ctx *c, const gpu_opts *o, const char *dir, bool smoke) {
+  static const struct {
+    gpu_cmd cmd;
+    const char *file;
+  } side[] = {{GPU_CMD_ALLOC_LATENCY, "alloc_latency.csv"},
+              {GPU_CMD_ALLOC_LAYOUT, "alloc_layout.csv"},
+              {GPU_CMD_ALLOC_CHURN, "alloc_churn.csv"},
+              {GPU_CMD_SHARE, "share.csv"}};
+  for (auto &s : side) {
+    gpu_opts so;
+    gpu_opts_defaults(&so, s.cmd);
+    so.seed = o->seed;
+    if (smoke) {
+      so.max_size = s.cmd == GPU_CMD_ALLOC_CHURN ? so.max_size : 64ull << 20;
+      so.repeats = 3;
+      so.requests = 300;
+      so.steps = 1024;
+      const int sms[] = {0, 1, 2, c->prop.multiProcessorCount - 1};
+      memcpy(so.sms, sms, sizeof sms);
+      so.nsms = 4;
+      so.sweep.footprints[0] = 8ull << 20, so.sweep.footprints[1] = 512ull << 20;
+      so.sweep.nfootprints = 2;
+      so.disruptor_footprint = 8ull << 30;
+    }
+    char path[4096];
+    if (dir && path_in(path, sizeof path, dir, s.file)) return GPU_EXIT_FAIL;
+    gpu_progress("%s%s%s", gpu_cmd_name(s.cmd), dir ? " -> " : "", dir ? path : "");
+    int rc = run_to(command_fn(s.cmd), c, &so, dir ? path : NULL);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, size_t n, FILE *csv) {
+  for (size_t i = 0; i < n; i++)
+    if (gpu_run_sweep(c, o, &sw[i], csv)) return GPU_EXIT_FAIL;
+  return 0;
+}
+
+/* The committed sweep: VMM contiguous and shuffled, cudaMalloc; then the
+ * allocation experiments and the sharing probe; then managed and aliased. */
+static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
+  if (mkdir(o->outdir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "tlbsim-gpu: %s: %s\n", o->outdir, strerror(errno));
+    return GPU_EXIT_FAIL;
+  }
+  gpu_sweep sw[8];
+  size_t n = gpu_full_sweeps(sw, 8, o->sweep.fmax, o->sweep.max_nodes);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    diag d;
+    gpu_point_list pl;
+    if (gpu_sweep_points(&sw[i], &pl, &d)) {
+      fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
+      return GPU_EXIT_FAIL;
+    }
+    total += pl.n * (size_t)__builtin_popcount(sw[i].orders);
+    gpu_point_list_free(&pl);
+  }
+  gpu_progress("full: %zu chase sweeps, %zu points (before free-memory caps)", n, total);
+  char path[4096];
+  if (path_in(path, sizeof path, o->outdir, "chase.csv")) return GPU_EXIT_FAIL;
+  FILE *csv = open_out(path);
+  diag d;
+  if (!csv) return GPU_EXIT_FAIL;
+  if (gpu_csv_chase_header(csv, &d)) {
+    fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
+    return GPU_EXIT_FAIL;
+  }
+  size_t first = n < 3 ? n : 3; /* contiguous, shuffled, cudamalloc */
+  int rc = run_sweeps(c, o, sw, first, csv);
+  if (!rc) rc = run_side_experiments(c, o, o->outdir, false);
+  if (!rc) rc = run_sweeps(c, o, sw + first, n - first, csv);
+  int rc2 = close_out(csv, path);
+  return rc ? rc : rc2;
+}
+
+/* A few points of everything, to stdout. */
+static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
+  gpu_opts so = *o;
+  so.mappings = (1u << GPU_MAP_COUNT) - 1;
+  so.sweep.strides[0] = 2u << 20;
+  so.sweep.nstrides = 1;
+  so.sweep.fmin = 2u << 20;
+  so.sweep.fmax = 512u << 20;
+  so.sweep.per_octave = 1;
+  so.steps = 1024;
+  so.repeats = 3;
+  int rc = run_to(gpu_cmd_chase, c, &so, NULL);
+  if (rc) return rc;
+  gpu_progress("smoke: warp of 32 lanes, ld.global.ca");
+  so.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  so.sweep.fmin = so.sweep.fmax = 64u << 20;
+  so.lanes = 32;
+  so.load_ca = 1;
+  rc = run_to(gpu_cmd_chase, c, &so, NULL);
+  if (rc) return rc;
+  return run_side_experiments(c, o, NULL, true);
+}
+
+int main(int argc, char **argv) {
+  gpu_opts o;
+  diag d;
+  if (gpu_opts_parse(argc, argv, &o, &d)) {
+    fprintf(stderr, "%s\n", d.msg);
+    return 2;
+  }
+  if (o.cmd == GPU_CMD_HELP) {
+    fputs(gpu_usage, stdout);
+    return 0;
+  }
+  gpu_ctx c;
+  int rc = gpu_ctx_init(&c);
+  if (rc) return rc;
+  if (o.cmd == GPU_CMD_FULL) rc = cmd_full(&c, &o);
+  else if (o.cmd == GPU_CMD_SMOKE) rc = cmd_smoke(&c, &o);
+  else rc = run_to(command_fn(o.cmd), &c, &o, o.out);
+  if (!rc) gpu_progress("done");
+  return rc;
+}

@@ -1,0 +1,41 @@
+/* sim/cli/cli_common.h — what several subcommands share: building a cfg
+ * from --preset/--config/--set, and reporting errors the one way. */
+#ifndef TLBSIM_CLI_COMMON_H
+#define TLBSIM_CLI_COMMON_H
+
+#include <stdio.h>
+
+#include "tlbsim/config.h"
+
+#define CLI_MAX_SETS 256
+#define CLI_MAX_PRESET_DIRS 16
+
+typedef struct cli_config {
+  const char *preset;          /* --preset NAME */
+  const char *config;          /* --config FILE */
+  const char *sets[CLI_MAX_SETS];
+  unsigned nsets;
+} cli_config;
+
+/* Where presets are searched: $TLBSIM_PRESET_PATH entries, the source tree,
+ * the install dir. `storage` holds the split environment value. */
+typedef struct cli_preset_dirs {
+  const char *dir[CLI_MAX_PRESET_DIRS];
+  size_t n;
+  char storage[4096];
+} cli_preset_dirs;
+
+void cli_find_preset_dirs(cli_preset_dirs *out);
+
+/* Records a --set (usage error when too many). Returns 0 or EXIT_USAGE. */
+int cli_add_set(cli_config *c, const char *assignment);
+/* Loads preset or config file (not both; default preset `fallback`) then
+ * applies the --sets in order. The name reported as "config" is put in *label. */
+cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
+
+/* Prints "tlbsim: MESSAGE" for a usage error and returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the diag's one line and returns EXIT_INPUT. */
+int cli_input_error(const diag *d);
+
+#endif

@@ -1,0 +1,513 @@
+/* tlbsim alloc — replay allocation requests through allocator policies and
+ * compare what each reserves, maps, tears down and fragments. Every policy
+ * sees the same events in lockstep, so one timeline row holds them all. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+#include "tlbsim/alloctrace.h"
+#include "tlbsim/vas.h"
+
+#define MAX_POLICIES 16
+#define MAX_PARAMS 64
+#define FAILED_VA UINT64_MAX /* the allocation hit OOM in this policy */
+/* H200 memory as nvidia-smi reports it (143771 MiB): the default device. */
+#define DEFAULT_CAPACITY (143771ull << 20)
+
+typedef enum { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
+
+typedef struct replay {
+  vas *heap;
+  uint64_t *va; /* by trace id */
+  uint64_t first_oom;
+  bool any_oom;
+} replay;
+
+typedef struct opts {
+  const char *policy[MAX_POLICIES];
+  unsigned npolicies;
+  const char *param[MAX_PARAMS];
+  unsigned nparams;
+  out_format format;
+  uint64_t capacity;
+  bool capacity_set;
+  const char *preset, *timeline, *emit_rmm, *trace, *synthetic;
+  uint64_t every;
+  alloctrace_format input;
+  int device;
+} opts;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: tlbsim alloc [OPTIONS] TRACE|-\n"
+          "       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]\n\n"
+          "Replays allocation requests (PyTorch memory snapshot JSON, RMM log CSV, native\n"
+          "trace alloc/free records; gzip or not) through allocator policies side by side.\n\n"
+          "  --policy NAME          policy to run (repeatable; default: cuda, caching, expandable)\n"
+          "  --format text|json|csv summary format (default text)\n"
+          "  --capacity SIZE        physical memory (default: the preset's machine.phys_memory,\n"
+          "                         else the snapshot's capture device, else 143771MiB, an H200)\n"
+          "  --preset NAME          preset whose machine.phys_memory is the capacity\n"
+          "  --set KEY=VALUE        allocator parameter (list below)\n"
+          "  --timeline FILE.csv    one row per event: every policy's memory and fragmentation\n"
+          "  --timeline-every N     write every Nth event only (default 1)\n"
+          "  --input-format auto|snapshot|rmm|native\n"
+          "  --device N             which of a snapshot's device_traces (default: the one with events)\n"
+          "  --synthetic[=SPEC]     generate the operator workload instead of reading TRACE;\n"
+          "                         SPEC keys: seed requests temps temp_min temp_max keep_min\n"
+          "                         keep_max keep_for (docs/ALLOC.md)\n"
+          "  --emit-rmm FILE.csv    also write the requests read as an RMM log\n"
+          "  --help\n\npolicies:\n");
+  for (size_t i = 0; i < vas_policy_count(); i++)
+    fprintf(out, "  %-11s %s\n", vas_policy_at(i), vas_policy_summary(i));
+  fprintf(out, "\nparameters (--set):\n");
+  for (size_t i = 0; i < vas_param_count(); i++) {
+    const char *doc, *name = vas_param_at(i, &doc);
+    fprintf(out, "  %-17s %s\n", name, doc);
+  }
+}
+
+static int parse_opts(int argc, char **argv, opts *o) {
+  enum { O_POLICY = 256, O_FORMAT, O_CAPACITY, O_PRESET, O_SET, O_TIMELINE, O_EVERY, O_INPUT, O_DEVICE, O_SYNTH,
+         O_EMIT, O_HELP };
+  static const struct option longs[] = {
+      {"policy", required_argument, NULL, O_POLICY},     {"format", required_argument, NULL, O_FORMAT},
+      {"capacity", required_argument, NULL, O_CAPACITY}, {"preset", required_argument, NULL, O_PRESET},
+      {"set", required_argument, NULL, O_SET},           {"timeline", required_argument, NULL, O_TIMELINE},
+      {"timeline-every", required_argument, NULL, O_EVERY}, {"input-format", required_argument, NULL, O_INPUT},
+      {"device", required_argument, NULL, O_DEVICE},     {"synthetic", optional_argument, NULL, O_SYNTH},
+      {"emit-rmm", required_argument, NULL, O_EMIT},     {"help", no_argument, NULL, O_HELP},
+      {NULL, 0, NULL, 0}};
+  *o = (opts){.every = 1, .device = -1};
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    switch (c) {
+    case O_POLICY:
+      if (o->npolicies == MAX_POLICIES) return cli_usage_error("alloc", "at most %d --policy options", MAX_POLICIES);
+      o->policy[o->npolicies++] = optarg;
+      break;
+    case O_FORMAT:
+      if (!strcmp(optarg, "text")) o->format = OUT_TEXT;
+      else if (!strcmp(optarg, "json")) o->format = OUT_JSON;
+      else if (!strcmp(optarg, "csv")) o->format = OUT_CSV;
+      else return cli_usage_error("alloc", "--format must be text, json or csv, not '%s'", optarg);
+      break;
+    case O_CAPACITY:
+      if (size_parse(optarg, &o->capacity) || !o->capacity)
+        return cli_usage_error("alloc", "--capacity: '%s' is not a size", optarg);
+      o->capacity_set = true;
+      break;
+    case O_PRESET: o->preset = optarg; break;
+    case O_SET:
+      if (o->nparams == MAX_PARAMS) return cli_usage_error("alloc", "at most %d --set options", MAX_PARAMS);
+      if (!strchr(optarg, '=')) return cli_usage_error("alloc", "--set '%s' is not KEY=VALUE", optarg);
+      o->param[o->nparams++] = optarg;
+      break;
+    case O_TIMELINE: o->timeline = optarg; break;
+    case O_EVERY:
+      if (u64_parse(optarg, &o->every) || !o->every)
+        return cli_usage_error("alloc", "--timeline-every: '%s' is not a positive number", optarg);
+      break;
+    case O_INPUT:
+      if (alloctrace_format_parse(optarg, &o->input))
+        return cli_usage_error("alloc", "--input-format must be auto, snapshot, rmm or native, not '%s'", optarg);
+      break;
+    case O_DEVICE: {
+      uint64_t dev;
+      if (u64_parse(optarg, &dev) || dev > 1024) return cli_usage_error("alloc", "--device: '%s' is not a device", optarg);
+      o->device = (int)dev;
+      break;
+    }
+    case O_SYNTH: o->synthetic = optarg ? optarg : ""; break;
+    case O_EMIT: o->emit_rmm = optarg; break;
+    case O_HELP: usage(stdout); return -1;
+    default:
+      return cli_usage_error("alloc", "unknown or incomplete option '%s' (see tlbsim alloc --help)", argv[optind - 1]);
+    }
+  }
+  if (o->synthetic) {
+    if (optind != argc) return cli_usage_error("alloc", "--synthetic takes no TRACE");
+  } else {
+    if (optind + 1 != argc) return cli_usage_error("alloc", "expected one TRACE (or --synthetic); see --help");
+    o->trace = argv[optind];
+  }
+  if (!o->npolicies) {
+    o->policy[o->npolicies++] = "cuda";
+    o->policy[o->npolicies++] = "caching";
+    o->policy[o->npolicies++] = "expandable";
+  }
+  return 0;
+}
+
+/* --- setup ------------------------------------------------------------------ */
+
+static int preset_capacity(const char *name, uint64_t *out, diag *d) {
+  cli_config cc = {.preset = name};
+  const char *label;
+  cfg *c = cli_load_config(&cc, name, &label, d);
+  if (!c) return -1;
+  int rc = cfg_get_size(c, "machine", "phys_memory", 0, out, d);
+  if (!rc && !*out) rc = diag_set(d, NULL, 0, "preset %s has no machine.phys_memory", name);
+  cfg_destroy(c);
+  return rc;
+}
+
+static int build_config(const opts *o, const alloctrace_info *info, vas_config *vc, diag *d) {
+  *vc = (vas_config){0};
+  vc->phys_capacity = DEFAULT_CAPACITY;
+  if (info->device_total) vc->phys_capacity = info->device_total;
+  if (o->preset && preset_capacity(o->preset, &vc->phys_capacity, d)) return -1;
+  if (o->capacity_set) vc->phys_capacity = o->capacity;
+  /* Replaying a snapshot: the allocator settings it was recorded with. */
+  vc->max_split_size = info->max_split_size;
+  for (unsigned i = 0; i < o->nparams; i++) {
+    char key[64];
+    const char *eq = strchr(o->param[i], '=');
+    size_t n = (size_t)(eq - o->param[i]);
+    if (n >= sizeof key) return diag_set(d, "--set", i + 1, "key too long");
+    memcpy(key, o->param[i], n);
+    key[n] = '\0';
+    diag why;
+    if (vas_config_set(vc, key, eq + 1, &why)) return diag_set(d, "--set", i + 1, "%s", why.msg);
+  }
+  return 0;
+}
+
+static int grow_ids(replay *r, unsigned n, uint64_t *have, uint64_t need) {
+  if (need <= *have) return 0;
+  uint64_t cap = *have ? *have : 1024;
+  while (cap < need) cap *= 2;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t *grown = realloc(r[i].va, cap * sizeof *grown);
+    if (!grown) return -1;
+    r[i].va = grown;
+  }
+  *have = cap;
+  return 0;
+}
+
+/* --- the timeline ------------------------------------------------------------- */
+
+static const char *const timeline_cols[] = {"allocated_bytes", "reserved_bytes", "free_bytes", "largest_free_extent",
+                                            "free_extents", "external_fragmentation", "driver_allocs",
+                                            "driver_frees", "ooms"};
+#define NTCOLS (sizeof timeline_cols / sizeof timeline_cols[0])
+
+static void timeline_header(FILE *f, const replay *r, unsigned n, bool recorded) {
+  fprintf(f, "event,time_us,requested_bytes");
+  if (recorded) fprintf(f, ",recorded.reserved_bytes");
+  for (unsigned i = 0; i < n; i++)
+    for (size_t c = 0; c < NTCOLS; c++) fprintf(f, ",%s.%s", vas_policy_name(r[i].heap), timeline_cols[c]);
+  fputc('\n', f);
+}
+
+static void timeline_row(FILE *f, const alloctrace_event *ev, uint64_t requested, uint64_t rec_reserved, bool recorded,
+                         const replay *r, unsigned n) {
+  fprintf(f, "%llu,%llu,%llu", (unsigned long long)ev->index, (unsigned long long)ev->time_us,
+          (unsigned long long)requested);
+  if (recorded) fprintf(f, ",%llu", (unsigned long long)rec_reserved);
+  for (unsigned i = 0; i < n; i++) {
+    const vas_stats *s = vas_get_stats(r[i].heap);
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu", (unsigned long long)s->allocated_bytes,
+            (unsigned long long)s->reserved_bytes, (unsigned long long)s->free_bytes,
+            (unsigned long long)s->largest_free_extent, (unsigned long long)s->free_extents,
+            s->external_fragmentation, (unsigned long long)s->driver_allocs, (unsigned long long)s->driver_frees,
+            (unsigned long long)s->ooms);
+  }
+  fputc('\n', f);
+}
+
+/* --- results ------------------------------------------------------------------ */
+
+static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_object_add(o, k, json_object_new_uint64(v)); }
+
+static void add_error(json_object *o, const char *k, uint64_t sim, uint64_t rec) {
+  if (rec) json_object_object_add(o, k, json_object_new_double(((double)sim - (double)rec) / (double)rec));
+}
+
+static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t requested_peak) {
+  const vas_stats *s = vas_get_stats(r->heap);
+  const alloctrace_info *in = alloctrace_get_info(t);
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "policy", json_object_new_string(vas_policy_name(r->heap)));
+  json_object_object_add(o, "trace", json_object_new_string(alloctrace_path(t)));
+  add_u64(o, "capacity_bytes", vas_get_config(r->heap)->phys_capacity);
+  add_u64(o, "peak_reserved_bytes", s->reserved_peak);
+  add_u64(o, "peak_allocated_bytes", s->allocated_peak);
+  add_u64(o, "peak_requested_bytes", requested_peak);
+  add_u64(o, "internal_fragmentation_at_peak_bytes", s->internal_frag_at_peak);
+  add_u64(o, "reserved_bytes_end", s->reserved_bytes);
+  add_u64(o, "allocated_bytes_end", s->allocated_bytes);
+  add_u64(o, "allocs", s->allocs);
+  add_u64(o, "frees", s->frees);
+  add_u64(o, "driver_allocs", s->driver_allocs);
+  add_u64(o, "driver_frees", s->driver_frees);
+  add_u64(o, "maps", s->maps);
+  add_u64(o, "unmaps", s->unmaps);
+  add_u64(o, "pte_writes", s->pte_writes);
+  add_u64(o, "tlb_shootdowns", s->shootdowns);
+  add_u64(o, "ooms", s->ooms);
+  add_u64(o, "ooms_fragmented", s->ooms_fragmented);
+  json_object_object_add(o, "first_oom_event", r->any_oom ? json_object_new_uint64(r->first_oom) : NULL);
+  json_object_object_add(o, "external_fragmentation_max", json_object_new_double(s->external_fragmentation_max));
+  json_object_object_add(o, "external_fragmentation_end", json_object_new_double(s->external_fragmentation));
+  add_u64(o, "free_extents_end", s->free_extents);
+  if (in->has_segments) {
+    json_object *rec = json_object_new_object();
+    add_u64(rec, "peak_reserved_bytes", in->reserved_peak);
+    add_u64(rec, "reserved_bytes_end", in->reserved_end);
+    add_u64(rec, "driver_allocs", in->segment_allocs);
+    add_u64(rec, "driver_frees", in->segment_frees);
+    add_u64(rec, "ooms", in->recorded_ooms);
+    json_object_object_add(rec, "expandable_segments", json_object_new_boolean(in->expandable_segments));
+    json_object_object_add(o, "recorded", rec);
+    add_error(o, "peak_reserved_error", s->reserved_peak, in->reserved_peak);
+    add_error(o, "driver_allocs_error", s->driver_allocs, in->segment_allocs);
+  }
+  add_u64(o, "unmatched_frees", in->unmatched_frees);
+  return o;
+}
+
+/* "a.b" columns of an object whose values are scalars or objects of scalars. */
+static void csv_keys(FILE *f, json_object *o, const char *prefix, bool *first) {
+  json_object_object_foreach(o, k, v) {
+    if (json_object_is_type(v, json_type_object)) {
+      char p[128];
+      snprintf(p, sizeof p, "%s%s.", prefix, k);
+      csv_keys(f, v, p, first);
+      continue;
+    }
+    fprintf(f, "%s%s%s", *first ? "" : ",", prefix, k);
+    *first = false;
+  }
+}
+
+static void csv_values(FILE *f, json_object *o, bool *first) {
+  json_object_object_foreach(o, k, v) {
+    (void)k;
+    if (json_object_is_type(v, json_type_object)) {
+      csv_values(f, v, first);
+      continue;
+    }
+    fprintf(f, "%s%s", *first ? "" : ",", v ? json_object_get_string(v) : "");
+    *first = false;
+  }
+}
+
+/* 1234567 → "1,234,567": byte counts stay readable in the table. */
+static const char *grouped(json_object *v, char *buf, size_t len) {
+  if (!v) return "-";
+  if (!json_object_is_type(v, json_type_int)) {
+    if (json_object_is_type(v, json_type_double)) snprintf(buf, len, "%.4f", json_object_get_double(v));
+    else snprintf(buf, len, "%s", json_object_get_string(v));
+    return buf;
+  }
+  char raw[32];
+  snprintf(raw, sizeof raw, "%llu", (unsigned long long)json_object_get_uint64(v));
+  size_t n = strlen(raw), o = 0;
+  for (size_t i = 0; i < n && o + 2 < len; i++) {
+    if (i && (n - i) % 3 == 0) buf[o++] = ',';
+    buf[o++] = raw[i];
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
+  const alloctrace_info *in = alloctrace_get_info(t);
+  size_t n = json_object_array_length(arr);
+  json_object *first = json_object_array_get_idx(arr, 0), *rec = NULL;
+  json_object_object_get_ex(first, "recorded", &rec);
+  fprintf(f, "trace %s (%s): %llu allocs, %llu frees", alloctrace_path(t), alloctrace_format_name(in->format),
+          (unsigned long long)in->allocs, (unsigned long long)in->frees);
+  if (in->has_settings) fprintf(f, "; recorded with expandable_segments %s", in->expandable_segments ? "True" : "False");
+  if (in->unmatched_frees) fprintf(f, "; %llu frees of allocations made before recording began were skipped",
+                                   (unsigned long long)in->unmatched_frees);
+  fprintf(f, "\n\n%-38s", "");
+  for (size_t i = 0; i < n; i++) {
+    json_object *p;
+    json_object_object_get_ex(json_object_array_get_idx(arr, i), "policy", &p);
+    fprintf(f, " %18s", json_object_get_string(p));
+  }
+  if (rec) fprintf(f, " %18s", "recorded");
+  fputc('\n', f);
+  json_object_object_foreach(first, key, val) {
+    (void)val;
+    if (!strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "recorded")) continue;
+    fprintf(f, "%-38s", key);
+    for (size_t i = 0; i < n; i++) {
+      json_object *v = NULL;
+      char buf[48];
+      json_object_object_get_ex(json_object_array_get_idx(arr, i), key, &v);
+      fprintf(f, " %18s", grouped(v, buf, sizeof buf));
+    }
+    json_object *rv = NULL;
+    char buf[48];
+    if (rec && json_object_object_get_ex(rec, key, &rv)) fprintf(f, " %18s", grouped(rv, buf, sizeof buf));
+    fputc('\n', f);
+  }
+}
+
+static void write_results(FILE *f, out_format fmt, json_object *arr, const alloctrace *t) {
+  if (fmt == OUT_TEXT) {
+    write_text(f, arr, t);
+  } else if (fmt == OUT_JSON) {
+    json_object *doc = json_object_array_length(arr) == 1 ? json_object_array_get_idx(arr, 0) : arr;
+    fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  } else {
+    bool first = true;
+    csv_keys(f, json_object_array_get_idx(arr, 0), "", &first);
+    fputc('\n', f);
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+      first = true;
+      csv_values(f, json_object_array_get_idx(arr, i), &first);
+      fputc('\n', f);
+    }
+  }
+}
+
+/* --- the replay ---------------------------------------------------------------- */
+
+typedef struct run {
+  opts o;
+  alloctrace *t;
+  replay r[MAX_POLICIES];
+  unsigned n;
+  uint64_t ids, *sizes; /* requested size by id */
+  FILE *timeline, *emit;
+  uint64_t requested, requested_peak, rec_reserved;
+} run;
+
+/* "FILE:LINE: msg" for line formats, "FILE: event N: msg" for the others. */
+static int event_error(const run *x, const alloctrace_event *ev, const char *msg) {
+  const alloctrace_info *in = alloctrace_get_info(x->t);
+  if (in->format == ALLOCTRACE_RMM || in->format == ALLOCTRACE_NATIVE)
+    fprintf(stderr, "%s:%llu: %s\n", alloctrace_path(x->t), (unsigned long long)ev->index, msg);
+  else
+    fprintf(stderr, "%s: event %llu: %s\n", alloctrace_path(x->t), (unsigned long long)ev->index, msg);
+  return EXIT_INPUT;
+}
+
+static int apply(run *x, const alloctrace_event *ev) {
+  diag d;
+  if (ev->kind == AT_SEGMENT) {
+    x->rec_reserved = ev->release ? x->rec_reserved - (ev->size < x->rec_reserved ? ev->size : x->rec_reserved)
+                                  : x->rec_reserved + ev->size;
+    return 0;
+  }
+  if (ev->kind == AT_OOM) return 0;
+  uint64_t limit = alloctrace_id_limit(x->t);
+  if (limit > x->ids) {
+    uint64_t have = x->ids;
+    if (grow_ids(x->r, x->n, &have, limit)) return event_error(x, ev, "out of host memory");
+    uint64_t *grown = realloc(x->sizes, have * sizeof *grown);
+    if (!grown) return event_error(x, ev, "out of host memory");
+    x->sizes = grown;
+    x->ids = have;
+  }
+  if (ev->kind == AT_ALLOC) {
+    x->sizes[ev->id] = ev->size;
+    x->requested += ev->size;
+    if (x->requested > x->requested_peak) x->requested_peak = x->requested;
+    if (x->emit) fprintf(x->emit, "0,%llu,allocate,0x%llx,%llu,%u\n", (unsigned long long)ev->time_us,
+                         (unsigned long long)ev->id + 1, (unsigned long long)ev->size, ev->stream);
+    for (unsigned i = 0; i < x->n; i++) {
+      replay *r = &x->r[i];
+      int rc = vas_alloc(r->heap, ev->size, ev->align, ev->stream, &r->va[ev->id], &d);
+      if (rc == VAS_ERR) return event_error(x, ev, d.msg);
+      if (rc == VAS_OOM) {
+        r->va[ev->id] = FAILED_VA;
+        if (!r->any_oom) r->first_oom = ev->index;
+        r->any_oom = true;
+      }
+    }
+  } else {
+    x->requested -= x->sizes[ev->id];
+    if (x->emit) fprintf(x->emit, "0,%llu,free,0x%llx,%llu,%u\n", (unsigned long long)ev->time_us,
+                         (unsigned long long)ev->id + 1, (unsigned long long)x->sizes[ev->id], ev->stream);
+    for (unsigned i = 0; i < x->n; i++) {
+      replay *r = &x->r[i];
+      if (r->va[ev->id] != FAILED_VA && vas_free(r->heap, r->va[ev->id], &d) != VAS_OK)
+        return event_error(x, ev, d.msg);
+    }
+  }
+  return 0;
+}
+
+static FILE *open_out(const char *path, diag *d) {
+  FILE *f = fopen(path, "w");
+  if (!f) diag_set(d, path, 0, "cannot write");
+  return f;
+}
+
+static int replay_all(run *x) {
+  diag d;
+  const alloctrace_info *in = alloctrace_get_info(x->t);
+  vas_config vc;
+  if (build_config(&x->o, in, &vc, &d)) return cli_input_error(&d);
+  for (unsigned i = 0; i < x->o.npolicies; i++) {
+    if (!(x->r[i].heap = vas_create(x->o.policy[i], &vc, NULL, &d))) {
+      fprintf(stderr, "tlbsim alloc: %s\n", d.msg);
+      return strncmp(d.msg, "unknown allocator policy", 24) ? EXIT_INPUT : EXIT_USAGE;
+    }
+    x->n++;
+  }
+  if (x->o.timeline && !(x->timeline = open_out(x->o.timeline, &d))) return cli_input_error(&d);
+  if (x->o.emit_rmm) {
+    if (!(x->emit = open_out(x->o.emit_rmm, &d))) return cli_input_error(&d);
+    fprintf(x->emit, "Thread,Time,Action,Pointer,Size,Stream\n");
+  }
+  bool header = false;
+  alloctrace_event ev;
+  uint64_t count = 0;
+  int got;
+  while ((got = alloctrace_next(x->t, &ev, &d)) == 1) {
+    int rc = apply(x, &ev);
+    if (rc) return rc;
+    if (!x->timeline || count++ % x->o.every) continue;
+    if (!header) timeline_header(x->timeline, x->r, x->n, in->has_segments);
+    header = true;
+    timeline_row(x->timeline, &ev, x->requested, x->rec_reserved, in->has_segments, x->r, x->n);
+  }
+  if (got < 0) return cli_input_error(&d);
+  json_object *arr = json_object_new_array();
+  for (unsigned i = 0; i < x->n; i++) json_object_array_add(arr, policy_json(&x->r[i], x->t, x->requested_peak));
+  write_results(stdout, x->o.format, arr, x->t);
+  json_object_put(arr);
+  return EXIT_OK;
+}
+
+int cmd_alloc(int argc, char **argv) {
+  run x = {0};
+  int rc = parse_opts(argc, argv, &x.o);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  diag d;
+  if (x.o.synthetic) {
+    alloctrace_synth s;
+    alloctrace_synth_default(&s);
+    if (alloctrace_synth_parse(&s, x.o.synthetic, &d)) {
+      fprintf(stderr, "tlbsim alloc: --synthetic: %s\n", d.msg);
+      return EXIT_USAGE;
+    }
+    x.t = alloctrace_open_synth(&s, &d);
+  } else {
+    x.t = alloctrace_open(x.o.trace, x.o.input, x.o.device, &d);
+  }
+  if (!x.t) return cli_input_error(&d);
+  rc = replay_all(&x);
+  if (x.timeline && fclose(x.timeline) && rc == EXIT_OK) rc = (fprintf(stderr, "%s: write failed\n", x.o.timeline), EXIT_INPUT);
+  if (x.emit && fclose(x.emit) && rc == EXIT_OK) rc = (fprintf(stderr, "%s: write failed\n", x.o.emit_rmm), EXIT_INPUT);
+  for (unsigned i = 0; i < x.n; i++) {
+    vas_destroy(x.r[i].heap);
+    free(x.r[i].va);
+  }
+  free(x.sizes);
+  alloctrace_close(x.t);
+  return rc;
+}

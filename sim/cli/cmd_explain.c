@@ -1,0 +1,97 @@
+/* tlbsim explain — one translation, step by step, as on a whiteboard. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+#include "tlbsim/machine.h"
+
+static const char explain_help[] =
+    "usage: tlbsim explain [--preset NAME | --config FILE] [--set S.K=V]... [--page-size SIZE] VADDR...\n"
+    "\n"
+    "Maps the page holding each VADDR (with SIZE pages, default the preset's page size)\n"
+    "and walks it: per level the VA bits used, the index, the entry read, and the result.\n";
+
+static void print_bits(const pt_format *f, unsigned level, unsigned shift, uint64_t va) {
+  unsigned bits = pt_format_index_bits(f, level, shift), lo = pt_format_index_shift(f, level, shift);
+  fprintf(stdout, "  %-6s VA[%2u:%2u] = %-5llu", f->level[level].name, lo + bits - 1, lo,
+          (unsigned long long)((va >> lo) & ((1ull << bits) - 1)));
+}
+
+static int explain_one(const pt_format *f, unsigned shift, const char *text) {
+  uint64_t va;
+  if (u64_parse(text, &va)) return cli_usage_error("explain", "'%s' is not an address", text);
+  if (f->va_bits < 64 && va >> f->va_bits)
+    return fprintf(stderr, "tlbsim explain: %#llx is beyond the %u-bit address space of %s\n",
+                   (unsigned long long)va, f->va_bits, f->name), EXIT_INPUT;
+  pt *t = pt_create(f);
+  if (!t) return EXIT_INPUT;
+  uint64_t page = 1ull << shift, base = va & ~(page - 1);
+  /* A frame number that is easy to recognise: the page's own index, offset. */
+  uint64_t pa = (0x40000ull << shift) & ((1ull << 52) - 1);
+  diag d;
+  if (pt_map(t, base, pa, shift, PT_RWX, &d)) {
+    pt_destroy(t);
+    return cli_input_error(&d);
+  }
+  pt_walk w;
+  pt_walk_va(t, va, &w);
+  char buf[32];
+  printf("VA %#llx, format %s, %s page\n", (unsigned long long)va, f->name, size_format(page, buf, sizeof buf));
+  for (unsigned i = 0; i < w.nsteps; i++) {
+    const pt_step *s = &w.step[i];
+    print_bits(f, s->level, shift, va);
+    printf(" entry %#llx (table %#llx + %u x %u B) %s\n", (unsigned long long)s->entry_pa,
+           (unsigned long long)s->table_pa, s->index, f->level[s->level].entry_bytes,
+           s->leaf ? "-> leaf" : "-> next table");
+  }
+  printf("  offset VA[%2u: 0] = %#llx\n", shift - 1, (unsigned long long)(va & (page - 1)));
+  printf("  PA %#llx (frame %#llx + offset); %u entries read\n", (unsigned long long)(w.map.pa + (va & (page - 1))),
+         (unsigned long long)w.map.pa, w.nsteps);
+  pt_destroy(t);
+  return EXIT_OK;
+}
+
+int cmd_explain(int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 's'},    {"page-size", required_argument, NULL, 'P'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  cli_config conf = {0};
+  const char *page_text = NULL;
+  int ch;
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+    switch (ch) {
+    case 'p': conf.preset = optarg; break;
+    case 'c': conf.config = optarg; break;
+    case 's':
+      if (cli_add_set(&conf, optarg)) return EXIT_USAGE;
+      break;
+    case 'P': page_text = optarg; break;
+    case 'h': fputs(explain_help, stdout); return EXIT_OK;
+    default: return cli_usage_error("explain", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+    }
+  }
+  if (optind == argc) return cli_usage_error("explain", "expected at least one VADDR (see --help)");
+  diag d;
+  const char *label;
+  cfg *c = cli_load_config(&conf, "x86-64", &label, &d);
+  if (!c) return cli_input_error(&d);
+  const pt_format *f;
+  uint64_t page;
+  int rc = EXIT_OK;
+  if (machine_pt_format(c, &f, &d) ||
+      cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d)) {
+    rc = cli_input_error(&d);
+  } else if (page_text && size_parse(page_text, &page)) {
+    rc = cli_usage_error("explain", "--page-size: '%s' is not a size", page_text);
+  } else if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0) {
+    rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
+  }
+  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, log2_u64(page), argv[i]);
+  cfg_destroy(c);
+  return rc;
+}

@@ -1,0 +1,158 @@
+/* tlbsim run — replay a trace through a configured machine. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+#include "tlbsim/report.h"
+
+static const char run_help[] =
+    "usage: tlbsim run [--preset NAME | --config FILE] [--set SECTION.KEY=VALUE]...\n"
+    "                  [--format text|json|csv] [--trace-format auto|native|lackey|din]\n"
+    "                  [--verbose] TRACE|-\n"
+    "\n"
+    "Replays TRACE (a file, gzip or not, or - for stdin) and reports TLB hits and misses,\n"
+    "page walks, faults, page-table size and predicted cycles per access.\n"
+    "  --preset NAME      a preset from sim/presets (default x86-64); see tlbsim formats\n"
+    "  --config FILE      an INI file instead of a preset\n"
+    "  --set S.K=V        override key K of section S (repeatable), e.g. tlb.l1d.entries=64\n"
+    "  --format F         text (default), json or csv\n"
+    "  --trace-format F   auto (default), native, lackey or din\n"
+    "  --verbose          print the configuration's TLB levels before replaying\n";
+
+typedef struct run_opts {
+  cli_config conf;
+  report_format format;
+  trace_format trace_fmt;
+  bool verbose;
+  const char *trace;
+} run_opts;
+
+static int parse_run(int argc, char **argv, run_opts *o) {
+  static const struct option longopts[] = {
+      {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 's'},    {"format", required_argument, NULL, 'f'},
+      {"trace-format", required_argument, NULL, 't'}, {"verbose", no_argument, NULL, 'v'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  int ch;
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+    switch (ch) {
+    case 'p': o->conf.preset = optarg; break;
+    case 'c': o->conf.config = optarg; break;
+    case 's':
+      if (cli_add_set(&o->conf, optarg)) return EXIT_USAGE;
+      break;
+    case 'f':
+      if (report_format_parse(optarg, &o->format)) return cli_usage_error("run", "--format: '%s' is not text, json or csv", optarg);
+      break;
+    case 't':
+      if (trace_format_parse(optarg, &o->trace_fmt))
+        return cli_usage_error("run", "--trace-format: unknown format '%s'", optarg);
+      break;
+    case 'v': o->verbose = true; break;
+    case 'h': fputs(run_help, stdout); return -1;
+    default: return cli_usage_error("run", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1) return cli_usage_error("run", "expected one TRACE argument (see --help)");
+  o->trace = argv[optind];
+  return 0;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A progress line on a terminal only, at most a few times a second. */
+typedef struct progress {
+  bool on;
+  uint64_t total_bytes;
+  double last;
+} progress;
+
+static void progress_tick(progress *p, const trace_reader *r, uint64_t records) {
+  double t = now_seconds();
+  if (t - p->last < 0.25) return;
+  p->last = t;
+  uint64_t done = trace_bytes_read(r);
+  if (p->total_bytes)
+    fprintf(stderr, "\r%llu records, %.1f%% of input", (unsigned long long)records,
+            100.0 * (double)done / (double)p->total_bytes);
+  else
+    fprintf(stderr, "\r%llu records, %.1f MB read", (unsigned long long)records, (double)done / 1e6);
+}
+
+static void print_levels(const machine *m) {
+  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
+  for (unsigned i = 0; i < mc->nlevels; i++) {
+    const mmu_level_config *lv = &mc->level[i];
+    fprintf(stderr, "tlb %-8s serves %s, next %s, latency %u:", lv->name,
+            lv->serves == SERVES_DATA ? "data" : lv->serves == SERVES_INST ? "inst" : "both",
+            lv->next < 0 ? "walk" : mc->level[lv->next].name, lv->latency);
+    for (unsigned a = 0; a < lv->narrays; a++) {
+      const tlb_geometry *g = &lv->array[a];
+      fprintf(stderr, " [%u entries, %u-way, %s", g->entries, g->ways, tlb_policy_name(g->policy));
+      for (unsigned k = 0; k < g->npage_shifts; k++) {
+        char buf[32];
+        fprintf(stderr, "%s%s", k ? "/" : ", ", size_format(1ull << g->page_shift[k], buf, sizeof buf));
+      }
+      fprintf(stderr, "]");
+    }
+    fputc('\n', stderr);
+  }
+}
+
+static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
+  trace_record rec;
+  uint64_t n = 0;
+  int rc;
+  while ((rc = trace_next(r, &rec, d)) == 1) {
+    if (machine_apply(m, &rec, trace_get_path(r), d)) return -1;
+    if (p->on && (++n & 0xfffff) == 0) progress_tick(p, r, n);
+  }
+  if (p->on) fprintf(stderr, "\r%*s\r", 60, "");
+  return rc;
+}
+
+int cmd_run(int argc, char **argv) {
+  run_opts o = {.format = REPORT_TEXT, .trace_fmt = TRACE_AUTO};
+  int rc = parse_run(argc, argv, &o);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  diag d;
+  const char *label;
+  cfg *conf = cli_load_config(&o.conf, "x86-64", &label, &d);
+  if (!conf) return cli_input_error(&d);
+  machine *m = machine_create(conf, &d);
+  if (!m || cfg_check_unused(conf, &d)) {
+    machine_destroy(m);
+    cfg_destroy(conf);
+    return cli_input_error(&d);
+  }
+  if (o.verbose) print_levels(m);
+  trace_reader *r = trace_open(o.trace, o.trace_fmt, &d);
+  rc = EXIT_INPUT;
+  if (r) {
+    struct stat st;
+    progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
+    if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;
+    if (replay(m, r, &p, &d) == 0) {
+      json_object *doc = report_run_json(m, trace_get_path(r), trace_format_name(trace_get_format(r)), label);
+      report_write(stdout, o.format, doc);
+      json_object_put(doc);
+      rc = EXIT_OK;
+    }
+    trace_close(r);
+  }
+  if (rc) cli_input_error(&d);
+  machine_destroy(m);
+  cfg_destroy(conf);
+  return rc;
+}

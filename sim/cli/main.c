@@ -1,0 +1,41 @@
+/* tlbsim — the command-line front end: dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+typedef struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "replay a trace through the TLB hierarchy and page table"},
+    {"explain", cmd_explain, "show one translation step by step"},
+    {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
+    {"validate", cmd_validate, "compare a measured chase CSV with the model"},
+    {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
+    {"formats", cmd_formats, "list page-table formats, presets and policies"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: tlbsim COMMAND [OPTIONS]   (tlbsim COMMAND --help for each)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "tlbsim: unknown command '%s' (see tlbsim --help)\n", argv[1]);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,54 @@
+/* tlbsim/chase.h — the GPU suite's pointer chase, simulated.
+ *
+ * chase_spec    one measured point as tlbsim-gpu defines it (gpu/README.md):
+ *               a region of `footprint` bytes mapped with `page_size` pages
+ *               in `chunk`-sized pieces (contiguous or in a seeded shuffled
+ *               physical order), nodes at i*stride visited in seq or seeded
+ *               random order (gpu/src/gpu_chain.h builds the very same
+ *               chain), `warmup` untimed loads, then `repeats` passes of
+ *               `steps` loads.
+ * chase_result  the median pass's cycles per load and where the loads'
+ *               translations were served (per TLB level, walks).
+ *
+ * A fresh page table and MMU are built per point, so points are independent
+ * and can be re-simulated one CSV row at a time (tlbsim validate).
+ */
+#ifndef TLBSIM_CHASE_H
+#define TLBSIM_CHASE_H
+
+#include "tlbsim/mmu.h"
+
+typedef enum { CHASE_CONTIGUOUS, CHASE_SHUFFLED, CHASE_CUDAMALLOC } chase_mapping;
+typedef enum { CHASE_SEQ, CHASE_RANDOM } chase_order;
+
+int chase_mapping_parse(const char *s, chase_mapping *out);
+const char *chase_mapping_name(chase_mapping m);
+int chase_order_parse(const char *s, chase_order *out);
+const char *chase_order_name(chase_order o);
+
+typedef struct chase_spec {
+  uint64_t footprint;  /* nodes * stride when nodes is 0 */
+  uint64_t stride;
+  uint32_t nodes;      /* 0: footprint / stride */
+  uint64_t page_size;
+  uint64_t chunk;      /* physical pieces the mapping is made of (2 MiB VMM chunks) */
+  chase_mapping mapping;
+  chase_order order;
+  uint64_t seed;       /* chain order and chunk shuffle */
+  uint64_t warmup;     /* at least one full pass is enforced, as on the GPU */
+  uint64_t steps;      /* loads per timed pass */
+  unsigned repeats;
+} chase_spec;
+
+typedef struct chase_result {
+  double cycles_per_access;            /* median over the timed passes */
+  uint32_t nodes;
+  uint64_t loads;                      /* timed loads */
+  mmu_level_stats level[MMU_MAX_LEVELS]; /* over the timed passes */
+  uint64_t walks, walk_refs;
+} chase_result;
+
+/* Simulates one point with a format and MMU configuration. */
+int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d);
+
+#endif

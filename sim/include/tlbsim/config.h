@@ -1,0 +1,57 @@
+/* tlbsim/config.h — configuration as sections of key = value, with where
+ * each value came from.
+ *
+ * cfg        owns every entry read from INI files (parsed by libinih) and
+ *            from --set overrides, in order, each with its source file and
+ *            line. Consumers read typed values through cfg_get_* which mark
+ *            entries used; cfg_check_unused then reports the first key no
+ *            consumer asked for: a misspelt key is an error, not a no-op.
+ * cfg_entry  one key's latest value (a later file or --set replaces an
+ *            earlier value; the same key twice in one file is an error).
+ *
+ * Presets are INI files found by name: $TLBSIM_PRESET_PATH (colon list),
+ * then the source tree's sim/presets, then the installed data dir.
+ */
+#ifndef TLBSIM_CONFIG_H
+#define TLBSIM_CONFIG_H
+
+#include "tlbsim/base.h"
+
+typedef struct cfg cfg;
+
+cfg *cfg_create(void);
+void cfg_destroy(cfg *c);
+
+/* Reads an INI file; errors are "FILE:LINE: ...". */
+int cfg_load_file(cfg *c, const char *path, diag *d);
+/* Finds preset NAME (no path) in the search dirs and loads it. The dirs are
+ * given by the caller (the CLI knows where it was built/installed). */
+int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t ndirs, diag *d);
+/* Applies "SECTION.KEY=VALUE" (split at the last dot before '='). `origin`
+ * and `index` name it in errors, e.g. "--set", 2 → "--set:2: ...". */
+int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long index, diag *d);
+
+/* Typed getters. Return 0 and the default when the key is absent, 0 and the
+ * value when present and well-formed, -1 with "FILE:LINE: section.key: ..."
+ * otherwise. Each marks the entry used. */
+int cfg_get_str(cfg *c, const char *section, const char *key, const char *def, const char **out);
+int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d);
+int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d);
+int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d);
+/* Comma-separated list of sizes; *n set to the count (0 when absent). */
+int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t *out, size_t max, size_t *n,
+                      diag *d);
+bool cfg_has(const cfg *c, const char *section, const char *key);
+/* Reports a bad value of an existing key at its source location. */
+int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Sections in first-seen order; names stay valid while c lives. */
+size_t cfg_section_count(const cfg *c);
+const char *cfg_section_at(const cfg *c, size_t i);
+bool cfg_has_section(const cfg *c, const char *section);
+
+/* First entry nobody read, as "FILE:LINE: unknown key 'k' in [s]". */
+int cfg_check_unused(const cfg *c, diag *d);
+
+#endif

@@ -1,0 +1,64 @@
+/* tlbsim/machine.h — one simulated machine: the pieces wired together and
+ * driven by trace records.
+ *
+ * machine   owns a pt (page table of the configured format), a phys (frames),
+ *           an mmu (TLBs, walk caches, latency model), a vas (allocator
+ *           policy for `alloc` records) and the live allocations by id.
+ *           Built from a cfg; every key it reads is marked used.
+ * machine_stats  what the trace did beyond the MMU's own counters: accesses,
+ *           page faults of demand paging, straddling accesses, and per TLB
+ *           level the accesses (not translations) that missed there.
+ *
+ * Demand paging: [machine] demand_paging = auto (default) maps the page of a
+ * first touch, counting a page fault, while the trace has had no alloc or
+ * map record; on: always; off: an unmapped access is a fault.
+ */
+#ifndef TLBSIM_MACHINE_H
+#define TLBSIM_MACHINE_H
+
+#include "tlbsim/config.h"
+#include "tlbsim/mmu.h"
+#include "tlbsim/phys.h"
+#include "tlbsim/pt.h"
+#include "tlbsim/trace.h"
+#include "tlbsim/vas.h"
+
+typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
+
+typedef struct machine_stats {
+  uint64_t records;
+  uint64_t accesses;          /* access records (a straddling one counts once) */
+  uint64_t accesses_by_kind[3];
+  uint64_t straddles;         /* accesses that touched more than one page */
+  uint64_t page_faults;       /* demand-paging faults (pages mapped on first touch) */
+  uint64_t faults;            /* accesses that faulted (unmapped or forbidden) */
+  uint64_t access_misses[MMU_MAX_LEVELS]; /* accesses with a miss at that level */
+  uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
+  uint64_t oom;               /* alloc or map records that found no memory */
+} machine_stats;
+
+typedef struct machine machine;
+
+/* Builds from configuration (sections machine, latency, mmu, vas, tlb.*,
+ * pwc.*). Unknown keys are left unused for cfg_check_unused. */
+machine *machine_create(cfg *c, diag *d);
+void machine_destroy(machine *m);
+/* Applies one record; `file` names the trace in errors. */
+int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
+
+const machine_stats *machine_get_stats(const machine *m);
+const mmu *machine_get_mmu(const machine *m);
+const pt *machine_get_pt(const machine *m);
+const phys *machine_get_phys(const machine *m);
+const vas *machine_get_vas(const machine *m);
+uint64_t machine_default_page_size(const machine *m);
+/* Page-table usage summed over every address space. */
+pt_level_usage machine_pt_usage(const machine *m, unsigned level);
+uint64_t machine_pt_bytes(const machine *m);
+
+/* Builds the mmu_config part alone (used by chase and explain too). */
+int machine_mmu_config(cfg *c, const pt_format *f, mmu_config *out, diag *d);
+/* Resolves [machine] format (default x86-64-4). */
+int machine_pt_format(cfg *c, const pt_format **out, diag *d);
+
+#endif

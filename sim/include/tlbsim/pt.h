@@ -1,0 +1,134 @@
+/* tlbsim/pt.h — radix page tables whose format is data.
+ *
+ * pt_format  a description of one architecture's tree: levels from the root
+ *            down (index bits, lowest VA bit indexed, entry size) and which
+ *            page sizes may be leaves at which level. Built-in formats are
+ *            const tables; nothing in the walker knows an architecture.
+ * pt         one address space's tree. Owns its table nodes; each node gets a
+ *            simulated physical address so walks can name the entries read.
+ *            Counts tables and bytes per level as they come and go.
+ * pt_walk    the result of walking one VA: one pt_step per level read.
+ *
+ * Effective index bits: a leaf whose page is larger than its level's
+ * smallest page indexes fewer bits there. Hopper's last level indexes
+ * VA[20:12] for 4 KiB pages (9 bits) but VA[20:16] for 64 KiB pages (5 bits);
+ * the format stores shift=12, bits=9 and the walker derives the rest.
+ *
+ * Table nodes: a node indexes its level with one (shift, bits) pair, so it
+ * has 2^bits entries of entry_bytes each. An entry is empty, a leaf, or
+ * points to child tables: one per distinct effective shift of the level
+ * below (Hopper's dual PD0 entry points to a 4K-PT and a 64K-PT at once).
+ * A node left with no present entry is freed, except the root.
+ */
+#ifndef TLBSIM_PT_H
+#define TLBSIM_PT_H
+
+#include "tlbsim/base.h"
+
+#define PT_MAX_LEVELS 8
+#define PT_MAX_LEAVES 6
+
+enum { PT_R = 1, PT_W = 2, PT_X = 4, PT_RWX = 7 };
+
+typedef struct pt_level_format {
+  const char *name;    /* e.g. "PML4", "PD3": shown by `explain` */
+  uint8_t shift;       /* lowest VA bit this level indexes (smallest leaf here) */
+  uint8_t bits;        /* index bits at that shift */
+  uint8_t entry_bytes; /* size of one entry: table bytes = entries * this */
+} pt_level_format;
+
+typedef struct pt_leaf_format {
+  uint8_t page_shift; /* log2 of the page size */
+  uint8_t level;      /* index into pt_format.level where this leaf lives */
+} pt_leaf_format;
+
+typedef struct pt_format {
+  const char *name;        /* "x86-64-4", "x86-64-5", "arm64-4k", "hopper", "teaching16" */
+  const char *description; /* one line, with the source of the layout */
+  uint8_t va_bits;
+  uint8_t nlevels;
+  pt_level_format level[PT_MAX_LEVELS]; /* [0] is the root */
+  uint8_t nleaves;
+  pt_leaf_format leaf[PT_MAX_LEAVES];
+} pt_format;
+
+/* Simulated physical addresses of table nodes start here, above any frame
+ * the phys module hands out; each node is aligned to its own size. */
+#define PT_TABLE_PA_BASE (UINT64_C(1) << 48)
+
+/* Checks that a format is one the walker can drive: levels contiguous from
+ * va_bits down, power-of-two entry sizes, each leaf at a level with
+ * shift <= page_shift < shift + bits, the last level's shift a leaf size,
+ * no leaf larger than the root's shift at the root, pages >= 16 bytes. */
+int pt_format_check(const pt_format *f, diag *d);
+/* Built-in format by name, or NULL. */
+const pt_format *pt_format_find(const char *name);
+size_t pt_format_count(void);
+const pt_format *pt_format_at(size_t i);
+/* Level at which a page of 2^page_shift bytes is a leaf, or -1. */
+int pt_format_leaf_level(const pt_format *f, unsigned page_shift);
+/* Index bits level `level` uses on the way to a leaf of 2^page_shift; 0 when
+ * the walk to that leaf does not read the level (or it is no leaf size). */
+unsigned pt_format_index_bits(const pt_format *f, unsigned level, unsigned page_shift);
+/* Lowest VA bit level `level` indexes on the way to that leaf (0 as above). */
+unsigned pt_format_index_shift(const pt_format *f, unsigned level, unsigned page_shift);
+
+/* One mapped page as the tree holds it. */
+typedef struct pt_mapping {
+  uint64_t va;         /* page-aligned */
+  uint64_t pa;         /* page-aligned */
+  uint8_t page_shift;
+  uint8_t prot;        /* PT_R | PT_W | PT_X */
+} pt_mapping;
+
+typedef struct pt_step {
+  uint8_t level;
+  uint32_t index;    /* entry index within the table */
+  uint64_t table_pa; /* simulated physical address of the table node */
+  uint64_t entry_pa; /* table_pa + index * entry_bytes */
+  bool present;      /* entry valid (points to a table or is a leaf) */
+  bool leaf;
+} pt_step;
+
+typedef struct pt_walk {
+  uint8_t nsteps;           /* entries read; stops at a leaf or a non-present entry */
+  pt_step step[PT_MAX_LEVELS];
+  bool mapped;
+  pt_mapping map;           /* valid when mapped */
+} pt_walk;
+
+typedef struct pt pt;
+
+/* NULL if the format fails pt_format_check or memory runs out. The root
+ * table exists from the start and is counted in the usage. */
+pt *pt_create(const pt_format *f);
+void pt_destroy(pt *t);
+const pt_format *pt_get_format(const pt *t);
+
+/* Maps one page. Fails (diag) if the size is not a leaf size of the format,
+ * va/pa are misaligned, va is beyond va_bits, or any part is already mapped. */
+int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, diag *d);
+/* Unmaps the page containing va; *old (may be NULL) receives what was mapped.
+ * Frees table nodes left empty. Returns -1 if nothing is mapped there. */
+int pt_unmap(pt *t, uint64_t va, pt_mapping *old);
+/* Changes the protection of the page containing va; -1 if unmapped. */
+int pt_protect(pt *t, uint64_t va, unsigned prot);
+/* Finds the page containing va without counting anything. */
+bool pt_lookup(const pt *t, uint64_t va, pt_mapping *out);
+/* Walks va from the root, recording every entry read. Under an entry with
+ * several child tables the walk reads the one that maps va (else the one of
+ * the level's own shift). A va beyond va_bits reads nothing (nsteps 0). */
+void pt_walk_va(const pt *t, uint64_t va, pt_walk *out);
+
+/* Table nodes and bytes live now at a level, and their peak. A level with
+ * nodes of several sizes (Hopper's 4K-PT and 64K-PT) sums them. */
+typedef struct pt_level_usage {
+  uint64_t tables, bytes, tables_peak, bytes_peak;
+} pt_level_usage;
+pt_level_usage pt_usage(const pt *t, unsigned level);
+/* Sum of the bytes of every live table node. */
+uint64_t pt_total_bytes(const pt *t);
+/* Leaves mapped now, of any size. */
+uint64_t pt_mapped_pages(const pt *t);
+
+#endif

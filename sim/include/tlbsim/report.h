@@ -1,0 +1,30 @@
+/* tlbsim/report.h — results as one JSON document, written as JSON, CSV
+ * (the document flattened to dotted column names, one row) or text.
+ *
+ * Building the document once and rendering it three ways keeps the formats
+ * from drifting apart: a key added to the JSON appears in the CSV too.
+ */
+#ifndef TLBSIM_REPORT_H
+#define TLBSIM_REPORT_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "tlbsim/machine.h"
+
+typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } report_format;
+
+int report_format_parse(const char *s, report_format *out);
+
+/* The results of a replay (keys as in DESIGN.md's "JSON from run").
+ * The caller owns the returned object (json_object_put). */
+json_object *report_run_json(const machine *m, const char *trace, const char *trace_format,
+                             const char *config);
+/* Writes doc as format f. Text uses the run layout. */
+void report_write(FILE *out, report_format f, json_object *doc);
+/* Flattens an object into "a.b.c" columns: header line then value line. */
+void report_write_csv(FILE *out, json_object *doc);
+/* One flattened row, preceded by the header line when `header` is set. */
+void report_write_csv_row(FILE *out, json_object *doc, bool header);
+
+#endif

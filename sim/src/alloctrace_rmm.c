@@ -1,0 +1,171 @@
+/* RMM's logging_resource_adaptor CSV: a header naming the columns
+ * (Thread,Time,Action,Pointer,Size,Stream), then one row per call.
+ * Actions: allocate, free (newer docs say deallocate: both accepted),
+ * "allocate failure" (a recorded OOM). Pointers are hex; streams hex or
+ * decimal; time either H:M:S:microseconds or seconds since the epoch. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "alloctrace_impl.h"
+
+enum { COL_TIME, COL_ACTION, COL_POINTER, COL_SIZE, COL_STREAM, NCOLS };
+static const char *const col_names[NCOLS] = {"Time", "Action", "Pointer", "Size", "Stream"};
+#define MAX_FIELDS 32
+
+typedef struct rmm {
+  gzFile gz;
+  char *line;
+  size_t cap;
+  unsigned long lineno;
+  int col[NCOLS]; /* field index of each column, -1 absent */
+  uint64_t t0;
+  bool have_t0;
+} rmm;
+
+static void rmm_close(alloctrace *t) {
+  rmm *r = t->impl;
+  if (!r) return;
+  gzclose(r->gz);
+  free(r->line);
+  free(r);
+}
+
+/* Reads one line (any length) without its newline; 0 at the end. */
+static int read_line(rmm *r) {
+  size_t n = 0;
+  for (;;) {
+    if (r->cap - n < 2) {
+      size_t cap = r->cap ? r->cap * 2 : 256;
+      char *grown = realloc(r->line, cap);
+      if (!grown) return -1;
+      r->line = grown;
+      r->cap = cap;
+    }
+    if (!gzgets(r->gz, r->line + n, (int)(r->cap - n))) {
+      if (!n) return 0;
+      break;
+    }
+    n += strlen(r->line + n);
+    if (n && r->line[n - 1] == '\n') break;
+  }
+  while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = '\0';
+  r->lineno++;
+  return 1;
+}
+
+static int split(char *line, char **f) {
+  int n = 0;
+  for (char *p = line; n < MAX_FIELDS;) {
+    f[n++] = p;
+    p = strchr(p, ',');
+    if (!p) break;
+    *p++ = '\0';
+  }
+  for (int i = 0; i < n; i++) {
+    while (isspace((unsigned char)*f[i])) f[i]++;
+    for (char *e = f[i] + strlen(f[i]); e > f[i] && isspace((unsigned char)e[-1]);) *--e = '\0';
+  }
+  return n;
+}
+
+static int parse_uint(const char *s, int base, uint64_t *out) {
+  if (!*s || *s == '-') return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, base);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_time(const char *s, uint64_t *us) {
+  if (strchr(s, ':')) {
+    unsigned long h, m, sec, frac;
+    char tail;
+    if (sscanf(s, "%lu:%lu:%lu:%lu%c", &h, &m, &sec, &frac, &tail) != 4) return -1;
+    *us = ((h * 60 + m) * 60 + sec) * 1000000ull + frac;
+    return 0;
+  }
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || v < 0) return -1;
+  *us = (uint64_t)(v * 1e6 + 0.5);
+  return 0;
+}
+
+static int rmm_next(alloctrace *t, alloctrace_event *ev, diag *d) {
+  rmm *r = t->impl;
+  char *f[MAX_FIELDS];
+  for (;;) {
+    int got = read_line(r);
+    if (got < 0) return diag_set(d, NULL, 0, "out of host memory");
+    if (!got) return 0;
+    if (!*r->line) continue;
+    int n = split(r->line, f);
+    for (int c = 0; c < NCOLS; c++)
+      if (r->col[c] >= n) return diag_set(d, t->path, r->lineno, "%d fields, the header names more", n);
+    const char *act = f[r->col[COL_ACTION]];
+    uint64_t ptr, size, stream = 0, time = r->lineno;
+    const char *p = f[r->col[COL_POINTER]];
+    if (!strcmp(p, "(nil)")) ptr = 0;
+    else if (parse_uint(p, 16, &ptr)) return diag_set(d, t->path, r->lineno, "pointer '%s' is not hexadecimal", p);
+    if (parse_uint(f[r->col[COL_SIZE]], 10, &size))
+      return diag_set(d, t->path, r->lineno, "size '%s' is not a number", f[r->col[COL_SIZE]]);
+    if (r->col[COL_STREAM] >= 0 && parse_uint(f[r->col[COL_STREAM]], 0, &stream))
+      return diag_set(d, t->path, r->lineno, "stream '%s' is not a number", f[r->col[COL_STREAM]]);
+    if (r->col[COL_TIME] >= 0) {
+      if (parse_time(f[r->col[COL_TIME]], &time))
+        return diag_set(d, t->path, r->lineno, "time '%s' is neither H:M:S:us nor seconds", f[r->col[COL_TIME]]);
+      if (!r->have_t0) {
+        r->t0 = time;
+        r->have_t0 = true;
+      }
+      time = time >= r->t0 ? time - r->t0 : 0;
+    }
+    *ev = (alloctrace_event){.size = size, .time_us = time, .index = r->lineno};
+    if (at_stream(t, stream, &ev->stream)) return diag_set(d, t->path, r->lineno, "more than %d streams", AT_MAX_STREAMS);
+    if (!strcmp(act, "allocate")) {
+      ev->kind = AT_ALLOC;
+      diag why;
+      if (at_name_alloc(t, ptr, &ev->id, &why)) return diag_set(d, t->path, r->lineno, "%s", why.msg);
+    } else if (!strcmp(act, "free") || !strcmp(act, "deallocate")) {
+      ev->kind = AT_FREE;
+      if (!at_name_free(t, ptr, &ev->id)) continue;
+    } else if (!strcmp(act, "allocate failure")) {
+      ev->kind = AT_OOM;
+      t->info.recorded_ooms++;
+    } else {
+      return diag_set(d, t->path, r->lineno, "unknown action '%s' (allocate, free, allocate failure)", act);
+    }
+    return 1;
+  }
+}
+
+static const at_source rmm_source = {rmm_next, rmm_close};
+
+int at_open_rmm(alloctrace *t, void *gz, diag *d) {
+  rmm *r = calloc(1, sizeof *r);
+  if (!r) {
+    gzclose(gz);
+    return diag_set(d, NULL, 0, "out of host memory");
+  }
+  r->gz = gz;
+  t->impl = r;
+  t->src = &rmm_source;
+  char *f[MAX_FIELDS];
+  int got = read_line(r);
+  if (got <= 0) return diag_set(d, t->path, 0, got < 0 ? "out of host memory" : "empty RMM log");
+  int n = split(r->line, f);
+  for (int c = 0; c < NCOLS; c++) {
+    r->col[c] = -1;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(f[i], col_names[c])) r->col[c] = i;
+  }
+  for (int c = COL_ACTION; c <= COL_SIZE; c++)
+    if (r->col[c] < 0) return diag_set(d, t->path, 1, "the header has no '%s' column", col_names[c]);
+  return 0;
+}

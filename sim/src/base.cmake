@@ -1,0 +1,1 @@
+tlbsim_module(base SOURCES diag.c size.c rng.c)

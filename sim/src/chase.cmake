@@ -1,0 +1,1 @@
+tlbsim_module(chase SOURCES chase.c DEPS tlbsim_mmu tlbsim_gpu_host)

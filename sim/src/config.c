@@ -1,0 +1,286 @@
+/* Configuration entries with their origins; INI parsing is libinih's. */
+#include "tlbsim/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cfg_entry {
+  char *section, *key, *value;
+  char *origin;          /* file path or "--set" */
+  unsigned long line;    /* line in that file, or the --set's index */
+  unsigned long load_id; /* which load set it: duplicates within one are errors */
+  bool used;
+} cfg_entry;
+
+struct cfg {
+  cfg_entry *entries;
+  size_t n, cap;
+  char **sections; /* first-seen order */
+  size_t nsections, cap_sections;
+  unsigned long loads;
+};
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+cfg *cfg_create(void) { return calloc(1, sizeof(cfg)); }
+
+void cfg_destroy(cfg *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) {
+    free(c->entries[i].section);
+    free(c->entries[i].key);
+    free(c->entries[i].value);
+    free(c->entries[i].origin);
+  }
+  for (size_t i = 0; i < c->nsections; i++) free(c->sections[i]);
+  free(c->entries);
+  free(c->sections);
+  free(c);
+}
+
+static cfg_entry *find(const cfg *c, const char *section, const char *key) {
+  for (size_t i = 0; i < c->n; i++)
+    if (!strcmp(c->entries[i].section, section) && !strcmp(c->entries[i].key, key)) return &c->entries[i];
+  return NULL;
+}
+
+static int note_section(cfg *c, const char *section) {
+  for (size_t i = 0; i < c->nsections; i++)
+    if (!strcmp(c->sections[i], section)) return 0;
+  if (c->nsections == c->cap_sections) {
+    size_t cap = c->cap_sections ? 2 * c->cap_sections : 16;
+    char **s = realloc(c->sections, cap * sizeof *s);
+    if (!s) return -1;
+    c->sections = s;
+    c->cap_sections = cap;
+  }
+  if (!(c->sections[c->nsections] = dup_str(section))) return -1;
+  c->nsections++;
+  return 0;
+}
+
+/* Sets or replaces an entry; a repeat within one load is an error. */
+static int put(cfg *c, const char *section, const char *key, const char *value, const char *origin,
+               unsigned long line, diag *d) {
+  cfg_entry *e = find(c, section, key);
+  if (e && e->load_id == c->loads)
+    return diag_set(d, origin, line, "[%s] %s: set twice (also at line %lu)", section, key, e->line);
+  if (!e) {
+    if (c->n == c->cap) {
+      size_t cap = c->cap ? 2 * c->cap : 64;
+      cfg_entry *ne = realloc(c->entries, cap * sizeof *ne);
+      if (!ne) return diag_set(d, origin, line, "out of memory");
+      c->entries = ne;
+      c->cap = cap;
+    }
+    e = &c->entries[c->n++];
+    *e = (cfg_entry){.section = dup_str(section), .key = dup_str(key)};
+    if (note_section(c, section)) return diag_set(d, origin, line, "out of memory");
+  }
+  free(e->value);
+  free(e->origin);
+  e->value = dup_str(value);
+  e->origin = dup_str(origin);
+  e->line = line;
+  e->load_id = c->loads;
+  if (!e->section || !e->key || !e->value || !e->origin) return diag_set(d, origin, line, "out of memory");
+  return 0;
+}
+
+/* libinih reads through this so the handler knows the current line and
+ * over-long lines are refused instead of silently split. */
+typedef struct ini_ctx {
+  cfg *c;
+  FILE *f;
+  const char *path;
+  unsigned long line;
+  diag *d;
+  bool failed;
+} ini_ctx;
+
+static char *read_line(char *str, int num, void *stream) {
+  ini_ctx *x = stream;
+  if (x->failed || !fgets(str, num, x->f)) return NULL;
+  x->line++;
+  size_t len = strlen(str);
+  if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(x->f)) {
+    diag_set(x->d, x->path, x->line, "line longer than %d characters", num - 2);
+    x->failed = true;
+    return NULL;
+  }
+  return str;
+}
+
+static int on_entry(void *user, const char *section, const char *name, const char *value) {
+  ini_ctx *x = user;
+  if (!*section) {
+    diag_set(x->d, x->path, x->line, "'%s' is outside any [section]", name);
+    x->failed = true;
+    return 0;
+  }
+  if (put(x->c, section, name, value, x->path, x->line, x->d)) {
+    x->failed = true;
+    return 0;
+  }
+  return 1;
+}
+
+int cfg_load_file(cfg *c, const char *path, diag *d) {
+  FILE *f = fopen(path, "r");
+  if (!f) return diag_set(d, path, 0, "cannot open: %s", strerror(errno));
+  c->loads++;
+  ini_ctx x = {.c = c, .f = f, .path = path, .d = d};
+  int rc = ini_parse_stream(read_line, &x, on_entry, &x);
+  bool read_error = ferror(f);
+  fclose(f);
+  if (x.failed) return -1;
+  if (read_error) return diag_set(d, path, 0, "read error");
+  if (rc > 0) return diag_set(d, path, (unsigned long)rc, "expected '[section]' or 'key = value'");
+  if (rc < 0) return diag_set(d, path, 0, "out of memory while parsing");
+  return 0;
+}
+
+int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t ndirs, diag *d) {
+  if (!*name || strchr(name, '/'))
+    return diag_set(d, "--preset", 0, "'%s' is not a preset name (use --config FILE for a path)", name);
+  char path[4096];
+  for (size_t i = 0; i < ndirs; i++) {
+    if (!dirs[i] || !*dirs[i]) continue;
+    snprintf(path, sizeof path, "%s/%s.ini", dirs[i], name);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      fclose(f);
+      return cfg_load_file(c, path, d);
+    }
+  }
+  return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+}
+
+int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long index, diag *d) {
+  const char *eq = strchr(assignment, '=');
+  if (!eq) return diag_set(d, origin, index, "'%s': expected SECTION.KEY=VALUE", assignment);
+  size_t lhs = (size_t)(eq - assignment);
+  char *name = malloc(lhs + 1);
+  if (!name) return diag_set(d, origin, index, "out of memory");
+  memcpy(name, assignment, lhs);
+  name[lhs] = '\0';
+  char *dot = strrchr(name, '.');
+  int rc;
+  if (!dot || dot == name || !dot[1]) {
+    rc = diag_set(d, origin, index, "'%s': expected SECTION.KEY=VALUE", assignment);
+  } else {
+    *dot = '\0';
+    c->loads++;
+    rc = put(c, name, dot + 1, eq + 1, origin, index, d);
+  }
+  free(name);
+  return rc;
+}
+
+static cfg_entry *take(cfg *c, const char *section, const char *key) {
+  cfg_entry *e = find(c, section, key);
+  if (e) e->used = true;
+  return e;
+}
+
+static int bad_value(const cfg_entry *e, diag *d, const char *what) {
+  return diag_set(d, e->origin, e->line, "%s.%s: '%s' is not %s", e->section, e->key, e->value, what);
+}
+
+int cfg_get_str(cfg *c, const char *section, const char *key, const char *def, const char **out) {
+  cfg_entry *e = take(c, section, key);
+  *out = e ? e->value : def;
+  return 0;
+}
+
+int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d) {
+  cfg_entry *e = take(c, section, key);
+  if (!e) {
+    *out = def;
+    return 0;
+  }
+  return u64_parse(e->value, out) ? bad_value(e, d, "a whole number") : 0;
+}
+
+int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d) {
+  cfg_entry *e = take(c, section, key);
+  if (!e) {
+    *out = def;
+    return 0;
+  }
+  return size_parse(e->value, out) ? bad_value(e, d, "a size (e.g. 4096, 4K, 2MiB, 0x1000)") : 0;
+}
+
+int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d) {
+  cfg_entry *e = take(c, section, key);
+  if (!e) {
+    *out = def;
+    return 0;
+  }
+  static const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < 4; i++) {
+    if (!strcmp(e->value, yes[i])) return *out = true, 0;
+    if (!strcmp(e->value, no[i])) return *out = false, 0;
+  }
+  return bad_value(e, d, "true or false");
+}
+
+int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t *out, size_t max, size_t *n,
+                      diag *d) {
+  cfg_entry *e = take(c, section, key);
+  *n = 0;
+  if (!e) return 0;
+  char item[64];
+  const char *p = e->value;
+  for (;;) {
+    while (*p == ' ') p++;
+    size_t len = strcspn(p, ",");
+    while (len && p[len - 1] == ' ') len--;
+    if (len == 0 || len >= sizeof item || *n == max) return bad_value(e, d, "a list of sizes (e.g. 4K,2M)");
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (size_parse(item, &out[(*n)++])) return bad_value(e, d, "a list of sizes (e.g. 4K,2M)");
+    p += strcspn(p, ",");
+    if (!*p) return 0;
+    p++;
+  }
+}
+
+bool cfg_has(const cfg *c, const char *section, const char *key) { return find(c, section, key) != NULL; }
+
+int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const char *fmt, ...) {
+  const cfg_entry *e = find(c, section, key);
+  char msg[DIAG_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!e) return diag_set(d, NULL, 0, "[%s] %s: %s", section, key, msg);
+  return diag_set(d, e->origin, e->line, "%s.%s: %s", section, key, msg);
+}
+
+size_t cfg_section_count(const cfg *c) { return c->nsections; }
+const char *cfg_section_at(const cfg *c, size_t i) { return c->sections[i]; }
+
+bool cfg_has_section(const cfg *c, const char *section) {
+  for (size_t i = 0; i < c->nsections; i++)
+    if (!strcmp(c->sections[i], section)) return true;
+  return false;
+}
+
+int cfg_check_unused(const cfg *c, diag *d) {
+  for (size_t i = 0; i < c->n; i++) {
+    const cfg_entry *e = &c->entries[i];
+    if (!e->used) return diag_set(d, e->origin, e->line, "unknown key '%s' in [%s]", e->key, e->section);
+  }
+  return 0;
+}

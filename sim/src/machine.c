@@ -1,0 +1,436 @@
+/* The machine: trace records in, page-table and MMU operations out. */
+#include "tlbsim/machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MACHINE_MAX_CONTEXTS 64
+
+typedef struct live_alloc {
+  uint64_t id, va, size;
+  unsigned ctx; /* address space it lives in */
+  bool failed; /* the allocation hit OOM: accesses to it fault */
+  bool used;   /* slot in use (open addressing) */
+  bool tomb;   /* slot freed; keeps probe chains intact */
+} live_alloc;
+
+/* One address space: its page table and its allocator. */
+typedef struct context {
+  uint32_t asid;
+  pt *table;
+  vas *heap;
+} context;
+
+struct machine {
+  const pt_format *format;
+  phys *frames;
+  mmu *mmu;
+  char vas_policy_buf[32]; /* copied: the cfg may go before the machine */
+  vas_config vas_cfg;
+  context ctx[MACHINE_MAX_CONTEXTS];
+  unsigned nctx, cur;
+  machine_demand demand;
+  bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
+  unsigned page_shift;
+  uint64_t min_page;
+  int level_of_path[3][MMU_MAX_LEVELS]; /* per access kind: levels looked up, in order; -1 ends */
+  live_alloc *allocs; /* hash table by id */
+  size_t alloc_cap, alloc_used;
+  machine_stats stats;
+};
+
+/* --- live allocations: open-addressed hash by id ------------------------ */
+
+static size_t slot_of(uint64_t id, size_t cap) { return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 7) & (cap - 1); }
+
+static live_alloc *alloc_find(machine *m, uint64_t id) {
+  if (!m->alloc_cap) return NULL;
+  for (size_t i = slot_of(id, m->alloc_cap);; i = (i + 1) & (m->alloc_cap - 1)) {
+    live_alloc *a = &m->allocs[i];
+    if (!a->used && !a->tomb) return NULL;
+    if (a->used && a->id == id) return a;
+  }
+}
+
+static int alloc_grow(machine *m) {
+  size_t cap = m->alloc_cap ? m->alloc_cap * 2 : 1024;
+  live_alloc *old = m->allocs, *fresh = calloc(cap, sizeof *fresh);
+  if (!fresh) return -1;
+  size_t old_cap = m->alloc_cap;
+  m->allocs = fresh;
+  m->alloc_cap = cap;
+  m->alloc_used = 0;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i].used) {
+      live_alloc *a = &fresh[slot_of(old[i].id, cap)];
+      while (a->used) a = &fresh[((size_t)(a - fresh) + 1) & (cap - 1)];
+      *a = old[i];
+      m->alloc_used++;
+    }
+  free(old);
+  return 0;
+}
+
+static live_alloc *alloc_insert(machine *m, uint64_t id) {
+  if ((m->alloc_used + 1) * 2 > m->alloc_cap && alloc_grow(m)) return NULL;
+  size_t i = slot_of(id, m->alloc_cap);
+  while (m->allocs[i].used) i = (i + 1) & (m->alloc_cap - 1);
+  m->alloc_used++;
+  m->allocs[i] = (live_alloc){.id = id, .used = true};
+  return &m->allocs[i];
+}
+
+/* --- mapping pages -------------------------------------------------------- */
+
+static pt *cur_table(machine *m) { return m->ctx[m->cur].table; }
+
+static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
+  uint64_t end = va + size;
+  while (va < end) {
+    pt_mapping old;
+    if (pt_unmap(cur_table(m), va, &old)) {
+      va = (va | (m->min_page - 1)) + 1;
+      continue;
+    }
+    mmu_shootdown(m->mmu, old.va, old.page_shift);
+    phys_free(m->frames, old.pa, old.page_shift);
+    va = old.va + (1ull << old.page_shift);
+  }
+}
+
+/* Maps [va, va+size) in pages of 2^shift; all or nothing. */
+static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, unsigned prot, diag *d) {
+  uint64_t page = 1ull << shift;
+  for (uint64_t off = 0; off < size; off += page) {
+    uint64_t pa;
+    if (phys_alloc(m->frames, shift, &pa)) {
+      unmap_pages(m, va, off);
+      return diag_set(d, NULL, 0, "out of physical memory");
+    }
+    if (pt_map(cur_table(m), va + off, pa, shift, prot, d)) {
+      phys_free(m->frames, pa, shift);
+      unmap_pages(m, va, off);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int vas_map_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_shift, diag *d) {
+  /* A failing map is the allocator's OOM; it gets no location. */
+  return map_pages(ctx, va, size, page_shift, PT_R | PT_W, d);
+}
+
+static void vas_unmap_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_shift) {
+  (void)page_shift;
+  unmap_pages(ctx, va, size);
+}
+
+/* Demand paging: the MMU found va unmapped; map its page if allowed. */
+static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
+  machine *m = ctx;
+  (void)kind;
+  bool on = m->demand == DEMAND_ON || (m->demand == DEMAND_AUTO && !m->saw_layout);
+  if (!on) return false;
+  uint64_t base = va & ~((1ull << m->page_shift) - 1);
+  if (map_pages(m, base, 1ull << m->page_shift, m->page_shift, PT_RWX, NULL)) return false;
+  m->stats.page_faults++;
+  return true;
+}
+
+/* --- construction --------------------------------------------------------- */
+
+static int read_demand(cfg *c, machine_demand *out, diag *d) {
+  const char *s;
+  cfg_get_str(c, "machine", "demand_paging", "auto", &s);
+  if (!strcmp(s, "auto")) *out = DEMAND_AUTO;
+  else if (!strcmp(s, "on") || !strcmp(s, "true")) *out = DEMAND_ON;
+  else if (!strcmp(s, "off") || !strcmp(s, "false")) *out = DEMAND_OFF;
+  else return cfg_error(c, "machine", "demand_paging", d, "'%s' is not auto, on or off", s);
+  return 0;
+}
+
+/* The levels an access of each kind looks up, in order. */
+static void plan_paths(machine *m, const mmu_config *mc) {
+  static const uint8_t need[3] = {SERVES_DATA, SERVES_DATA, SERVES_INST};
+  for (int k = 0; k < 3; k++) {
+    int n = 0, entry = -1;
+    for (unsigned i = 0; i < mc->nlevels; i++) {
+      bool is_next = false;
+      for (unsigned j = 0; j < mc->nlevels; j++) is_next |= mc->level[j].next == (int)i;
+      if (!is_next && (mc->level[i].serves & need[k])) entry = (int)i;
+    }
+    for (int l = entry; l >= 0 && n < MMU_MAX_LEVELS; l = mc->level[l].next) m->level_of_path[k][n++] = l;
+    if (n < MMU_MAX_LEVELS) m->level_of_path[k][n] = -1;
+  }
+}
+
+static int read_vas_config(machine *m, cfg *c, diag *d) {
+  const char *policy;
+  vas_config *vc = &m->vas_cfg;
+  uint64_t quarter = 1ull << (m->format->va_bits - 2);
+  cfg_get_str(c, "vas", "policy", "first-fit", &policy);
+  if (strlen(policy) >= sizeof m->vas_policy_buf) return cfg_error(c, "vas", "policy", d, "unknown policy");
+  strcpy(m->vas_policy_buf, policy);
+  if (cfg_get_size(c, "vas", "va_base", quarter, &vc->va_base, d) ||
+      cfg_get_size(c, "vas", "va_size", quarter, &vc->va_size, d) ||
+      cfg_get_size(c, "vas", "page_size", 1ull << m->page_shift, &vc->page_size, d) ||
+      cfg_get_size(c, "vas", "alignment", 256, &vc->alignment, d) ||
+      cfg_get_size(c, "vas", "max_split_size", UINT64_MAX, &vc->max_split_size, d) ||
+      cfg_get_u64(c, "machine", "seed", 1, &vc->seed, d))
+    return -1;
+  if (!is_pow2(vc->page_size) || pt_format_leaf_level(m->format, log2_u64(vc->page_size)) < 0)
+    return cfg_error(c, "vas", "page_size", d, "not a page size of format %s", m->format->name);
+  vc->phys_capacity = phys_capacity(m->frames);
+  return 0;
+}
+
+/* A new address space: its own page table and heap. */
+static int add_context(machine *m, uint32_t asid, diag *d) {
+  context *x = &m->ctx[m->nctx];
+  vas_hooks hooks = {.ctx = m, .map = vas_map_hook, .unmap = vas_unmap_hook};
+  *x = (context){.asid = asid, .table = pt_create(m->format)};
+  if (!x->table) return diag_set(d, NULL, 0, "out of memory");
+  x->heap = vas_create(m->vas_policy_buf, &m->vas_cfg, &hooks, d);
+  if (!x->heap) {
+    pt_destroy(x->table);
+    return -1;
+  }
+  m->nctx++;
+  return 0;
+}
+
+machine *machine_create(cfg *c, diag *d) {
+  machine *m = calloc(1, sizeof *m);
+  if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
+  uint64_t page, capacity;
+  mmu_config mc;
+  if (machine_pt_format(c, &m->format, d) ||
+      cfg_get_size(c, "machine", "page_size", 1ull << m->format->leaf[0].page_shift, &page, d) ||
+      cfg_get_size(c, "machine", "phys_memory", 16ull << 30, &capacity, d) || read_demand(c, &m->demand, d))
+    goto fail;
+  if (!is_pow2(page) || pt_format_leaf_level(m->format, log2_u64(page)) < 0) {
+    cfg_error(c, "machine", "page_size", d, "not a page size of format %s", m->format->name);
+    goto fail;
+  }
+  m->page_shift = log2_u64(page);
+  unsigned min_shift = 63;
+  for (unsigned i = 0; i < m->format->nleaves; i++)
+    if (m->format->leaf[i].page_shift < min_shift) min_shift = m->format->leaf[i].page_shift;
+  m->min_page = 1ull << min_shift;
+  if (!(m->frames = phys_create(capacity, min_shift))) {
+    cfg_error(c, "machine", "phys_memory", d, "smaller than one page");
+    goto fail;
+  }
+  if (read_vas_config(m, c, d)) goto fail;
+  diag why;
+  if (add_context(m, 0, &why)) {
+    cfg_error(c, "vas", "policy", d, "%s", why.msg);
+    goto fail;
+  }
+  if (machine_mmu_config(c, m->format, &mc, d)) goto fail;
+  if (!(m->mmu = mmu_create(&mc, m->ctx[0].table, d))) goto fail;
+  mmu_set_fault_handler(m->mmu, demand_fault, m);
+  plan_paths(m, &mc);
+  return m;
+fail:
+  machine_destroy(m);
+  return NULL;
+}
+
+void machine_destroy(machine *m) {
+  if (!m) return;
+  for (unsigned i = 0; i < m->nctx; i++) {
+    m->cur = i;
+    vas_destroy(m->ctx[i].heap); /* may unmap through hooks: before the table goes */
+    pt_destroy(m->ctx[i].table);
+  }
+  mmu_destroy(m->mmu);
+  phys_destroy(m->frames);
+  free(m->allocs);
+  free(m);
+}
+
+/* --- records ---------------------------------------------------------------- */
+
+static void count_access_misses(machine *m, acc_kind kind, const mmu_outcome *o, uint32_t *missed) {
+  for (int i = 0; i < MMU_MAX_LEVELS; i++) {
+    int l = m->level_of_path[kind][i];
+    if (l < 0 || l == o->hit_level) break;
+    *missed |= 1u << l;
+  }
+}
+
+/* The live allocation a record names, in the current address space. */
+static live_alloc *named_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+  live_alloc *a = alloc_find(m, r->alloc_id);
+  if (!a) return diag_set(d, file, r->line, "allocation %llu is not live", (unsigned long long)r->alloc_id), NULL;
+  if (a->ctx != m->cur)
+    return diag_set(d, file, r->line, "allocation %llu belongs to address space %u, not the current %u",
+                    (unsigned long long)r->alloc_id, m->ctx[a->ctx].asid, m->ctx[m->cur].asid), NULL;
+  return a;
+}
+
+static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
+  acc_kind kind = r->access == TRACE_READ ? ACC_READ : r->access == TRACE_WRITE ? ACC_WRITE : ACC_EXEC;
+  uint64_t va = r->addr;
+  if (r->relative) {
+    live_alloc *a = named_alloc(m, r, file, d);
+    if (!a) return -1;
+    if (a->failed) {
+      m->stats.accesses++;
+      m->stats.faults++;
+      return 0;
+    }
+    va = a->va + r->addr;
+  }
+  m->stats.accesses++;
+  m->stats.accesses_by_kind[kind]++;
+  uint64_t size = r->size ? r->size : 1, end = va + size;
+  uint32_t missed = 0;
+  bool faulted = false;
+  unsigned pages = 0;
+  while (va < end) {
+    mmu_outcome o;
+    mmu_translate(m->mmu, va, kind, &o);
+    pages++;
+    count_access_misses(m, kind, &o, &missed);
+    if (o.status != MMU_OK) faulted = true;
+    uint64_t next = (va | (m->min_page - 1)) + 1;
+    if (next >= end || next == 0) break;
+    pt_mapping map;
+    va = pt_lookup(cur_table(m), va, &map) ? map.va + (1ull << map.page_shift) : next;
+  }
+  if (pages > 1) m->stats.straddles++;
+  if (faulted) m->stats.faults++;
+  for (int l = 0; missed; l++, missed >>= 1)
+    if (missed & 1) m->stats.access_misses[l]++;
+  return 0;
+}
+
+static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->saw_layout = true;
+  m->stats.allocs++;
+  if (alloc_find(m, r->alloc_id))
+    return diag_set(d, file, r->line, "allocation %llu is already live", (unsigned long long)r->alloc_id);
+  live_alloc *a = alloc_insert(m, r->alloc_id);
+  if (!a) return diag_set(d, file, r->line, "out of memory");
+  a->size = r->size;
+  a->ctx = m->cur;
+  diag why;
+  int rc = vas_alloc(m->ctx[m->cur].heap, r->size, r->align, 0, &a->va, &why);
+  if (rc == VAS_ERR) return diag_set(d, file, r->line, "%s", why.msg);
+  if (rc == VAS_OOM) {
+    a->failed = true;
+    m->stats.oom++;
+  }
+  return 0;
+}
+
+static int do_free(machine *m, const trace_record *r, const char *file, diag *d) {
+  live_alloc *a = named_alloc(m, r, file, d);
+  if (!a) return -1;
+  m->stats.frees++;
+  diag why;
+  if (!a->failed && vas_free(m->ctx[m->cur].heap, a->va, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+  a->used = false;
+  a->tomb = true;
+  m->alloc_used--;
+  return 0;
+}
+
+static int do_map(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->saw_layout = true;
+  m->stats.maps++;
+  uint64_t page = r->page_size ? r->page_size : 1ull << m->page_shift;
+  if (!is_pow2(page) || pt_format_leaf_level(m->format, log2_u64(page)) < 0)
+    return diag_set(d, file, r->line, "page size %llu is not a page size of format %s", (unsigned long long)page,
+                    m->format->name);
+  if ((r->addr | r->size) & (page - 1) || !r->size)
+    return diag_set(d, file, r->line, "map of %#llx+%#llx is not a whole number of %llu-byte pages",
+                    (unsigned long long)r->addr, (unsigned long long)r->size, (unsigned long long)page);
+  diag why;
+  if (map_pages(m, r->addr, r->size, log2_u64(page), r->prot, &why)) {
+    if (strcmp(why.msg, "out of physical memory")) return diag_set(d, file, r->line, "%s", why.msg);
+    m->stats.oom++;
+  }
+  return 0;
+}
+
+static int do_unmap(machine *m, const trace_record *r, const char *file, diag *d) {
+  pt_mapping first;
+  if (!pt_lookup(cur_table(m), r->addr, &first))
+    return diag_set(d, file, r->line, "nothing is mapped at %#llx", (unsigned long long)r->addr);
+  m->stats.unmaps++;
+  unmap_pages(m, r->addr, r->size);
+  return 0;
+}
+
+static int do_protect(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->stats.protects++;
+  uint64_t va = r->addr, end = r->addr + r->size;
+  while (va < end) {
+    pt_mapping map;
+    if (!pt_lookup(cur_table(m), va, &map))
+      return diag_set(d, file, r->line, "nothing is mapped at %#llx", (unsigned long long)va);
+    pt_protect(cur_table(m), va, r->prot);
+    mmu_shootdown(m->mmu, map.va, map.page_shift);
+    va = map.va + (1ull << map.page_shift);
+  }
+  return 0;
+}
+
+static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->stats.context_switches++;
+  unsigned i = 0;
+  while (i < m->nctx && m->ctx[i].asid != r->asid) i++;
+  if (i == m->nctx) {
+    if (m->nctx == MACHINE_MAX_CONTEXTS)
+      return diag_set(d, file, r->line, "more than %d address spaces", MACHINE_MAX_CONTEXTS);
+    diag why;
+    if (add_context(m, r->asid, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+  }
+  m->cur = i;
+  mmu_set_context(m->mmu, r->asid, m->ctx[i].table);
+  return 0;
+}
+
+int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->stats.records++;
+  switch (r->kind) {
+  case REC_ACCESS: return do_access(m, r, file, d);
+  case REC_ALLOC: return do_alloc(m, r, file, d);
+  case REC_FREE: return do_free(m, r, file, d);
+  case REC_MAP: return do_map(m, r, file, d);
+  case REC_UNMAP: return do_unmap(m, r, file, d);
+  case REC_PROTECT: return do_protect(m, r, file, d);
+  case REC_CTX: return do_ctx(m, r, file, d);
+  case REC_MARK: m->stats.marks++; return 0;
+  }
+  return diag_set(d, file, r->line, "unknown record kind");
+}
+
+const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }
+const mmu *machine_get_mmu(const machine *m) { return m->mmu; }
+const pt *machine_get_pt(const machine *m) { return m->ctx[m->cur].table; }
+const phys *machine_get_phys(const machine *m) { return m->frames; }
+const vas *machine_get_vas(const machine *m) { return m->ctx[m->cur].heap; }
+uint64_t machine_default_page_size(const machine *m) { return 1ull << m->page_shift; }
+
+pt_level_usage machine_pt_usage(const machine *m, unsigned level) {
+  pt_level_usage sum = {0};
+  for (unsigned i = 0; i < m->nctx; i++) {
+    pt_level_usage u = pt_usage(m->ctx[i].table, level);
+    sum.tables += u.tables;
+    sum.bytes += u.bytes;
+    sum.tables_peak += u.tables_peak;
+    sum.bytes_peak += u.bytes_peak;
+  }
+  return sum;
+}
+
+uint64_t machine_pt_bytes(const machine *m) {
+  uint64_t sum = 0;
+  for (unsigned i = 0; i < m->nctx; i++) sum += pt_total_bytes(m->ctx[i].table);
+  return sum;
+}

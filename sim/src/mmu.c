@@ -1,0 +1,435 @@
+/* mmu.c — TLB levels, page-walk caches, the walker and the latency model
+ * (see tlbsim/mmu.h for the contract).
+ *
+ * A translation runs down the chain of levels from the entry level of its
+ * kind, remembering the levels that missed; a hit or a walk then fills those
+ * (inclusive fill). Everything that depends only on the configuration (entry
+ * levels, which array of a level holds which page size) is worked out once
+ * in mmu_create so the hit path is a few loads and one tlb_lookup.
+ */
+#include "tlbsim/mmu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_ARRAY (-1)
+
+typedef struct mmu_level {
+  tlb *arr[MMU_MAX_ARRAYS];
+  uint8_t narrays;
+  int8_t array_of_shift[64]; /* which array a fill of 2^shift goes to, or NO_ARRAY */
+  int next;
+  uint32_t latency;
+  bool contiguous;           /* sector_needs_contiguous_pa */
+  mmu_level_stats st;
+} mmu_level;
+
+struct mmu {
+  mmu_config cfg;
+  const pt *table;
+  const pt_format *fmt;
+  mmu_level lv[MMU_MAX_LEVELS];
+  int entry[2];                 /* first level for data, instructions; -1 none */
+  tlb *pwc[PT_MAX_LEVELS];      /* by page-table level, NULL when none */
+  uint8_t pwc_order[PT_MAX_LEVELS]; /* levels with a walk cache, deepest first */
+  uint8_t npwc;
+  uint32_t asid;
+  mmu_fault_fn on_fault;
+  void *fault_ctx;
+  mmu_stats st;
+};
+
+/* The prot bit an access kind needs. */
+static const uint8_t kind_prot[3] = {[ACC_READ] = PT_R, [ACC_WRITE] = PT_W, [ACC_EXEC] = PT_X};
+static const char *const serves_name[] = {[SERVES_DATA] = "data", [SERVES_INST] = "instructions"};
+
+/* --- configuration -------------------------------------------------------- */
+
+static bool is_next_of_any(const mmu_config *c, unsigned l) {
+  for (unsigned j = 0; j < c->nlevels; j++)
+    if (c->level[j].next == (int)l) return true;
+  return false;
+}
+
+/* The level an access served by `serves` enters at; -1 none, -2 several
+ * (first and second found go to *a, *b). */
+static int entry_level(const mmu_config *c, unsigned serves, int *a, int *b) {
+  int found = -1;
+  for (unsigned l = 0; l < c->nlevels; l++) {
+    if (!(c->level[l].serves & serves) || is_next_of_any(c, l)) continue;
+    if (found >= 0) {
+      *a = found;
+      *b = (int)l;
+      return -2;
+    }
+    found = (int)l;
+  }
+  return found;
+}
+
+static int check_level(const mmu_config *c, unsigned l, diag *d) {
+  const mmu_level_config *lc = &c->level[l];
+  if (!memchr(lc->name, 0, MMU_NAME_MAX) || !lc->name[0])
+    return diag_set(d, NULL, 0, "level %u has no name (or one of %d characters or more)", l,
+                    MMU_NAME_MAX);
+  for (unsigned j = 0; j < l; j++)
+    if (!strcmp(c->level[j].name, lc->name))
+      return diag_set(d, NULL, 0, "two levels are named '%s'", lc->name);
+  if (lc->serves < SERVES_DATA || lc->serves > SERVES_BOTH)
+    return diag_set(d, NULL, 0, "level '%s' serves neither data nor instructions", lc->name);
+  if (lc->next != MMU_NEXT_WALK && (lc->next < 0 || lc->next >= (int)c->nlevels))
+    return diag_set(d, NULL, 0, "level '%s': next is %d, not a level (0..%u) or the walk",
+                    lc->name, lc->next, c->nlevels - 1u);
+  if (lc->narrays < 1 || lc->narrays > MMU_MAX_ARRAYS)
+    return diag_set(d, NULL, 0, "level '%s' has %u arrays (1..%d allowed)", lc->name,
+                    lc->narrays, MMU_MAX_ARRAYS);
+  for (unsigned a = 0; a < lc->narrays; a++) {
+    diag why;
+    if (tlb_geometry_check(&lc->array[a], &why))
+      return lc->narrays == 1
+                 ? diag_set(d, NULL, 0, "level '%s': %s", lc->name, why.msg)
+                 : diag_set(d, NULL, 0, "level '%s' array %u: %s", lc->name, a, why.msg);
+    for (unsigned b = 0; b < a; b++)
+      for (unsigned i = 0; i < lc->array[a].npage_shifts; i++)
+        for (unsigned k = 0; k < lc->array[b].npage_shifts; k++)
+          if (lc->array[a].page_shift[i] == lc->array[b].page_shift[k])
+            return diag_set(d, NULL, 0, "level '%s': arrays %u and %u both hold page size 2^%u",
+                            lc->name, b, a, lc->array[a].page_shift[i]);
+  }
+  return 0;
+}
+
+/* Follows next from every level: more steps than levels is a cycle. */
+static int check_cycles(const mmu_config *c, diag *d) {
+  for (unsigned l = 0; l < c->nlevels; l++) {
+    int at = (int)l;
+    for (unsigned steps = 0; at != MMU_NEXT_WALK; steps++, at = c->level[at].next)
+      if (steps > c->nlevels)
+        return diag_set(d, NULL, 0, "next links form a cycle through level '%s'",
+                        c->level[at].name);
+  }
+  return 0;
+}
+
+/* One entry level per kind, and every level after it serves that kind. */
+static int check_paths(const mmu_config *c, diag *d) {
+  static const unsigned kinds[2] = {SERVES_DATA, SERVES_INST};
+  for (unsigned k = 0; k < 2; k++) {
+    int a = 0, b = 0;
+    int e = entry_level(c, kinds[k], &a, &b);
+    if (e == -2)
+      return diag_set(d, NULL, 0, "levels '%s' and '%s' are both first levels for %s",
+                      c->level[a].name, c->level[b].name, serves_name[kinds[k]]);
+    if (e == -1 && kinds[k] == SERVES_DATA)
+      return diag_set(d, NULL, 0, "no first level serves data (one that serves data and is no "
+                                  "level's next)");
+    for (int l = e; l >= 0 && c->level[l].next != MMU_NEXT_WALK; l = c->level[l].next) {
+      const mmu_level_config *n = &c->level[c->level[l].next];
+      if (!(n->serves & kinds[k]))
+        return diag_set(d, NULL, 0, "level '%s' is next after '%s' but does not serve %s",
+                        n->name, c->level[l].name, serves_name[kinds[k]]);
+    }
+  }
+  return 0;
+}
+
+static tlb_geometry pwc_geometry(const mmu_config *c, unsigned level, unsigned shift) {
+  const mmu_pwc_config *p = &c->pwc[level];
+  return (tlb_geometry){.entries = p->entries,
+                        .ways = p->ways,
+                        .policy = p->policy,
+                        .index = TLB_INDEX_MODULO,
+                        .sector_pages = 1,
+                        .npage_shifts = 1,
+                        .page_shift = {(uint8_t)shift},
+                        .seed = c->seed ^ (0x9e3779b97f4a7c15ull * (level + 1))};
+}
+
+int mmu_config_check(const mmu_config *c, diag *d) {
+  if (c->nlevels < 1 || c->nlevels > MMU_MAX_LEVELS)
+    return diag_set(d, NULL, 0, "%u TLB levels (1..%d allowed)", c->nlevels, MMU_MAX_LEVELS);
+  for (unsigned l = 0; l < c->nlevels; l++)
+    if (check_level(c, l, d)) return -1;
+  if (check_cycles(c, d) || check_paths(c, d)) return -1;
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) {
+    if (!c->pwc[l].entries) continue;
+    tlb_geometry g = pwc_geometry(c, l, 12);
+    diag why;
+    if (tlb_geometry_check(&g, &why))
+      return diag_set(d, NULL, 0, "page-walk cache of page-table level %u: %s", l, why.msg);
+  }
+  return 0;
+}
+
+/* Walk caches need a format level with non-leaf entries (not the last). */
+static int check_pwc_levels(const mmu_config *c, const pt_format *f, diag *d) {
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) {
+    if (!c->pwc[l].entries) continue;
+    if (l >= f->nlevels)
+      return diag_set(d, NULL, 0, "page-walk cache for level %u: format %s has %u levels", l,
+                      f->name, f->nlevels);
+    if (l + 1 == f->nlevels)
+      return diag_set(d, NULL, 0, "page-walk cache for level %s: the last level holds only "
+                                  "leaves", f->level[l].name);
+  }
+  return 0;
+}
+
+/* --- construction --------------------------------------------------------- */
+
+static int build_level(mmu_level *lv, const mmu_level_config *lc, diag *d) {
+  memset(lv->array_of_shift, NO_ARRAY, sizeof lv->array_of_shift);
+  lv->narrays = lc->narrays;
+  lv->next = lc->next;
+  lv->latency = lc->latency;
+  lv->contiguous = lc->sector_needs_contiguous_pa;
+  for (unsigned a = 0; a < lc->narrays; a++) {
+    diag why;
+    if (!(lv->arr[a] = tlb_create(&lc->array[a], &why)))
+      return diag_set(d, NULL, 0, "level '%s': %s", lc->name, why.msg);
+    for (unsigned i = 0; i < lc->array[a].npage_shifts; i++)
+      lv->array_of_shift[lc->array[a].page_shift[i]] = (int8_t)a;
+  }
+  return 0;
+}
+
+static int build_pwcs(mmu *m, diag *d) {
+  for (unsigned l = m->fmt->nlevels; l-- > 0;) {
+    if (!m->cfg.pwc[l].entries) continue;
+    tlb_geometry g = pwc_geometry(&m->cfg, l, m->fmt->level[l].shift);
+    diag why;
+    if (!(m->pwc[l] = tlb_create(&g, &why)))
+      return diag_set(d, NULL, 0, "page-walk cache for level %s: %s", m->fmt->level[l].name,
+                      why.msg);
+    m->pwc_order[m->npwc++] = (uint8_t)l;
+  }
+  return 0;
+}
+
+mmu *mmu_create(const mmu_config *c, const pt *table, diag *d) {
+  const pt_format *f = pt_get_format(table);
+  if (mmu_config_check(c, d) || check_pwc_levels(c, f, d)) return NULL;
+  mmu *m = calloc(1, sizeof *m);
+  if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
+  m->cfg = *c;
+  m->table = table;
+  m->fmt = f;
+  int a, b;
+  m->entry[0] = entry_level(c, SERVES_DATA, &a, &b);
+  m->entry[1] = entry_level(c, SERVES_INST, &a, &b);
+  for (unsigned l = 0; l < c->nlevels; l++)
+    if (build_level(&m->lv[l], &c->level[l], d)) goto fail;
+  if (build_pwcs(m, d)) goto fail;
+  return m;
+fail:
+  mmu_destroy(m);
+  return NULL;
+}
+
+void mmu_destroy(mmu *m) {
+  if (!m) return;
+  for (unsigned l = 0; l < m->cfg.nlevels; l++)
+    for (unsigned a = 0; a < m->lv[l].narrays; a++) tlb_destroy(m->lv[l].arr[a]);
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) tlb_destroy(m->pwc[l]);
+  free(m);
+}
+
+/* --- translation ---------------------------------------------------------- */
+
+static inline bool level_lookup(mmu_level *lv, uint64_t va, uint32_t asid, tlb_hit *h) {
+  for (unsigned a = 0; a < lv->narrays; a++)
+    if (tlb_lookup(lv->arr[a], va, asid, h)) return true;
+  return false;
+}
+
+/* Sector valid bits for the n-page sector around page mp: bit i for each
+ * page mapped like mp (same size and prot; same pa - va if contiguous). */
+static uint64_t sector_mask(const mmu *m, const pt_mapping *mp, unsigned n, bool contiguous,
+                            uint64_t *page_pa) {
+  unsigned shift = mp->page_shift;
+  uint64_t first = mp->va & ~(((uint64_t)n << shift) - 1);
+  uint64_t delta = mp->pa - mp->va;
+  uint64_t mask = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t va = first + ((uint64_t)i << shift);
+    pt_mapping nb;
+    if (va == mp->va) nb = *mp;
+    else if (!pt_lookup(m->table, va, &nb) || nb.page_shift != shift || nb.prot != mp->prot ||
+             (contiguous && nb.pa - nb.va != delta))
+      continue;
+    mask |= 1ull << i;
+    page_pa[i] = nb.pa;
+  }
+  return mask;
+}
+
+/* Inclusive fill of the levels that missed. */
+static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mapping *mp) {
+  for (unsigned i = 0; i < npath; i++) {
+    mmu_level *lv = &m->lv[path[i]];
+    int a = lv->array_of_shift[mp->page_shift];
+    if (a == NO_ARRAY) continue;
+    tlb *t = lv->arr[a];
+    unsigned n = tlb_get_geometry(t)->sector_pages;
+    if (n == 1) {
+      tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1);
+    } else {
+      uint64_t page_pa[TLB_MAX_SECTOR];
+      uint64_t mask = sector_mask(m, mp, n, lv->contiguous, page_pa);
+      tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask);
+    }
+  }
+}
+
+/* One walk: probes the walk caches, reads the entries below the deepest
+ * hit, fills the caches of the non-leaf entries read. Returns refs. */
+static uint32_t walk(mmu *m, uint64_t va, pt_walk *w) {
+  int start = -1; /* deepest level known from a walk cache */
+  for (unsigned i = 0; i < m->npwc; i++) {
+    unsigned l = m->pwc_order[i];
+    m->st.pwc_lookups[l]++;
+    if (tlb_lookup(m->pwc[l], va, m->asid, NULL)) {
+      m->st.pwc_hits[l]++;
+      start = (int)l;
+      break;
+    }
+  }
+  pt_walk_va(m->table, va, w);
+  uint32_t refs = 0;
+  for (unsigned s = 0; s < w->nsteps; s++) {
+    const pt_step *st = &w->step[s];
+    if ((int)st->level <= start) continue;
+    refs++;
+    tlb *c = m->pwc[st->level];
+    if (c && st->present && !st->leaf) /* only the hit matters: no pa kept */
+      tlb_fill(c, va, m->asid, m->fmt->level[st->level].shift, 0, PT_R, 1);
+  }
+  m->st.walks++;
+  m->st.walk_refs += refs;
+  return refs;
+}
+
+static void finish(mmu *m, mmu_outcome *out, mmu_status status, uint64_t cycles) {
+  out->status = status;
+  out->cycles = cycles;
+  m->st.cycles += cycles;
+  if (status == MMU_FAULT_PROT) m->st.faults_prot++;
+}
+
+void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
+  m->st.translations++;
+  uint64_t cycles = m->cfg.data_cycles;
+  int path[MMU_MAX_LEVELS];
+  unsigned npath = 0;
+  tlb_hit h;
+  for (int l = m->entry[kind == ACC_EXEC]; l >= 0; l = m->lv[l].next) {
+    mmu_level *lv = &m->lv[l];
+    lv->st.accesses++;
+    cycles += lv->latency;
+    if (level_lookup(lv, va, m->asid, &h)) {
+      lv->st.hits++;
+      out->hit_level = l;
+      out->walk_refs = 0;
+      out->pa = h.pa;
+      if (!(h.prot & kind_prot[kind])) {
+        finish(m, out, MMU_FAULT_PROT, cycles);
+        return;
+      }
+      if (npath) {
+        uint64_t off = va & ((1ull << h.page_shift) - 1);
+        pt_mapping mp = {va - off, h.pa - off, h.page_shift, h.prot};
+        fill_levels(m, path, npath, &mp);
+      }
+      finish(m, out, MMU_OK, cycles);
+      return;
+    }
+    lv->st.misses++;
+    path[npath++] = l;
+  }
+  out->hit_level = -1;
+  out->walk_refs = 0;
+  out->pa = 0;
+  pt_walk w;
+  for (int attempt = 0;; attempt++) {
+    out->walk_refs += walk(m, va, &w);
+    cycles += m->cfg.walk_cycles;
+    if (w.mapped) break;
+    m->st.faults_unmapped++;
+    if (attempt || !m->on_fault || !m->on_fault(m->fault_ctx, va, kind)) break;
+  }
+  cycles += (uint64_t)out->walk_refs * m->cfg.walk_ref_cycles;
+  if (!w.mapped) {
+    finish(m, out, MMU_FAULT_UNMAPPED, cycles);
+    return;
+  }
+  out->pa = w.map.pa + (va - w.map.va);
+  if (!(w.map.prot & kind_prot[kind])) {
+    finish(m, out, MMU_FAULT_PROT, cycles);
+    return;
+  }
+  fill_levels(m, path, npath, &w.map);
+  finish(m, out, MMU_OK, cycles);
+}
+
+bool mmu_serves(const mmu *m, acc_kind kind) { return m->entry[kind == ACC_EXEC] >= 0; }
+
+void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx) {
+  m->on_fault = fn;
+  m->fault_ctx = ctx;
+}
+
+/* --- invalidation and context --------------------------------------------- */
+
+/* Drops entries of asid (TLB_ANY_ASID: all) overlapping the page; or, with
+ * page_shift 64, everything of asid. Returns entries dropped. */
+static unsigned drop(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
+  unsigned n = 0;
+  for (unsigned l = 0; l < m->cfg.nlevels; l++)
+    for (unsigned a = 0; a < m->lv[l].narrays; a++)
+      n += page_shift < 64 ? tlb_invalidate(m->lv[l].arr[a], va, page_shift, asid)
+                           : tlb_flush(m->lv[l].arr[a], asid);
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++)
+    if (m->pwc[l])
+      n += page_shift < 64 ? tlb_invalidate(m->pwc[l], va, page_shift, asid)
+                           : tlb_flush(m->pwc[l], asid);
+  return n;
+}
+
+void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift) {
+  m->st.shootdowns++;
+  m->st.entries_invalidated += drop(m, va, page_shift, m->asid);
+}
+
+void mmu_flush(mmu *m) { drop(m, 0, 64, TLB_ANY_ASID); }
+
+void mmu_set_context(mmu *m, uint32_t asid, const pt *table) {
+  if (asid == m->asid && table == m->table) return;
+  m->st.context_switches++;
+  if (!m->cfg.asid_tagged) drop(m, 0, 64, TLB_ANY_ASID);
+  else if (asid == m->asid) drop(m, 0, 64, asid); /* same tag, other table: stale */
+  m->asid = asid;
+  m->table = table;
+}
+
+void mmu_set_asid(mmu *m, uint32_t asid) { mmu_set_context(m, asid, m->table); }
+
+/* --- statistics ----------------------------------------------------------- */
+
+const mmu_stats *mmu_get_stats(const mmu *m) { return &m->st; }
+
+void mmu_reset_stats(mmu *m) {
+  m->st = (mmu_stats){0};
+  for (unsigned l = 0; l < m->cfg.nlevels; l++) m->lv[l].st = (mmu_level_stats){0};
+}
+
+const mmu_config *mmu_get_config(const mmu *m) { return &m->cfg; }
+
+mmu_level_stats mmu_level_get_stats(const mmu *m, unsigned level) {
+  return level < m->cfg.nlevels ? m->lv[level].st : (mmu_level_stats){0};
+}
+
+int mmu_level_find(const mmu *m, const char *name) {
+  for (unsigned l = 0; l < m->cfg.nlevels; l++)
+    if (!strcmp(m->cfg.level[l].name, name)) return (int)l;
+  return -1;
+}

@@ -1,0 +1,1 @@
+tlbsim_module(phys SOURCES phys.c DEPS tlbsim_base)

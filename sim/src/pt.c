@@ -1,0 +1,366 @@
+/* The page-table tree. One descent loop (descend) serves map, unmap,
+ * protect, lookup and walk; the format's level table is the only thing that
+ * differs between architectures.
+ *
+ * A table variant is a (level, effective shift) pair: every level has its own
+ * shift as variant 0, plus one variant per leaf of that level larger than its
+ * smallest page (Hopper's 64K-PT). Variant tables other than 0 hold leaves
+ * only, since the way to deeper levels goes through variant 0. */
+#include "tlbsim/pt.h"
+
+#include <stdlib.h>
+
+#define PTE_VALID UINT64_C(1)
+#define PTE_PROT_SHIFT 1 /* prot sits below the frame address, which pages >= 16 B leave free */
+
+typedef struct pt_node {
+  uint64_t pa;            /* simulated address: walks name the entries they read by it */
+  uint64_t *pte;          /* leaf words pa | prot << 1 | valid; NULL until the first leaf */
+  struct pt_node **child; /* entries x nvar[level + 1] slots; NULL until the first child */
+  uint32_t used;          /* leaves + child pointers: at 0 a non-root node goes */
+  uint8_t level;
+  uint8_t var;   /* which of its parent entry's slots holds it */
+  uint8_t shift; /* effective index shift and bits: leaves here map 2^shift bytes */
+  uint8_t bits;
+} pt_node;
+
+struct pt {
+  const pt_format *f;
+  pt_node *root;
+  uint64_t next_pa; /* bump allocator for node addresses; never reused, so runs are deterministic */
+  uint64_t mapped;
+  uint8_t nvar[PT_MAX_LEVELS + 1];                     /* variants per level; 0 below the last */
+  uint8_t var_shift[PT_MAX_LEVELS][PT_MAX_LEAVES + 1]; /* [0] is the level's own shift */
+  pt_level_usage use[PT_MAX_LEVELS];
+};
+
+/* The path of one descent: the node read at each depth and its entry. */
+typedef struct cursor {
+  unsigned depth;
+  pt_node *node[PT_MAX_LEVELS];
+  uint32_t index[PT_MAX_LEVELS];
+} cursor;
+
+static bool va_fits(const pt_format *f, uint64_t va) {
+  return f->va_bits >= 64 || va >> f->va_bits == 0;
+}
+
+static uint32_t node_index(const pt_node *n, uint64_t va) {
+  return (uint32_t)(va >> n->shift) & ((UINT32_C(1) << n->bits) - 1);
+}
+
+static uint64_t node_bytes(const pt *t, const pt_node *n) {
+  return (uint64_t)t->f->level[n->level].entry_bytes << n->bits;
+}
+
+static bool is_leaf(const pt_node *n, uint32_t i) { return n->pte && (n->pte[i] & PTE_VALID); }
+
+/* The child slots of entry i, or NULL when the node has no children at all. */
+static pt_node **slots(const pt *t, const pt_node *n, uint32_t i) {
+  return n->child ? &n->child[(size_t)i * t->nvar[n->level + 1]] : NULL;
+}
+
+static bool entry_present(const pt *t, const pt_node *n, uint32_t i) {
+  if (is_leaf(n, i)) return true;
+  pt_node **s = slots(t, n, i);
+  for (unsigned v = 0; s && v < t->nvar[n->level + 1]; v++)
+    if (s[v]) return true;
+  return false;
+}
+
+static unsigned var_of(const pt *t, unsigned level, unsigned shift) {
+  unsigned v = 0;
+  while (t->var_shift[level][v] != shift) v++;
+  return v;
+}
+
+/* The child of entry i to follow toward va. With page_shift 0 it is the one
+ * holding va's leaf, else variant 0, else any; otherwise the one on the way
+ * to a 2^page_shift leaf at leaf_level. */
+static pt_node *next_node(const pt *t, const pt_node *n, uint32_t i, uint64_t va,
+                          unsigned page_shift, unsigned leaf_level) {
+  pt_node **s = slots(t, n, i);
+  if (!s) return NULL;
+  unsigned below = n->level + 1u;
+  if (page_shift) return s[below == leaf_level ? var_of(t, below, page_shift) : 0];
+  pt_node *any = s[0];
+  for (unsigned v = 1; v < t->nvar[below]; v++)
+    if (s[v]) {
+      if (is_leaf(s[v], node_index(s[v], va))) return s[v];
+      if (!any) any = s[v];
+    }
+  return any;
+}
+
+/* The walker loop: from the root toward va, stopping at a leaf, an empty
+ * entry, or (when page_shift is set) the node at that leaf's level. */
+static void descend(const pt *t, uint64_t va, unsigned page_shift, cursor *c) {
+  unsigned leaf_level = page_shift ? (unsigned)pt_format_leaf_level(t->f, page_shift) : 0;
+  pt_node *n = t->root;
+  c->depth = 0;
+  while (n) {
+    uint32_t i = node_index(n, va);
+    c->node[c->depth] = n;
+    c->index[c->depth++] = i;
+    if ((page_shift && n->level == leaf_level) || is_leaf(n, i)) return;
+    n = next_node(t, n, i, va, page_shift, leaf_level);
+  }
+}
+
+static pt_node *node_new(pt *t, unsigned level, unsigned var) {
+  pt_node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  const pt_level_format *l = &t->f->level[level];
+  n->level = (uint8_t)level;
+  n->var = (uint8_t)var;
+  n->shift = t->var_shift[level][var];
+  n->bits = (uint8_t)(l->shift + l->bits - n->shift);
+  uint64_t bytes = node_bytes(t, n);
+  n->pa = (t->next_pa + bytes - 1) & ~(bytes - 1); /* bytes is a power of two */
+  t->next_pa = n->pa + bytes;
+  pt_level_usage *u = &t->use[level];
+  u->tables++;
+  u->bytes += bytes;
+  if (u->tables > u->tables_peak) u->tables_peak = u->tables;
+  if (u->bytes > u->bytes_peak) u->bytes_peak = u->bytes;
+  return n;
+}
+
+static void node_free(pt *t, pt_node *n) {
+  pt_level_usage *u = &t->use[n->level];
+  u->tables--;
+  u->bytes -= node_bytes(t, n);
+  free(n->pte);
+  free(n->child);
+  free(n);
+}
+
+/* Frees the nodes at the bottom of the path that hold nothing, upward. */
+static void prune(pt *t, const cursor *c) {
+  for (unsigned d = c->depth - 1; d > 0 && c->node[d]->used == 0; d--) {
+    pt_node *parent = c->node[d - 1];
+    slots(t, parent, c->index[d - 1])[c->node[d]->var] = NULL;
+    parent->used--;
+    node_free(t, c->node[d]);
+  }
+}
+
+/* Hangs a new variant-`var` table under entry i of n. */
+static pt_node *attach(pt *t, pt_node *n, uint32_t i, unsigned var) {
+  unsigned below = n->level + 1u;
+  if (!n->child) {
+    n->child = calloc((size_t)t->nvar[below] << n->bits, sizeof *n->child);
+    if (!n->child) return NULL;
+  }
+  pt_node *c = node_new(t, below, var);
+  if (!c) return NULL;
+  slots(t, n, i)[var] = c;
+  n->used++;
+  return c;
+}
+
+pt *pt_create(const pt_format *f) {
+  if (pt_format_check(f, NULL) < 0) return NULL;
+  pt *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->f = f;
+  t->next_pa = PT_TABLE_PA_BASE;
+  for (unsigned l = 0; l < f->nlevels; l++) {
+    t->var_shift[l][0] = f->level[l].shift;
+    t->nvar[l] = 1;
+  }
+  for (unsigned i = 0; i < f->nleaves; i++) {
+    const pt_leaf_format *lf = &f->leaf[i];
+    if (lf->page_shift != f->level[lf->level].shift)
+      t->var_shift[lf->level][t->nvar[lf->level]++] = lf->page_shift;
+  }
+  t->root = node_new(t, 0, 0);
+  if (!t->root) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+static void free_subtree(pt *t, pt_node *n) {
+  size_t nslots = n->child ? (size_t)t->nvar[n->level + 1] << n->bits : 0;
+  for (size_t s = 0; s < nslots; s++)
+    if (n->child[s]) free_subtree(t, n->child[s]);
+  node_free(t, n);
+}
+
+void pt_destroy(pt *t) {
+  if (!t) return;
+  free_subtree(t, t->root);
+  free(t);
+}
+
+const pt_format *pt_get_format(const pt *t) { return t->f; }
+
+static uint64_t leaf_word(uint64_t pa, unsigned prot) {
+  return pa | (uint64_t)prot << PTE_PROT_SHIFT | PTE_VALID;
+}
+
+/* Whether any entry of the tables beside `var` under entry i of n covers
+ * [va, va + 2^page_shift): the other half of a dual entry. */
+static bool siblings_overlap(const pt *t, const pt_node *n, uint32_t i, unsigned var, uint64_t va,
+                             unsigned page_shift) {
+  pt_node **s = slots(t, n, i);
+  for (unsigned v = 0; s && v < t->nvar[n->level + 1]; v++) {
+    const pt_node *sib = s[v];
+    if (v == var || !sib) continue;
+    uint32_t first = node_index(sib, va);
+    uint32_t count = sib->shift < page_shift ? UINT32_C(1) << (page_shift - sib->shift) : 1;
+    for (uint32_t k = 0; k < count; k++)
+      if (entry_present(t, sib, first + k)) return true;
+  }
+  return false;
+}
+
+static int check_map(const pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot,
+                     diag *d) {
+  const pt_format *f = t->f;
+  char buf[32];
+  if (pt_format_leaf_level(f, page_shift) < 0)
+    return diag_set(d, NULL, 0, "format %s has no %s pages", f->name,
+                    size_format(page_shift < 64 ? UINT64_C(1) << page_shift : 0, buf, sizeof buf));
+  uint64_t mask = (UINT64_C(1) << page_shift) - 1;
+  size_format(mask + 1, buf, sizeof buf);
+  if (va & mask)
+    return diag_set(d, NULL, 0, "va 0x%llx is not aligned to its %s page", (unsigned long long)va,
+                    buf);
+  if (pa & mask)
+    return diag_set(d, NULL, 0, "pa 0x%llx is not aligned to its %s page", (unsigned long long)pa,
+                    buf);
+  if (!va_fits(f, va))
+    return diag_set(d, NULL, 0, "va 0x%llx is beyond the %u-bit address space of %s",
+                    (unsigned long long)va, f->va_bits, f->name);
+  if (prot & ~(unsigned)PT_RWX)
+    return diag_set(d, NULL, 0, "protection 0x%x is not a combination of R, W and X", prot);
+  return 0;
+}
+
+/* Whether the path to a new 2^page_shift leaf at va meets anything mapped. */
+static bool path_overlaps(const pt *t, const cursor *c, uint64_t va, unsigned page_shift,
+                          unsigned leaf_level) {
+  const pt_node *last = c->node[c->depth - 1];
+  uint32_t li = c->index[c->depth - 1];
+  if (is_leaf(last, li)) return true; /* a page at or above leaf_level covers va */
+  if (last->level == leaf_level && entry_present(t, last, li)) return true; /* smaller pages */
+  for (unsigned d = 0; d < c->depth && c->node[d]->level < leaf_level; d++) {
+    unsigned below = c->node[d]->level + 1u;
+    unsigned var = below == leaf_level ? var_of(t, below, page_shift) : 0;
+    if (siblings_overlap(t, c->node[d], c->index[d], var, va, page_shift)) return true;
+  }
+  return false;
+}
+
+int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, diag *d) {
+  if (check_map(t, va, pa, page_shift, prot, d) < 0) return -1;
+  unsigned leaf_level = (unsigned)pt_format_leaf_level(t->f, page_shift);
+  cursor c;
+  descend(t, va, page_shift, &c);
+  if (path_overlaps(t, &c, va, page_shift, leaf_level)) {
+    char buf[32];
+    return diag_set(d, NULL, 0, "va 0x%llx (%s page) overlaps a page already mapped",
+                    (unsigned long long)va, size_format(UINT64_C(1) << page_shift, buf, sizeof buf));
+  }
+  pt_node *n = c.node[c.depth - 1];
+  while (n->level < leaf_level) {
+    unsigned below = n->level + 1u;
+    n = attach(t, n, c.index[c.depth - 1], below == leaf_level ? var_of(t, below, page_shift) : 0);
+    if (!n) break;
+    c.node[c.depth] = n;
+    c.index[c.depth++] = node_index(n, va);
+  }
+  if (n && !n->pte) n->pte = calloc((size_t)1 << n->bits, sizeof *n->pte);
+  if (!n || !n->pte) {
+    prune(t, &c);
+    return diag_set(d, NULL, 0, "out of memory for page-table nodes");
+  }
+  n->pte[c.index[c.depth - 1]] = leaf_word(pa, prot);
+  n->used++;
+  t->mapped++;
+  return 0;
+}
+
+/* The leaf holding va, as the cursor's last entry, or NULL. */
+static uint64_t *find_leaf(const pt *t, uint64_t va, cursor *c) {
+  if (!va_fits(t->f, va)) return NULL;
+  descend(t, va, 0, c);
+  pt_node *n = c->node[c->depth - 1];
+  uint32_t i = c->index[c->depth - 1];
+  return is_leaf(n, i) ? &n->pte[i] : NULL;
+}
+
+static void leaf_mapping(const pt_node *n, uint64_t word, uint64_t va, pt_mapping *out) {
+  uint64_t mask = (UINT64_C(1) << n->shift) - 1;
+  out->va = va & ~mask;
+  out->pa = word & ~mask;
+  out->page_shift = n->shift;
+  out->prot = (uint8_t)((word >> PTE_PROT_SHIFT) & PT_RWX);
+}
+
+int pt_unmap(pt *t, uint64_t va, pt_mapping *old) {
+  cursor c;
+  uint64_t *leaf = find_leaf(t, va, &c);
+  if (!leaf) return -1;
+  pt_node *n = c.node[c.depth - 1];
+  if (old) leaf_mapping(n, *leaf, va, old);
+  *leaf = 0;
+  n->used--;
+  t->mapped--;
+  prune(t, &c);
+  return 0;
+}
+
+int pt_protect(pt *t, uint64_t va, unsigned prot) {
+  cursor c;
+  uint64_t *leaf = find_leaf(t, va, &c);
+  if (!leaf || (prot & ~(unsigned)PT_RWX)) return -1;
+  uint64_t prot_bits = (uint64_t)PT_RWX << PTE_PROT_SHIFT;
+  *leaf = (*leaf & ~prot_bits) | (uint64_t)prot << PTE_PROT_SHIFT;
+  return 0;
+}
+
+bool pt_lookup(const pt *t, uint64_t va, pt_mapping *out) {
+  cursor c;
+  const uint64_t *leaf = find_leaf(t, va, &c);
+  if (leaf && out) leaf_mapping(c.node[c.depth - 1], *leaf, va, out);
+  return leaf != NULL;
+}
+
+void pt_walk_va(const pt *t, uint64_t va, pt_walk *out) {
+  out->nsteps = 0;
+  out->mapped = false;
+  if (!va_fits(t->f, va)) return;
+  cursor c;
+  descend(t, va, 0, &c);
+  for (unsigned d = 0; d < c.depth; d++) {
+    const pt_node *n = c.node[d];
+    pt_step *s = &out->step[d];
+    s->level = n->level;
+    s->index = c.index[d];
+    s->table_pa = n->pa;
+    s->entry_pa = n->pa + (uint64_t)s->index * t->f->level[n->level].entry_bytes;
+    s->leaf = is_leaf(n, s->index);
+    s->present = d + 1 < c.depth || entry_present(t, n, s->index);
+  }
+  out->nsteps = (uint8_t)c.depth;
+  const pt_node *last = c.node[c.depth - 1];
+  out->mapped = out->step[c.depth - 1].leaf;
+  if (out->mapped) leaf_mapping(last, last->pte[c.index[c.depth - 1]], va, &out->map);
+}
+
+pt_level_usage pt_usage(const pt *t, unsigned level) {
+  pt_level_usage none = {0, 0, 0, 0};
+  return level < t->f->nlevels ? t->use[level] : none;
+}
+
+uint64_t pt_total_bytes(const pt *t) {
+  uint64_t sum = 0;
+  for (unsigned l = 0; l < t->f->nlevels; l++) sum += t->use[l].bytes;
+  return sum;
+}
+
+uint64_t pt_mapped_pages(const pt *t) { return t->mapped; }

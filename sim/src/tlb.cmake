@@ -1,0 +1,1 @@
+tlbsim_module(tlb SOURCES tlb.c DEPS tlbsim_base)

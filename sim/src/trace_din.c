@@ -1,0 +1,56 @@
+/* trace_din.c — Dinero IV's traditional "din" input (-informat d).
+ *
+ *   LABEL ADDRESS [anything]      e.g. "0 7fff5fbff8ac", "2 0x400a1c  # ifetch"
+ *
+ * LABEL and ADDRESS are hex (0x optional), split by blanks; like Dinero the
+ * rest of the line is ignored, so it may hold comments. Labels: 0 read,
+ * 1 write, 2 instruction fetch, 3 misc (Dinero fetches it like a read, so it
+ * is translated as one), 4 copy-back and 5 invalidate (operations on a whole
+ * cache, not references: skipped). din has no size: accesses are 1 byte at
+ * the exact address, which lands on the page Dinero's word-aligned 4-byte
+ * reference does. Blank lines and lines starting with # are skipped.
+ */
+#include "trace_fmt.h"
+
+static int bad(const trace_line *ln, diag *d, const char *what) {
+  char ex[48];
+  return diag_set(d, ln->file, ln->no, "%s in din line '%s'", what,
+                  trace_excerpt(ln->text, ln->len, ex, sizeof ex));
+}
+
+/* Dinero lets either number carry a 0x prefix. */
+static int din_hex(const char **p, const char *end, uint64_t *out) {
+  if (end - *p > 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X') &&
+      trace_hexval[(unsigned char)(*p)[2]])
+    *p += 2;
+  return trace_hex(p, end, out);
+}
+
+int trace_din_parse(const trace_line *ln, trace_record *rec, diag *d) {
+  static const int8_t access_of[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_READ, -1, -1};
+  const char *p = ln->text, *end = p + ln->len;
+  while (p < end && trace_is_blank(*p)) p++;
+  if (p == end || *p == '#') return 0;
+
+  uint64_t label, addr;
+  if (din_hex(&p, end, &label) || (p < end && !trace_is_blank(*p)))
+    return bad(ln, d, "bad label (expected 0-5)");
+  if (label >= sizeof access_of) return bad(ln, d, "unknown label (expected 0-5)");
+  while (p < end && trace_is_blank(*p)) p++;
+  if (p == end) return bad(ln, d, "missing address");
+  if (din_hex(&p, end, &addr) || (p < end && !trace_is_blank(*p)))
+    return bad(ln, d, "bad hex address");
+  if (access_of[label] < 0) return 0;
+  trace_set_access(rec, (trace_access)access_of[label], addr, 1, ln->no);
+  return 1;
+}
+
+bool trace_din_sniff(const char *s, size_t len) {
+  const char *p = s, *end = s + len;
+  while (p < end && trace_is_blank(*p)) p++;
+  if (p == end || *p < '0' || *p > '9') return false;
+  while (p < end && trace_hexval[(unsigned char)*p]) p++;
+  if (p == end || !trace_is_blank(*p)) return false;
+  while (p < end && trace_is_blank(*p)) p++;
+  return p < end && trace_hexval[(unsigned char)*p];
+}

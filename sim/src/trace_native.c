@@ -1,0 +1,342 @@
+/* trace_native.c — tlbsim's own trace format (traces/FORMAT.md).
+ *
+ * A line is blank-separated fields; a field starting with # ends it. The
+ * first field names the record; each record kind is a row of `records`:
+ * its positional fields (required ones first) and the key=value options it
+ * takes. One generic pass checks the shape of every line against its row,
+ * so the builders below only convert and check values.
+ */
+#include "trace_fmt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tlbsim/pt.h"
+
+#define MAX_FIELDS 8 /* the longest record: map VA SIZE page= prot= */
+#define MAX_POS 2
+#define MAX_OPTS 2
+#define TRACE_VERSION 1
+
+typedef struct fields {
+  const char *pos[MAX_POS];   /* positional fields after the keyword */
+  size_t npos;
+  const char *opt[MAX_OPTS];  /* option values, indexed like record_spec.opts; NULL if absent */
+} fields;
+
+typedef int build_fn(const trace_line *ln, const fields *f, trace_record *rec, diag *d);
+
+typedef struct record_spec {
+  const char *name;
+  build_fn *build;
+  uint8_t nreq, nopt;           /* required and optional positional fields */
+  const char *args[MAX_POS];
+  const char *opts[MAX_OPTS];
+} record_spec;
+
+/* ---- values ------------------------------------------------------------ */
+
+/* A whole field as an unsigned integer: decimal, or hex after 0x. */
+static int parse_num(const char *s, const char *end, uint64_t *v) {
+  if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s += 2;
+    return trace_hex(&s, end, v) || s != end ? -1 : 0;
+  }
+  return trace_dec(&s, end, v) || s != end ? -1 : 0;
+}
+
+static int bad_value(const trace_line *ln, diag *d, const char *what, const char *s,
+                     const char *expect) {
+  char ex[48];
+  return diag_set(d, ln->file, ln->no, "bad %s '%s' (expected %s)", what,
+                  trace_excerpt(s, strlen(s), ex, sizeof ex), expect);
+}
+
+#define SIZE_FORMS "e.g. 4096, 0x1000, 4K, 2MiB"
+
+static int get_num(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t max,
+                   uint64_t *v) {
+  if (parse_num(s, s + strlen(s), v) || *v > max)
+    return bad_value(ln, d, what, s, max == UINT64_MAX ? "a number, decimal or 0x hex"
+                                                       : "a 32-bit number, decimal or 0x hex");
+  return 0;
+}
+
+/* A size of at least one byte in any size_parse form; plain decimal, the
+ * common case on access lines, skips size_parse's suffix search. */
+static int get_size(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
+  const char *p = s, *end = s + strlen(s);
+  if ((trace_dec(&p, end, v) || p != end) && size_parse(s, v)) *v = 0;
+  if (*v == 0) return bad_value(ln, d, what, s, "a non-zero size, " SIZE_FORMS);
+  return 0;
+}
+
+static int get_pow2(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
+  if (size_parse(s, v) || !is_pow2(*v))
+    return bad_value(ln, d, what, s, "a power of two, " SIZE_FORMS);
+  return 0;
+}
+
+/* "rw", "r-x", "---", "none": each of r, w, x at most once, '-' a spacer. */
+static int get_prot(const trace_line *ln, diag *d, const char *s, uint8_t *prot) {
+  *prot = 0;
+  if (!strcmp(s, "none")) return 0;
+  for (const char *c = s; *c; c++) {
+    uint8_t bit = *c == 'r' ? PT_R : *c == 'w' ? PT_W : *c == 'x' ? PT_X : 0;
+    if ((!bit && *c != '-') || (*prot & bit))
+      return bad_value(ln, d, "prot", s, "letters from r, w, x such as rw or r-x, or none");
+    *prot |= bit;
+  }
+  return *s ? 0 : bad_value(ln, d, "prot", s, "rw, r-x, none, ...");
+}
+
+/* [addr, addr + size) must not run past 2^64. */
+static int check_range(const trace_line *ln, diag *d, uint64_t addr, uint64_t size) {
+  if (addr + (size - 1) < addr)
+    return diag_set(d, ln->file, ln->no, "range 0x%llx + 0x%llx wraps past the top of memory",
+                    (unsigned long long)addr, (unsigned long long)size);
+  return 0;
+}
+
+/* ---- builders, one per record kind ------------------------------------- */
+
+/* Every builder but the access one (which sets each field itself) starts
+ * from a zeroed record. */
+static void start(trace_record *rec, trace_rec_kind kind, const trace_line *ln) {
+  memset(rec, 0, sizeof *rec);
+  rec->kind = kind;
+  rec->line = ln->no;
+}
+
+static int build_access(const trace_line *ln, const fields *f, trace_record *rec, diag *d,
+                        trace_access a) {
+  const char *s = f->pos[0];
+  uint64_t addr, size = 1, id = 0;
+  bool relative = *s == '@';
+  if (relative) {
+    const char *plus = strchr(s, '+');
+    const char *id_end = plus ? plus : s + strlen(s);
+    if (parse_num(s + 1, id_end, &id) || (plus && size_parse(plus + 1, &addr)))
+      return bad_value(ln, d, "address", s, "@ID or @ID+OFFSET, e.g. @3+0x40");
+    if (!plus) addr = 0;
+  } else if (parse_num(s, s + strlen(s), &addr)) {
+    return bad_value(ln, d, "address", s, "a number, decimal or 0x hex, or @ID+OFFSET");
+  }
+  if (f->npos > 1 && get_size(ln, d, "access size", f->pos[1], &size)) return -1;
+  if (check_range(ln, d, addr, size)) return -1;
+  trace_set_access(rec, a, addr, size, ln->no);
+  rec->relative = relative;
+  rec->alloc_id = id;
+  return 1;
+}
+
+static int build_read(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  return build_access(ln, f, rec, d, TRACE_READ);
+}
+static int build_write(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  return build_access(ln, f, rec, d, TRACE_WRITE);
+}
+static int build_exec(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  return build_access(ln, f, rec, d, TRACE_EXEC);
+}
+
+static int build_alloc(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  uint64_t stream = 0;
+  start(rec, REC_ALLOC, ln);
+  if (get_num(ln, d, "ID", f->pos[0], UINT64_MAX, &rec->alloc_id) ||
+      get_size(ln, d, "SIZE", f->pos[1], &rec->size) ||
+      (f->opt[0] && get_pow2(ln, d, "align", f->opt[0], &rec->align)) ||
+      (f->opt[1] && get_num(ln, d, "stream", f->opt[1], UINT32_MAX, &stream)))
+    return -1;
+  rec->stream = (uint32_t)stream;
+  return 1;
+}
+
+static int build_free(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  start(rec, REC_FREE, ln);
+  return get_num(ln, d, "ID", f->pos[0], UINT64_MAX, &rec->alloc_id) ? -1 : 1;
+}
+
+/* VA SIZE, shared by map, unmap and protect. */
+static int get_range(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  if (get_num(ln, d, "VA", f->pos[0], UINT64_MAX, &rec->addr) ||
+      get_size(ln, d, "SIZE", f->pos[1], &rec->size))
+    return -1;
+  return check_range(ln, d, rec->addr, rec->size);
+}
+
+static int build_map(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  start(rec, REC_MAP, ln);
+  rec->prot = PT_R | PT_W;
+  if (get_range(ln, f, rec, d) || (f->opt[0] && get_pow2(ln, d, "page", f->opt[0], &rec->page_size)) ||
+      (f->opt[1] && get_prot(ln, d, f->opt[1], &rec->prot)))
+    return -1;
+  if (rec->page_size && ((rec->addr | rec->size) & (rec->page_size - 1)))
+    return diag_set(d, ln->file, ln->no, "map VA 0x%llx and SIZE 0x%llx must be multiples of page=%s",
+                    (unsigned long long)rec->addr, (unsigned long long)rec->size, f->opt[0]);
+  return 1;
+}
+
+static int build_unmap(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  start(rec, REC_UNMAP, ln);
+  return get_range(ln, f, rec, d) ? -1 : 1;
+}
+
+static int build_protect(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  start(rec, REC_PROTECT, ln);
+  if (!f->opt[0]) return diag_set(d, ln->file, ln->no, "protect needs prot=, e.g. prot=r");
+  return get_range(ln, f, rec, d) || get_prot(ln, d, f->opt[0], &rec->prot) ? -1 : 1;
+}
+
+static int build_ctx(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  uint64_t asid;
+  if (get_num(ln, d, "ASID", f->pos[0], UINT32_MAX, &asid)) return -1;
+  start(rec, REC_CTX, ln);
+  rec->asid = (uint32_t)asid;
+  return 1;
+}
+
+static int build_mark(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
+  const char *s = f->pos[0];
+  size_t len = strlen(s);
+  if (len >= TRACE_LABEL_MAX)
+    return diag_set(d, ln->file, ln->no, "mark label longer than %d bytes", TRACE_LABEL_MAX - 1);
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)s[i] < ' ' || s[i] == 127)
+      return diag_set(d, ln->file, ln->no, "mark label holds a control character");
+  start(rec, REC_MARK, ln);
+  memcpy(rec->label, s, len + 1);
+  return 1;
+}
+
+static const record_spec records[] = {
+    {"r", build_read, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
+    {"w", build_write, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
+    {"x", build_exec, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
+    {"alloc", build_alloc, 2, 0, {"ID", "SIZE"}, {"align", "stream"}},
+    {"free", build_free, 1, 0, {"ID", NULL}, {NULL, NULL}},
+    {"map", build_map, 2, 0, {"VA", "SIZE"}, {"page", "prot"}},
+    {"unmap", build_unmap, 2, 0, {"VA", "SIZE"}, {NULL, NULL}},
+    {"protect", build_protect, 2, 0, {"VA", "SIZE"}, {"prot", NULL}},
+    {"ctx", build_ctx, 1, 0, {"ASID", NULL}, {NULL, NULL}},
+    {"mark", build_mark, 1, 0, {"LABEL", NULL}, {NULL, NULL}},
+};
+#define NRECORDS (sizeof records / sizeof records[0])
+
+/* ---- line shape -------------------------------------------------------- */
+
+static const record_spec *find_record(const char *word) {
+  for (size_t i = 0; i < NRECORDS; i++)
+    if (!strcmp(word, records[i].name)) return &records[i];
+  return NULL;
+}
+
+/* Cuts the line into NUL-terminated fields in place, up to a # field. */
+static int split(const trace_line *ln, char **field, size_t *n, diag *d) {
+  char *p = ln->text, *end = p + ln->len;
+  *n = 0;
+  for (;;) {
+    while (p < end && trace_is_blank(*p)) p++;
+    if (p == end || *p == '#') return 0;
+    if (*n == MAX_FIELDS)
+      return diag_set(d, ln->file, ln->no, "too many fields (no record has more than %d)",
+                      MAX_FIELDS);
+    field[(*n)++] = p;
+    while (p < end && !trace_is_blank(*p)) p++;
+    *p = '\0'; /* a blank, or the NUL already at text[len] */
+    if (p < end) p++;
+  }
+}
+
+static int usage_error(const trace_line *ln, diag *d, const record_spec *r, const char *what,
+                       const char *field) {
+  char usage[128];
+  int n = snprintf(usage, sizeof usage, "%s", r->name);
+  for (unsigned i = 0; i < (unsigned)(r->nreq + r->nopt); i++)
+    n += snprintf(usage + n, sizeof usage - (size_t)n, i < r->nreq ? " %s" : " [%s]", r->args[i]);
+  for (unsigned i = 0; i < MAX_OPTS && r->opts[i]; i++)
+    n += snprintf(usage + n, sizeof usage - (size_t)n, " [%s=...]", r->opts[i]);
+  char ex[48];
+  return diag_set(d, ln->file, ln->no, "%s%s%s%s (usage: %s)", what, field ? " '" : "",
+                  field ? trace_excerpt(field, strlen(field), ex, sizeof ex) : "",
+                  field ? "'" : "", usage);
+}
+
+/* Sorts the fields after the keyword into positionals and options. */
+static int shape(const trace_line *ln, const record_spec *r, char **field, size_t n, fields *f,
+                 diag *d) {
+  memset(f, 0, sizeof *f);
+  size_t i = 1;
+  for (; i < n && !strchr(field[i], '='); i++) {
+    if (f->npos == (size_t)(r->nreq + r->nopt))
+      return usage_error(ln, d, r, "unexpected field", field[i]);
+    f->pos[f->npos++] = field[i];
+  }
+  if (f->npos < r->nreq) {
+    char what[32];
+    snprintf(what, sizeof what, "missing %s", r->args[f->npos]);
+    return usage_error(ln, d, r, what, NULL);
+  }
+  for (; i < n; i++) {
+    char *eq = strchr(field[i], '=');
+    if (!eq) return usage_error(ln, d, r, "positional field after an option", field[i]);
+    *eq = '\0';
+    size_t k = 0;
+    while (k < MAX_OPTS && r->opts[k] && strcmp(r->opts[k], field[i])) k++;
+    *eq = '=';
+    if (k == MAX_OPTS || !r->opts[k]) return usage_error(ln, d, r, "unknown option", field[i]);
+    if (f->opt[k]) return usage_error(ln, d, r, "repeated option", field[i]);
+    f->opt[k] = eq + 1;
+  }
+  return 0;
+}
+
+/* "#tlbsim-trace N": the optional version line. Other # lines are comments. */
+static int version_line(const trace_line *ln, diag *d) {
+  const char *p = ln->text + 13, *end = ln->text + ln->len;
+  uint64_t v;
+  while (p < end && trace_is_blank(*p)) p++;
+  const char *num = p;
+  if (trace_dec(&p, end, &v)) return diag_set(d, ln->file, ln->no, "version line needs a number");
+  while (p < end && trace_is_blank(*p)) p++;
+  if (p != end || v != TRACE_VERSION)
+    return diag_set(d, ln->file, ln->no, "unsupported trace version '%.*s' (tlbsim reads %d)",
+                    (int)(end - num > 16 ? 16 : end - num), num, TRACE_VERSION);
+  return 0;
+}
+
+static bool is_version_line(const char *s, size_t len) {
+  return len >= 13 && !memcmp(s, "#tlbsim-trace", 13) && (len == 13 || trace_is_blank(s[13]));
+}
+
+int trace_native_parse(const trace_line *ln, trace_record *rec, diag *d) {
+  if (is_version_line(ln->text, ln->len)) return version_line(ln, d) ? -1 : 0;
+  char *field[MAX_FIELDS];
+  size_t n;
+  if (split(ln, field, &n, d)) return -1;
+  if (n == 0) return 0;
+  const record_spec *r = find_record(field[0]);
+  if (!r) {
+    char ex[48];
+    return diag_set(d, ln->file, ln->no,
+                    "unknown record '%s' (expected r, w, x, alloc, free, map, unmap, protect, "
+                    "ctx or mark)",
+                    trace_excerpt(field[0], strlen(field[0]), ex, sizeof ex));
+  }
+  fields f;
+  if (shape(ln, r, field, n, &f, d)) return -1;
+  return r->build(ln, &f, rec, d);
+}
+
+bool trace_native_sniff(const char *s, size_t len) {
+  if (is_version_line(s, len)) return true;
+  size_t b = 0;
+  while (b < len && trace_is_blank(s[b])) b++;
+  size_t i = b;
+  while (i < len && !trace_is_blank(s[i])) i++;
+  char word[8];
+  if (i - b >= sizeof word) return false;
+  memcpy(word, s + b, i - b);
+  word[i - b] = '\0';
+  return find_record(word) != NULL;
+}

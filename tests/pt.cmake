@@ -1,0 +1,1 @@
+tlbsim_test(test_pt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pt.c DEPS tlbsim_pt)

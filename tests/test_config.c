@@ -1,0 +1,203 @@
+/* Tests for configuration loading, typed getters, --set and unknown keys,
+ * and for the physical frame allocator. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tlbsim/config.h"
+#include "tlbsim/phys.h"
+
+static const char *write_file(const char *name, const char *text) {
+  FILE *f = fopen(name, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+  return name;
+}
+
+static void test_load_and_get(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *p = write_file("cfg_good.ini", "; comment\n[machine]\nformat = hopper\npage_size = 64K\n"
+                                             "[tlb.l1d]\nentries = 0x40\nways=4 ; inline comment\n"
+                                             "flag = yes\nsizes = 4K, 2M ,1G\n");
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
+  const char *s;
+  uint64_t v, list[4];
+  size_t n;
+  bool b;
+  cfg_get_str(c, "machine", "format", "x", &s);
+  CU_ASSERT_STRING_EQUAL(s, "hopper");
+  CU_ASSERT_EQUAL(cfg_get_size(c, "machine", "page_size", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(v, 65536);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "entries", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(v, 64);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "ways", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(v, 4);
+  CU_ASSERT_EQUAL(cfg_get_bool(c, "tlb.l1d", "flag", false, &b, &d), 0);
+  CU_ASSERT_TRUE(b);
+  CU_ASSERT_EQUAL(cfg_get_size_list(c, "tlb.l1d", "sizes", list, 4, &n, &d), 0);
+  CU_ASSERT_EQUAL(n, 3);
+  CU_ASSERT_EQUAL(list[1], 2u << 20);
+  CU_ASSERT_EQUAL(list[2], 1u << 30);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l2", "entries", 7, &v, &d), 0);
+  CU_ASSERT_EQUAL(v, 7);
+  CU_ASSERT_EQUAL(cfg_check_unused(c, &d), 0);
+  CU_ASSERT_EQUAL(cfg_section_count(c), 2);
+  CU_ASSERT_STRING_EQUAL(cfg_section_at(c, 1), "tlb.l1d");
+  cfg_destroy(c);
+}
+
+static void test_errors_have_locations(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *p = write_file("cfg_bad.ini", "[a]\nx = 12q\ny = 1\n");
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
+  uint64_t v;
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "a", "x", 0, &v, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_bad.ini:2: a.x: '12q' is not a whole number");
+  CU_ASSERT_EQUAL(cfg_check_unused(c, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_bad.ini:3: unknown key 'y' in [a]");
+  cfg_destroy(c);
+
+  c = cfg_create();
+  p = write_file("cfg_dup.ini", "[a]\nx = 1\n\nx = 2\n");
+  CU_ASSERT_EQUAL(cfg_load_file(c, p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_dup.ini:4: [a] x: set twice (also at line 2)");
+  cfg_destroy(c);
+
+  c = cfg_create();
+  p = write_file("cfg_syntax.ini", "[a]\nx = 1\nthis line has no equals\n");
+  CU_ASSERT_EQUAL(cfg_load_file(c, p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_syntax.ini:3: expected '[section]' or 'key = value'");
+  cfg_destroy(c);
+
+  c = cfg_create();
+  p = write_file("cfg_nosec.ini", "x = 1\n");
+  CU_ASSERT_EQUAL(cfg_load_file(c, p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_nosec.ini:1: 'x' is outside any [section]");
+  cfg_destroy(c);
+
+  char longline[400];
+  memset(longline, 'k', sizeof longline);
+  memcpy(longline, "[a]\n", 4);
+  strcpy(longline + 390, " = 1\n");
+  c = cfg_create();
+  p = write_file("cfg_long.ini", longline);
+  CU_ASSERT_EQUAL(cfg_load_file(c, p, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "cfg_long.ini:2: line longer than"));
+  cfg_destroy(c);
+
+  c = cfg_create();
+  CU_ASSERT_EQUAL(cfg_load_file(c, "no/such/file.ini", &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "no/such/file.ini: cannot open"));
+  cfg_destroy(c);
+}
+
+static void test_set_overrides(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *p = write_file("cfg_set.ini", "[tlb.l1d]\nentries = 64\n");
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
+  CU_ASSERT_EQUAL(cfg_set(c, "tlb.l1d.entries=16", "--set", 1, &d), 0);
+  CU_ASSERT_EQUAL(cfg_set(c, "tlb.l1d:2M.entries=8", "--set", 2, &d), 0);
+  CU_ASSERT_EQUAL(cfg_set(c, "tlb.l1d.entries=32", "--set", 3, &d), 0); /* later wins */
+  uint64_t v;
+  cfg_get_u64(c, "tlb.l1d", "entries", 0, &v, &d);
+  CU_ASSERT_EQUAL(v, 32);
+  cfg_get_u64(c, "tlb.l1d:2M", "entries", 0, &v, &d);
+  CU_ASSERT_EQUAL(v, 8);
+  CU_ASSERT_EQUAL(cfg_set(c, "noequals", "--set", 4, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "--set:4: 'noequals': expected SECTION.KEY=VALUE");
+  CU_ASSERT_EQUAL(cfg_set(c, "nodot=1", "--set", 5, &d), -1);
+  CU_ASSERT_EQUAL(cfg_set(c, "a.=1", "--set", 6, &d), -1);
+  CU_ASSERT_EQUAL(cfg_set(c, "x.y=bad", "--set", 7, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "x", "y", 0, &v, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "--set:7: x.y: 'bad' is not a whole number");
+  cfg_destroy(c);
+}
+
+static void test_presets_found_by_name(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *dirs[] = {"/nonexistent", TLBSIM_SOURCE_DIR "/sim/presets"};
+  CU_ASSERT_EQUAL(cfg_load_preset(c, "x86-64", dirs, 2, &d), 0);
+  CU_ASSERT_TRUE(cfg_has(c, "tlb.l1d", "entries"));
+  CU_ASSERT_EQUAL(cfg_load_preset(c, "nope", dirs, 2, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "no preset named 'nope'"));
+  CU_ASSERT_EQUAL(cfg_load_preset(c, "../x", dirs, 2, &d), -1);
+  cfg_destroy(c);
+}
+
+static void test_sizes(void) {
+  uint64_t v;
+  CU_ASSERT_EQUAL(size_parse("4096", &v), 0);
+  CU_ASSERT_EQUAL(v, 4096);
+  CU_ASSERT_EQUAL(size_parse("0x1000", &v), 0);
+  CU_ASSERT_EQUAL(v, 4096);
+  CU_ASSERT_EQUAL(size_parse("4K", &v), 0);
+  CU_ASSERT_EQUAL(v, 4096);
+  CU_ASSERT_EQUAL(size_parse("2MiB", &v), 0);
+  CU_ASSERT_EQUAL(v, 2u << 20);
+  CU_ASSERT_EQUAL(size_parse("1g", &v), 0);
+  CU_ASSERT_EQUAL(v, 1u << 30);
+  CU_ASSERT_EQUAL(size_parse("128GiB", &v), 0);
+  CU_ASSERT_EQUAL(v, 128ull << 30);
+  CU_ASSERT_EQUAL(size_parse("", &v), -1);
+  CU_ASSERT_EQUAL(size_parse("4X", &v), -1);
+  CU_ASSERT_EQUAL(size_parse("-4K", &v), -1);
+  CU_ASSERT_EQUAL(size_parse("0x10K", &v), -1);
+  CU_ASSERT_EQUAL(size_parse("99999999999T", &v), -1);
+  CU_ASSERT_EQUAL(u64_parse("010", &v), 0);
+  CU_ASSERT_EQUAL(v, 10);
+  CU_ASSERT_EQUAL(u64_parse("0x10", &v), 0);
+  CU_ASSERT_EQUAL(v, 16);
+  CU_ASSERT_EQUAL(u64_parse("-1", &v), -1);
+  CU_ASSERT_EQUAL(u64_parse("1 ", &v), -1);
+  char buf[32];
+  CU_ASSERT_STRING_EQUAL(size_format(2u << 20, buf, sizeof buf), "2MiB");
+  CU_ASSERT_STRING_EQUAL(size_format(1536, buf, sizeof buf), "1536");
+}
+
+static void test_phys_buddy(void) {
+  phys *p = phys_create(8u << 20, 12); /* 8 MiB of 4 KiB frames */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  uint64_t a, b, c, big;
+  CU_ASSERT_EQUAL(phys_alloc(p, 12, &a), 0);
+  CU_ASSERT_EQUAL(phys_alloc(p, 12, &b), 0);
+  CU_ASSERT_EQUAL(a, 0);
+  CU_ASSERT_EQUAL(b, 4096); /* consecutive frames are contiguous */
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &big), 0);
+  CU_ASSERT_EQUAL(big, 2u << 20); /* aligned to its size, above the split block */
+  CU_ASSERT_EQUAL(phys_used(p), 8192 + (2u << 20));
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 4u << 20);
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 6u << 20);
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), -1); /* the first 2 MiB is split */
+  phys_free(p, a, 12);
+  phys_free(p, b, 12);                        /* merges back to a whole 2 MiB */
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 0);
+  CU_ASSERT_EQUAL(phys_used_peak(p), 8u << 20); /* 3 big frames + the re-merged one */
+  phys_destroy(p);
+  CU_ASSERT_PTR_NULL(phys_create(100, 12));
+  p = phys_create((3u << 20) + 4096, 12); /* not a power of two */
+  CU_ASSERT_EQUAL(phys_capacity(p), (3u << 20) + 4096);
+  unsigned frames = 0;
+  while (phys_alloc(p, 12, &a) == 0) frames++;
+  CU_ASSERT_EQUAL(frames, ((3u << 20) + 4096) / 4096);
+  phys_destroy(p);
+}
+
+int main(void) {
+  static const test_case config_cases[] = {{"load and typed getters", test_load_and_get},
+                                           {"errors carry file:line", test_errors_have_locations},
+                                           {"--set overrides", test_set_overrides},
+                                           {"presets by name", test_presets_found_by_name},
+                                           {"size parsing", test_sizes},
+                                           {NULL, NULL}};
+  static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {NULL, NULL}};
+  static const test_suite suites[] = {{"config", config_cases}, {"phys", phys_cases}, {NULL, NULL}};
+  return harness_run(suites);
+}

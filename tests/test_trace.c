@@ -1,0 +1,662 @@
+/* test_trace.c — the trace readers: exact records from good lines of every
+ * format, FILE:LINE errors from bad ones, auto-detection, gzip, stdin, the
+ * line cap and buffer refills. Inputs are temp files in the working
+ * directory (the build tree). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "harness.h"
+#include "tlbsim/pt.h"
+#include "tlbsim/trace.h"
+
+#define MAX_RECS 64
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Writes len bytes to a fresh temp file; path receives its name. */
+static void write_temp(const char *text, size_t len, char path[32]) {
+  strcpy(path, "trace-XXXXXX");
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  CU_ASSERT_FATAL(write(fd, text, len) == (ssize_t)len);
+  close(fd);
+}
+
+static void write_gz(const char *text, size_t len, char path[32]) {
+  strcpy(path, "trace-XXXXXX");
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  gzFile gz = gzdopen(fd, "wb");
+  CU_ASSERT_FATAL(gz != NULL);
+  CU_ASSERT_FATAL(gzwrite(gz, text, (unsigned)len) == (int)len);
+  CU_ASSERT_FATAL(gzclose(gz) == Z_OK);
+}
+
+typedef struct result {
+  int rc;            /* trace_open failed: -2; else the last trace_next */
+  size_t n;
+  trace_record rec[MAX_RECS];
+  trace_format fmt;
+  diag d;
+} result;
+
+static void read_path(const char *path, trace_format fmt, result *res) {
+  memset(res, 0, sizeof *res);
+  trace_reader *r = trace_open(path, fmt, &res->d);
+  if (!r) {
+    res->rc = -2;
+    return;
+  }
+  res->fmt = trace_get_format(r);
+  while (res->n < MAX_RECS && (res->rc = trace_next(r, &res->rec[res->n], &res->d)) == 1) res->n++;
+  trace_close(r);
+}
+
+/* Reads text (written to a temp file) in format fmt. */
+static void read_text(const char *text, trace_format fmt, result *res, char path[32]) {
+  write_temp(text, strlen(text), path);
+  read_path(path, fmt, res);
+}
+
+static void check_access(const trace_record *r, trace_access a, uint64_t addr, uint64_t size,
+                         unsigned long line) {
+  CU_ASSERT_EQUAL(r->kind, REC_ACCESS);
+  CU_ASSERT_EQUAL(r->access, a);
+  CU_ASSERT_EQUAL(r->addr, addr);
+  CU_ASSERT_EQUAL(r->size, size);
+  CU_ASSERT_EQUAL(r->line, line);
+  CU_ASSERT_FALSE(r->relative);
+  CU_ASSERT_EQUAL(r->alloc_id, 0);
+  CU_ASSERT_EQUAL(r->prot, 0);
+  CU_ASSERT_EQUAL(r->page_size, 0);
+  CU_ASSERT_EQUAL(r->label[0], '\0');
+}
+
+/* The error must start with "PATH:LINE: " and mention `what`. */
+static void check_error(const result *res, const char *path, unsigned long line, const char *what) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "%s:%lu: ", path, line);
+  CU_ASSERT_EQUAL(res->rc == -1 || res->rc == -2, 1);
+  CU_ASSERT_EQUAL(strncmp(res->d.msg, prefix, strlen(prefix)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(res->d.msg, what));
+  CU_ASSERT_PTR_NULL(strchr(res->d.msg, '\n'));
+  if (strncmp(res->d.msg, prefix, strlen(prefix)) || !strstr(res->d.msg, what))
+    fprintf(stderr, "\n  wanted %s...%s, got: %s\n", prefix, what, res->d.msg);
+}
+
+typedef struct bad_case {
+  const char *line;
+  const char *what;
+} bad_case;
+
+/* Each bad line, after a good first line, fails at line 2. */
+static void check_bad_lines(trace_format fmt, const char *good, const bad_case *cases) {
+  for (const bad_case *c = cases; c->line; c++) {
+    char text[512], path[32];
+    snprintf(text, sizeof text, "%s\n%s\n", good, c->line);
+    result res;
+    read_text(text, fmt, &res, path);
+    check_error(&res, path, 2, c->what);
+    if (res.rc != -1) fprintf(stderr, "\n  line accepted: '%s'\n", c->line);
+    unlink(path);
+  }
+}
+
+/* ---- native ------------------------------------------------------------ */
+
+static void test_native_records(void) {
+  const char *text =
+      "#tlbsim-trace 1\n"
+      "# two buffers\n"
+      "alloc 1 64K align=2M stream=3\n"
+      "alloc 0x2 100\r\n"
+      "\n"
+      "  r @1+0x40 8   # relative\n"
+      "w @2\n"
+      "x 0x400000 4\n"
+      "r 4096\n"
+      "w @1+4K 2MiB\n"
+      "free 1\n"
+      "map 0x200000 4M page=2M prot=r-x\n"
+      "map 0x1000 0x1000\n"
+      "protect 0x200000 2M prot=none\n"
+      "unmap 0x200000 0x400000\n"
+      "ctx 7\n"
+      "mark phase-2\t\n"
+      "r 18446744073709551615";
+  char path[32];
+  result res;
+  read_text(text, TRACE_NATIVE, &res, path);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL_FATAL(res.n, 15);
+  const trace_record *r = res.rec;
+
+  CU_ASSERT_EQUAL(r[0].kind, REC_ALLOC);
+  CU_ASSERT_EQUAL(r[0].alloc_id, 1);
+  CU_ASSERT_EQUAL(r[0].size, 64 * 1024);
+  CU_ASSERT_EQUAL(r[0].align, 2 << 20);
+  CU_ASSERT_EQUAL(r[0].stream, 3);
+  CU_ASSERT_EQUAL(r[0].line, 3);
+  CU_ASSERT_EQUAL(r[1].kind, REC_ALLOC);
+  CU_ASSERT_EQUAL(r[1].alloc_id, 2);
+  CU_ASSERT_EQUAL(r[1].size, 100);
+  CU_ASSERT_EQUAL(r[1].align, 0);
+  CU_ASSERT_EQUAL(r[1].stream, 0);
+  CU_ASSERT_EQUAL(r[1].line, 4);
+
+  CU_ASSERT_EQUAL(r[2].kind, REC_ACCESS);
+  CU_ASSERT_EQUAL(r[2].access, TRACE_READ);
+  CU_ASSERT_TRUE(r[2].relative);
+  CU_ASSERT_EQUAL(r[2].alloc_id, 1);
+  CU_ASSERT_EQUAL(r[2].addr, 0x40);
+  CU_ASSERT_EQUAL(r[2].size, 8);
+  CU_ASSERT_EQUAL(r[2].line, 6);
+  CU_ASSERT_TRUE(r[3].relative);
+  CU_ASSERT_EQUAL(r[3].access, TRACE_WRITE);
+  CU_ASSERT_EQUAL(r[3].alloc_id, 2);
+  CU_ASSERT_EQUAL(r[3].addr, 0);
+  CU_ASSERT_EQUAL(r[3].size, 1);
+  check_access(&r[4], TRACE_EXEC, 0x400000, 4, 8);
+  check_access(&r[5], TRACE_READ, 4096, 1, 9);
+  CU_ASSERT_TRUE(r[6].relative);
+  CU_ASSERT_EQUAL(r[6].addr, 4096);
+  CU_ASSERT_EQUAL(r[6].size, 2 << 20);
+
+  CU_ASSERT_EQUAL(r[7].kind, REC_FREE);
+  CU_ASSERT_EQUAL(r[7].alloc_id, 1);
+  CU_ASSERT_EQUAL(r[7].line, 11);
+
+  CU_ASSERT_EQUAL(r[8].kind, REC_MAP);
+  CU_ASSERT_EQUAL(r[8].addr, 0x200000);
+  CU_ASSERT_EQUAL(r[8].size, 4 << 20);
+  CU_ASSERT_EQUAL(r[8].page_size, 2 << 20);
+  CU_ASSERT_EQUAL(r[8].prot, PT_R | PT_X);
+  CU_ASSERT_EQUAL(r[9].kind, REC_MAP);
+  CU_ASSERT_EQUAL(r[9].page_size, 0);
+  CU_ASSERT_EQUAL(r[9].prot, PT_R | PT_W);
+
+  CU_ASSERT_EQUAL(r[10].kind, REC_PROTECT);
+  CU_ASSERT_EQUAL(r[10].addr, 0x200000);
+  CU_ASSERT_EQUAL(r[10].size, 2 << 20);
+  CU_ASSERT_EQUAL(r[10].prot, 0);
+  CU_ASSERT_EQUAL(r[11].kind, REC_UNMAP);
+  CU_ASSERT_EQUAL(r[11].addr, 0x200000);
+  CU_ASSERT_EQUAL(r[11].size, 0x400000);
+
+  CU_ASSERT_EQUAL(r[12].kind, REC_CTX);
+  CU_ASSERT_EQUAL(r[12].asid, 7);
+  CU_ASSERT_EQUAL(r[12].line, 16);
+  CU_ASSERT_EQUAL(r[13].kind, REC_MARK);
+  CU_ASSERT_STRING_EQUAL(r[13].label, "phase-2");
+  CU_ASSERT_EQUAL(r[13].line, 17);
+  check_access(&r[14], TRACE_READ, UINT64_MAX, 1, 18);
+  unlink(path);
+}
+
+static void test_native_prot_forms(void) {
+  static const struct { const char *prot; uint8_t bits; } cases[] = {
+      {"r", PT_R}, {"rw", PT_R | PT_W}, {"wr", PT_R | PT_W}, {"rwx", PT_RWX}, {"--x", PT_X},
+      {"---", 0},  {"none", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[64], path[32];
+    snprintf(text, sizeof text, "protect 0 4K prot=%s\n", cases[i].prot);
+    result res;
+    read_text(text, TRACE_NATIVE, &res, path);
+    CU_ASSERT_EQUAL(res.n, 1);
+    CU_ASSERT_EQUAL(res.rec[0].prot, cases[i].bits);
+    unlink(path);
+  }
+}
+
+static void test_native_errors(void) {
+  static const bad_case cases[] = {
+      {"read 0x1000", "unknown record 'read'"},
+      {"R 0x1000", "unknown record 'R'"},
+      {"r", "missing ADDR"},
+      {"r 0x1000 8 9", "unexpected field '9'"},
+      {"r 0x10zz", "bad address '0x10zz'"},
+      {"r 12a", "bad address"},
+      {"r -5", "bad address"},
+      {"r 0x", "bad address"},
+      {"r 0x10000000000000000", "bad address"},
+      {"r 18446744073709551616", "bad address"},
+      {"r @", "bad address"},
+      {"r @x+1", "bad address"},
+      {"r @1+", "bad address"},
+      {"r @1+2Q", "bad address"},
+      {"r 0x1000 0", "bad access size '0'"},
+      {"r 0x1000 4X", "bad access size"},
+      {"r 0xffffffffffffffff 2", "wraps past the top"},
+      {"r 0x1000 size=4", "unknown option 'size=4'"},
+      {"alloc 1", "missing SIZE"},
+      {"alloc", "missing ID"},
+      {"alloc 1 0", "bad SIZE '0'"},
+      {"alloc one 4K", "bad ID 'one'"},
+      {"alloc 1 4K align=3", "bad align '3'"},
+      {"alloc 1 4K align=", "bad align ''"},
+      {"alloc 1 4K stream=4294967296", "bad stream"},
+      {"alloc 1 4K align=8 align=16", "repeated option 'align=16'"},
+      {"alloc 1 4K page=2M", "unknown option 'page=2M'"},
+      {"alloc 1 align=8 4K", "missing SIZE"},
+      {"alloc 1 4K align=8 7", "positional field after an option '7'"},
+      {"free", "missing ID"},
+      {"free 1 2", "unexpected field '2'"},
+      {"map 0x1000", "missing SIZE"},
+      {"map 0x1000 4K page=3K", "bad page '3K'"},
+      {"map 0x1000 4M page=2M", "multiples of page=2M"},
+      {"map 0x200000 3M page=2M", "multiples of page=2M"},
+      {"map 0x1000 4K prot=rwz", "bad prot 'rwz'"},
+      {"map 0x1000 4K prot=rr", "bad prot 'rr'"},
+      {"map 0x1000 4K prot=", "bad prot ''"},
+      {"map 0xfffffffffffff000 8K", "wraps past the top"},
+      {"unmap 0x1000 4K page=4K", "unknown option"},
+      {"protect 0x1000 4K", "protect needs prot="},
+      {"ctx", "missing ASID"},
+      {"ctx 4294967296", "bad ASID"},
+      {"ctx 1 2", "unexpected field"},
+      {"mark", "missing LABEL"},
+      {"mark a b", "unexpected field 'b'"},
+      {"mark 0123456789012345678901234567890123456789012345678901234567890123",
+       "longer than 63"},
+      {"r 1 2 3 4 5 6 7 8 9", "too many fields"},
+      {"#tlbsim-trace 2", "unsupported trace version '2'"},
+      {"#tlbsim-trace", "version line needs a number"},
+      {"I  04016c4d,3", "unknown record 'I'"},
+      {NULL, NULL},
+  };
+  check_bad_lines(TRACE_NATIVE, "r 0x10", cases);
+}
+
+/* A label of exactly 63 bytes fits; # inside a field is not a comment. */
+static void test_native_edges(void) {
+  char path[32];
+  result res;
+  read_text("mark 012345678901234567890123456789012345678901234567890123456789012\n"
+            "mark a#b\n"
+            "mark c #d\n",
+            TRACE_NATIVE, &res, path);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL_FATAL(res.n, 3);
+  CU_ASSERT_EQUAL(strlen(res.rec[0].label), 63);
+  CU_ASSERT_STRING_EQUAL(res.rec[1].label, "a#b");
+  CU_ASSERT_STRING_EQUAL(res.rec[2].label, "c");
+  unlink(path);
+}
+
+/* ---- lackey ------------------------------------------------------------ */
+
+static const char lackey_text[] =
+    "==12345== Lackey, an example Valgrind tool\n"
+    "==12345== Command: /bin/true\n"
+    "==12345== \n"
+    "I  04016c4d,3\n"
+    " L 1ffefffd48,8\n"
+    " S 1ffefffd40,8\r\n"
+    " M 0401ffe0,4\n"
+    "\n"
+    "SB 04016c4d\n"
+    "I  ffffffffff600000,1\n"
+    "I  0040ABcd,15\n"
+    "--12345-- a debug line\n"
+    "==12345== Counted 1 call to main()\n";
+
+static void test_lackey_records(void) {
+  char path[32];
+  result res;
+  read_text(lackey_text, TRACE_LACKEY, &res, path);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL_FATAL(res.n, 6);
+  check_access(&res.rec[0], TRACE_EXEC, 0x04016c4d, 3, 4);
+  check_access(&res.rec[1], TRACE_READ, 0x1ffefffd48, 8, 5);
+  check_access(&res.rec[2], TRACE_WRITE, 0x1ffefffd40, 8, 6);
+  check_access(&res.rec[3], TRACE_WRITE, 0x0401ffe0, 4, 7);
+  check_access(&res.rec[4], TRACE_EXEC, 0xffffffffff600000, 1, 10);
+  check_access(&res.rec[5], TRACE_EXEC, 0x40abcd, 15, 11);
+  unlink(path);
+}
+
+static void test_lackey_errors(void) {
+  static const bad_case cases[] = {
+      {" X 1000,8", "expected I, L, S or M"},
+      {"hello from the program", "expected I, L, S or M"},
+      {" L1000,8", "expected a blank after the kind"},
+      {" L 1000", "expected ',SIZE'"},
+      {" L 1000,", "bad decimal size"},
+      {" L 1000,0x8", "unexpected text after the size"},
+      {" L 1000,8 junk", "unexpected text after the size"},
+      {" L zz,8", "bad hex address"},
+      {" L 10000000000000000,8", "bad hex address"},
+      {" L 1000,0", "size 0"},
+      {" L 1000,99999999999999999999", "bad decimal size"},
+      {" L ffffffffffffffff,2", "wraps past the top"},
+      {"0 1000", "expected I, L, S or M"},
+      {NULL, NULL},
+  };
+  check_bad_lines(TRACE_LACKEY, "I  0400000,4", cases);
+}
+
+/* ---- din --------------------------------------------------------------- */
+
+static void test_din_records(void) {
+  const char *text = "0 1000\n"
+                     "1 70f60888 anything after the address is a comment\n"
+                     "2 0x2cb5\r\n"
+                     "3 ABCDEF\n"
+                     "4 0\n"
+                     "5 1234\n"
+                     "\n"
+                     "# a tlbsim comment\n"
+                     "  0\t\tffffffffffffffff\n"
+                     "0x1 10";
+  char path[32];
+  result res;
+  read_text(text, TRACE_DIN, &res, path);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL_FATAL(res.n, 6);
+  check_access(&res.rec[0], TRACE_READ, 0x1000, 1, 1);
+  check_access(&res.rec[1], TRACE_WRITE, 0x70f60888, 1, 2);
+  check_access(&res.rec[2], TRACE_EXEC, 0x2cb5, 1, 3);
+  check_access(&res.rec[3], TRACE_READ, 0xabcdef, 1, 4);
+  check_access(&res.rec[4], TRACE_READ, UINT64_MAX, 1, 9);
+  check_access(&res.rec[5], TRACE_WRITE, 0x10, 1, 10);
+  unlink(path);
+}
+
+static void test_din_errors(void) {
+  static const bad_case cases[] = {
+      {"6 1000", "unknown label"},
+      {"10 1000", "unknown label"},
+      {"r 1000", "bad label"},
+      {"0", "missing address"},
+      {"0   ", "missing address"},
+      {"0,1000", "bad label"},
+      {"0 zz", "bad hex address"},
+      {"0 12g4", "bad hex address"},
+      {"0 10000000000000000", "bad hex address"},
+      {" L 1000,8", "bad label"},
+      {NULL, NULL},
+  };
+  check_bad_lines(TRACE_DIN, "2 400000", cases);
+}
+
+/* ---- reader: auto, gzip, stdin, limits --------------------------------- */
+
+static void test_auto_detect(void) {
+  static const struct { const char *text; trace_format fmt; size_t n; } cases[] = {
+      {"==1== Lackey\n\nI  0400000,4\n L 1000,8\n", TRACE_LACKEY, 2},
+      {" S 1000,8\n", TRACE_LACKEY, 1},
+      {"# din below\n2 400000\n0 1000\n", TRACE_DIN, 2},
+      {"   1 1000\n", TRACE_DIN, 1},
+      {"#tlbsim-trace 1\nr 0x1000\n", TRACE_NATIVE, 1},
+      {"\n  alloc 1 4K\nw @1+8\n", TRACE_NATIVE, 2},
+      {"mark start # comment\n", TRACE_NATIVE, 1},
+      {"# nothing but comments\n\n", TRACE_NATIVE, 0},
+      {"", TRACE_NATIVE, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[32];
+    result res;
+    read_text(cases[i].text, TRACE_AUTO, &res, path);
+    CU_ASSERT_EQUAL(res.rc, 0);
+    CU_ASSERT_EQUAL(res.fmt, cases[i].fmt);
+    CU_ASSERT_EQUAL(res.n, cases[i].n);
+    if (res.rc || res.fmt != cases[i].fmt) fprintf(stderr, "\n  case %zu: %s\n", i, res.d.msg);
+    unlink(path);
+  }
+  static const char *unsure[] = {"# c\nhello world\n", "L 1000,8\n", "0x400000: R 0x7fff\n",
+                                 "\x7f" "ELF\x02\x01\x01\n", "mark#start\n"};
+  for (size_t i = 0; i < sizeof unsure / sizeof unsure[0]; i++) {
+    char path[32];
+    result res;
+    read_text(unsure[i], TRACE_AUTO, &res, path);
+    CU_ASSERT_EQUAL(res.rc, -2);
+    check_error(&res, path, i == 0 ? 2 : 1, "cannot tell the format of");
+    CU_ASSERT_PTR_NOT_NULL(strstr(res.d.msg, "use --trace-format"));
+    unlink(path);
+  }
+}
+
+static void test_empty_inputs(void) {
+  static const trace_format fmts[] = {TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN, TRACE_AUTO};
+  for (size_t i = 0; i < 4; i++) {
+    char path[32];
+    result res;
+    read_text("", fmts[i], &res, path);
+    CU_ASSERT_EQUAL(res.rc, 0);
+    CU_ASSERT_EQUAL(res.n, 0);
+    unlink(path);
+    read_text("\n\r\n\n", fmts[i], &res, path);
+    CU_ASSERT_EQUAL(res.rc, 0);
+    CU_ASSERT_EQUAL(res.n, 0);
+    unlink(path);
+  }
+}
+
+static void test_gzip(void) {
+  char plain[32], gz[32];
+  write_temp(lackey_text, strlen(lackey_text), plain);
+  write_gz(lackey_text, strlen(lackey_text), gz);
+  result a, b;
+  read_path(plain, TRACE_LACKEY, &a);
+  read_path(gz, TRACE_AUTO, &b);
+  CU_ASSERT_EQUAL(b.rc, 0);
+  CU_ASSERT_EQUAL(b.fmt, TRACE_LACKEY);
+  CU_ASSERT_EQUAL_FATAL(b.n, 6);
+  CU_ASSERT_EQUAL(memcmp(a.rec, b.rec, sizeof a.rec[0] * a.n), 0);
+
+  /* bytes_read counts the compressed file at the end */
+  FILE *f = fopen(gz, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  fseek(f, 0, SEEK_END);
+  long gz_size = ftell(f);
+  fclose(f);
+  diag d;
+  trace_reader *r = trace_open(gz, TRACE_LACKEY, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_record rec;
+  while (trace_next(r, &rec, &d) == 1) {
+  }
+  CU_ASSERT_EQUAL(trace_bytes_read(r), (uint64_t)gz_size);
+  trace_close(r);
+
+  /* a cut-off gzip stream is an error, not a short trace */
+  f = fopen(gz, "r+b");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT_EQUAL(ftruncate(fileno(f), gz_size - 12), 0);
+  fclose(f);
+  read_path(gz, TRACE_LACKEY, &b);
+  CU_ASSERT_EQUAL(b.rc, -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(b.d.msg, "cannot read input"));
+  CU_ASSERT_EQUAL(strncmp(b.d.msg, gz, strlen(gz)), 0);
+  unlink(plain);
+  unlink(gz);
+}
+
+/* Lines of exactly TRACE_LINE_MAX bytes pass; one byte more is an error at
+ * its own line, with or without a newline after it. */
+static void test_line_cap(void) {
+  size_t len = TRACE_LINE_MAX + 64;
+  char *text = malloc(len);
+  CU_ASSERT_FATAL(text != NULL);
+  size_t n = (size_t)sprintf(text, "r 1\n#");
+  memset(text + n, 'c', TRACE_LINE_MAX - 1);
+  n += TRACE_LINE_MAX - 1;
+  n += (size_t)sprintf(text + n, "\nr 2\n");
+  char path[32];
+  result res;
+  write_temp(text, n, path);
+  read_path(path, TRACE_NATIVE, &res);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL(res.n, 2);
+  unlink(path);
+
+  text[4 + TRACE_LINE_MAX] = 'c'; /* the comment line grows by one byte */
+  write_temp(text, n, path);
+  read_path(path, TRACE_NATIVE, &res);
+  CU_ASSERT_EQUAL(res.n, 1);
+  check_error(&res, path, 2, "line longer than");
+  unlink(path);
+
+  write_temp(text, 4 + TRACE_LINE_MAX + 1, path); /* no newline at all */
+  read_path(path, TRACE_NATIVE, &res);
+  check_error(&res, path, 2, "line longer than");
+  unlink(path);
+  free(text);
+}
+
+/* Many records across many buffer refills, each checked. */
+static void test_many_lines(void) {
+  const unsigned long count = 200000;
+  size_t cap = count * 32;
+  char *text = malloc(cap);
+  CU_ASSERT_FATAL(text != NULL);
+  size_t n = 0;
+  for (unsigned long i = 0; i < count; i++)
+    n += (size_t)snprintf(text + n, cap - n, i % 3 ? " L %lx,%lu\n" : "I  %08lx,%lu\r\n",
+                          i * 4099, i % 16 + 1);
+  char path[32];
+  write_gz(text, n, path);
+  free(text);
+  diag d;
+  trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_record rec;
+  unsigned long i = 0, wrong = 0;
+  int rc;
+  while ((rc = trace_next(r, &rec, &d)) == 1) {
+    if (rec.addr != i * 4099 || rec.size != i % 16 + 1 || rec.line != i + 1 ||
+        rec.access != (i % 3 ? TRACE_READ : TRACE_EXEC))
+      wrong++;
+    i++;
+  }
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT_EQUAL(i, count);
+  CU_ASSERT_EQUAL(wrong, 0);
+  trace_close(r);
+  unlink(path);
+}
+
+static void test_stdin(void) {
+  char path[32];
+  const char *text = "r 0x10\nbogus\n";
+  write_temp(text, strlen(text), path);
+  FILE *f = fopen(path, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  int saved = dup(STDIN_FILENO);
+  CU_ASSERT_FATAL(saved >= 0);
+  CU_ASSERT_FATAL(dup2(fileno(f), STDIN_FILENO) == STDIN_FILENO);
+  fclose(f);
+  result res;
+  read_path("-", TRACE_AUTO, &res);
+  CU_ASSERT_EQUAL(res.n, 1);
+  check_access(&res.rec[0], TRACE_READ, 0x10, 1, 1);
+  check_error(&res, "<stdin>", 2, "unknown record 'bogus'");
+  CU_ASSERT_FATAL(dup2(saved, STDIN_FILENO) == STDIN_FILENO);
+  close(saved);
+  unlink(path);
+}
+
+static void test_open_and_api(void) {
+  diag d;
+  CU_ASSERT_PTR_NULL(trace_open("no-such-trace.txt", TRACE_NATIVE, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "no-such-trace.txt: cannot open"));
+  CU_ASSERT_PTR_NULL(trace_open(NULL, TRACE_NATIVE, &d));
+
+  trace_format f;
+  CU_ASSERT_EQUAL(trace_format_parse("lackey", &f), 0);
+  CU_ASSERT_EQUAL(f, TRACE_LACKEY);
+  CU_ASSERT_EQUAL(trace_format_parse("din", &f), 0);
+  CU_ASSERT_EQUAL(f, TRACE_DIN);
+  CU_ASSERT_EQUAL(trace_format_parse("auto", &f), 0);
+  CU_ASSERT_EQUAL(f, TRACE_AUTO);
+  CU_ASSERT_EQUAL(trace_format_parse("Native", &f), -1);
+  CU_ASSERT_EQUAL(trace_format_parse(NULL, &f), -1);
+  CU_ASSERT_STRING_EQUAL(trace_format_name(TRACE_NATIVE), "native");
+  CU_ASSERT_STRING_EQUAL(trace_format_name(TRACE_DIN), "din");
+
+  /* an error sticks: the next call repeats it */
+  char path[32];
+  write_temp("r 1\nr zz\nr 2\n", 13, path);
+  trace_reader *r = trace_open(path, TRACE_NATIVE, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_STRING_EQUAL(trace_get_path(r), path);
+  trace_record rec;
+  CU_ASSERT_EQUAL(trace_next(r, &rec, &d), 1);
+  CU_ASSERT_EQUAL(trace_next(r, &rec, &d), -1);
+  char first[DIAG_MSG_MAX];
+  strcpy(first, d.msg);
+  memset(&d, 0, sizeof d);
+  CU_ASSERT_EQUAL(trace_next(r, &rec, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, first);
+  CU_ASSERT_EQUAL(trace_bytes_read(r), 13);
+  trace_close(r);
+  unlink(path);
+}
+
+/* The samples shipped in traces/samples read cleanly. */
+static void test_samples(void) {
+  static const struct { const char *file; trace_format fmt; size_t min; } samples[] = {
+      {"demo.trace", TRACE_NATIVE, 20},
+      {"stride.lackey", TRACE_LACKEY, 1000},
+      {"stride.din", TRACE_DIN, 100},
+  };
+  for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/traces/samples/%s", TLBSIM_SOURCE_DIR, samples[i].file);
+    diag d;
+    trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(trace_get_format(r), samples[i].fmt);
+    trace_record rec;
+    size_t n = 0;
+    int rc;
+    while ((rc = trace_next(r, &rec, &d)) == 1) n++;
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(n >= samples[i].min);
+    if (rc) fprintf(stderr, "\n  %s\n", d.msg);
+    trace_close(r);
+  }
+}
+
+int main(void) {
+  static const test_case native[] = {
+      {"records", test_native_records},
+      {"prot forms", test_native_prot_forms},
+      {"errors", test_native_errors},
+      {"edges", test_native_edges},
+      {NULL, NULL},
+  };
+  static const test_case lackey[] = {
+      {"records", test_lackey_records},
+      {"errors", test_lackey_errors},
+      {NULL, NULL},
+  };
+  static const test_case din[] = {
+      {"records", test_din_records},
+      {"errors", test_din_errors},
+      {NULL, NULL},
+  };
+  static const test_case reader[] = {
+      {"auto detect", test_auto_detect},
+      {"empty inputs", test_empty_inputs},
+      {"gzip", test_gzip},
+      {"line cap", test_line_cap},
+      {"many lines", test_many_lines},
+      {"stdin", test_stdin},
+      {"open and api", test_open_and_api},
+      {"samples", test_samples},
+      {NULL, NULL},
+  };
+  static const test_suite suites[] = {
+      {"trace native", native},
+      {"trace lackey", lackey},
+      {"trace din", din},
+      {"trace reader", reader},
+      {NULL, NULL},
+  };
+  return harness_run(suites);
+}
