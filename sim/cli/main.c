@@ -27,7 +27,7 @@ static void usage(FILE *out) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    fprintf(stderr, "tlbsim: expected a COMMAND (see tlbsim --help)\n");
     return EXIT_USAGE;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -1,6 +1,7 @@
 /* The machine: trace records in, page-table and MMU operations out. */
 #include "tlbsim/machine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,10 @@ struct machine {
   unsigned page_shift;
   uint64_t min_page;
   int level_of_path[3][MMU_MAX_LEVELS]; /* per access kind: levels looked up, in order; -1 ends */
+  machine_phase *phases; /* closed phases, then the open one */
+  size_t nphases;
+  char open_label[TRACE_LABEL_MAX];
+  bool phases_closed; /* the report has closed the last phase */
   live_alloc *allocs; /* hash table by id */
   size_t alloc_cap, alloc_used;
   machine_stats stats;
@@ -248,6 +253,7 @@ void machine_destroy(machine *m) {
   mmu_destroy(m->mmu);
   phys_destroy(m->frames);
   free(m->allocs);
+  free(m->phases);
   free(m);
 }
 
@@ -284,6 +290,7 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
     }
     va = a->va + r->addr;
   }
+  if (!mmu_serves(m->mmu, kind)) return 0; /* fetches with no level serving instructions */
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
   uint64_t size = r->size ? r->size : 1, end = va + size;
@@ -357,16 +364,27 @@ static int do_map(machine *m, const trace_record *r, const char *file, diag *d) 
   return 0;
 }
 
-static int do_unmap(machine *m, const trace_record *r, const char *file, diag *d) {
+/* unmap and protect take whole pages of the mapping they start in. */
+static int check_range(machine *m, const trace_record *r, const char *what, const char *file, diag *d) {
   pt_mapping first;
   if (!pt_lookup(cur_table(m), r->addr, &first))
-    return diag_set(d, file, r->line, "nothing is mapped at %#llx", (unsigned long long)r->addr);
+    return diag_set(d, file, r->line, "%s: nothing is mapped at %#llx", what, (unsigned long long)r->addr);
+  uint64_t page = 1ull << first.page_shift;
+  if (r->addr != first.va || r->size % page)
+    return diag_set(d, file, r->line, "%s of %#llx+%#llx does not cover whole %llu-byte pages", what,
+                    (unsigned long long)r->addr, (unsigned long long)r->size, (unsigned long long)page);
+  return 0;
+}
+
+static int do_unmap(machine *m, const trace_record *r, const char *file, diag *d) {
+  if (check_range(m, r, "unmap", file, d)) return -1;
   m->stats.unmaps++;
   unmap_pages(m, r->addr, r->size);
   return 0;
 }
 
 static int do_protect(machine *m, const trace_record *r, const char *file, diag *d) {
+  if (check_range(m, r, "protect", file, d)) return -1;
   m->stats.protects++;
   uint64_t va = r->addr, end = r->addr + r->size;
   while (va < end) {
@@ -378,6 +396,38 @@ static int do_protect(machine *m, const trace_record *r, const char *file, diag 
     va = map.va + (1ull << map.page_shift);
   }
   return 0;
+}
+
+/* Closes the open phase with the counters as they stand now. */
+static int close_phase(machine *m) {
+  if (m->nphases == MACHINE_MAX_PHASES) return -1;
+  if (!m->phases && !(m->phases = calloc(MACHINE_MAX_PHASES, sizeof *m->phases))) return -1;
+  machine_phase *p = &m->phases[m->nphases++];
+  const mmu_stats *ms = mmu_get_stats(m->mmu);
+  snprintf(p->label, sizeof p->label, "%s", m->open_label[0] ? m->open_label : "start");
+  p->accesses = m->stats.accesses;
+  p->walks = ms->walks;
+  p->faults = m->stats.faults;
+  p->page_faults = m->stats.page_faults;
+  p->cycles = ms->cycles;
+  for (unsigned i = 0; i < mmu_get_config(m->mmu)->nlevels; i++) p->misses[i] = mmu_level_get_stats(m->mmu, i).misses;
+  return 0;
+}
+
+static int do_mark(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->stats.marks++;
+  /* Accesses before the first mark form a phase "start"; none, no phase. */
+  if ((m->open_label[0] || m->stats.accesses) && close_phase(m))
+    return diag_set(d, file, r->line, "more than %d marks", MACHINE_MAX_PHASES - 1);
+  snprintf(m->open_label, sizeof m->open_label, "%s", r->label);
+  return 0;
+}
+
+size_t machine_phases(machine *m, const machine_phase **out) {
+  if (m->stats.marks && !m->phases_closed) close_phase(m); /* the last phase runs to the end */
+  m->phases_closed = true;
+  *out = m->phases;
+  return m->nphases;
 }
 
 static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -405,7 +455,7 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_UNMAP: return do_unmap(m, r, file, d);
   case REC_PROTECT: return do_protect(m, r, file, d);
   case REC_CTX: return do_ctx(m, r, file, d);
-  case REC_MARK: m->stats.marks++; return 0;
+  case REC_MARK: return do_mark(m, r, file, d);
   }
   return diag_set(d, file, r->line, "unknown record kind");
 }

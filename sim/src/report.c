@@ -60,7 +60,32 @@ static json_object *page_table_json(const machine *m, json_object **pwc) {
   return levels;
 }
 
-json_object *report_run_json(const machine *m, const char *trace, const char *format_name, const char *config) {
+/* Each phase's own counts: the difference of consecutive snapshots. */
+static json_object *phases_json(machine *m) {
+  const machine_phase *ph;
+  size_t n = machine_phases(m, &ph);
+  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
+  json_object *arr = json_object_new_array();
+  static const machine_phase zero;
+  for (size_t i = 0; i < n; i++) {
+    const machine_phase *a = i ? &ph[i - 1] : &zero, *b = &ph[i];
+    json_object *p = json_object_new_object();
+    json_object_object_add(p, "label", json_object_new_string(b->label));
+    put_u64(p, "accesses", b->accesses - a->accesses);
+    json_object *misses = json_object_new_object();
+    for (unsigned l = 0; l < mc->nlevels; l++) put_u64(misses, mc->level[l].name, b->misses[l] - a->misses[l]);
+    json_object_object_add(p, "misses", misses);
+    put_u64(p, "walks", b->walks - a->walks);
+    put_u64(p, "faults", b->faults - a->faults);
+    put_u64(p, "page_faults", b->page_faults - a->page_faults);
+    put_u64(p, "cycles", b->cycles - a->cycles);
+    put_ratio(p, "cycles_per_access", b->cycles - a->cycles, b->accesses - a->accesses);
+    json_object_array_add(arr, p);
+  }
+  return arr;
+}
+
+json_object *report_run_json(machine *m, const char *trace, const char *format_name, const char *config) {
   const machine_stats *s = machine_get_stats(m);
   const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
   json_object *doc = json_object_new_object();
@@ -99,6 +124,7 @@ json_object *report_run_json(const machine *m, const char *trace, const char *fo
   put_u64(doc, "ooms", s->oom);
   put_u64(doc, "cycles", ms->cycles);
   put_ratio(doc, "cycles_per_access", ms->cycles, s->accesses);
+  json_object_object_add(doc, "phases", phases_json(m));
   return doc;
 }
 
@@ -126,6 +152,7 @@ static void flatten(json_object *o, const char *prefix, FILE *out, bool header, 
       flatten(val, name, out, header, first);
       continue;
     }
+    if (json_object_is_type(val, json_type_array)) continue; /* phases: JSON and text only */
     fputs(*first ? "" : ",", out);
     *first = false;
     if (header) fputs(name, out);
@@ -157,6 +184,29 @@ static uint64_t get_u64(json_object *o, const char *key) {
 static json_object *get_obj(json_object *o, const char *key) {
   json_object *v;
   return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static void write_phases_text(FILE *out, json_object *phases) {
+  size_t n = phases ? json_object_array_length(phases) : 0;
+  if (!n) return;
+  fprintf(out, "\n%-20s %10s", "phase", "accesses");
+  json_object_object_foreach(get_obj(json_object_array_get_idx(phases, 0), "misses"), lname, unused) {
+    (void)unused;
+    fprintf(out, " %10.10s", lname);
+  }
+  fprintf(out, " %8s %8s %12s\n", "walks", "faults", "cycles/acc");
+  for (size_t i = 0; i < n; i++) {
+    json_object *p = json_object_array_get_idx(phases, i);
+    fprintf(out, "%-20.20s %10llu", json_object_get_string(get_obj(p, "label")),
+            (unsigned long long)get_u64(p, "accesses"));
+    json_object_object_foreach(get_obj(p, "misses"), name, miss) {
+      (void)name;
+      fprintf(out, " %10llu", (unsigned long long)json_object_get_uint64(miss));
+    }
+    fprintf(out, " %8llu %8llu %12.3f\n", (unsigned long long)get_u64(p, "walks"),
+            (unsigned long long)get_u64(p, "faults"), json_object_get_double(get_obj(p, "cycles_per_access")));
+  }
+  fprintf(out, "(misses per TLB level)\n");
 }
 
 static void write_text(FILE *out, json_object *doc) {
@@ -197,6 +247,7 @@ static void write_text(FILE *out, json_object *doc) {
   v = get_obj(doc, "cycles_per_access");
   fprintf(out, "cycles    %llu predicted, %.3f per access\n", (unsigned long long)get_u64(doc, "cycles"),
           v ? json_object_get_double(v) : 0.0);
+  write_phases_text(out, get_obj(doc, "phases"));
 }
 
 void report_write(FILE *out, report_format f, json_object *doc) {

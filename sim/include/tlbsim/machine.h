@@ -9,6 +9,9 @@
  *           page faults of demand paging, straddling accesses, and per TLB
  *           level the accesses (not translations) that missed there.
  *
+ * machine_phase  the counters at each `mark` record, so reports can show
+ *           what every phase of a trace did (at most MACHINE_MAX_PHASES).
+ *
  * Demand paging: [machine] demand_paging = auto (default) maps the page of a
  * first touch, counting a page fault, while the trace has had no alloc or
  * map record; on: always; off: an unmapped access is a fault.
@@ -37,6 +40,15 @@ typedef struct machine_stats {
   uint64_t oom;               /* alloc or map records that found no memory */
 } machine_stats;
 
+/* Counters as they stood when a phase ended (cumulative from the start). */
+typedef struct machine_phase {
+  char label[TRACE_LABEL_MAX]; /* the mark that opened the phase; "start" for the first */
+  uint64_t accesses, walks, faults, page_faults, cycles;
+  uint64_t misses[MMU_MAX_LEVELS];
+} machine_phase;
+
+#define MACHINE_MAX_PHASES 4096
+
 typedef struct machine machine;
 
 /* Builds from configuration (sections machine, latency, mmu, vas, tlb.*,
@@ -47,6 +59,10 @@ void machine_destroy(machine *m);
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 
 const machine_stats *machine_get_stats(const machine *m);
+/* The phases of a replay that had marks (none otherwise): each mark
+ * closes one. Call once the replay is over: it closes the last. Returns
+ * the count; *out points into the machine. */
+size_t machine_phases(machine *m, const machine_phase **out);
 const mmu *machine_get_mmu(const machine *m);
 const pt *machine_get_pt(const machine *m);
 const phys *machine_get_phys(const machine *m);

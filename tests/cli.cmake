@@ -1,0 +1,2 @@
+# Command-line behaviour: exit codes and one-line FILE:LINE errors.
+add_test(NAME cli_errors COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/cli_errors.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

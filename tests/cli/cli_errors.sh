@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Every bad input ends with a non-zero exit and ONE clear line on stderr;
+# usage errors exit 2, bad input or configuration exit 1.
+# Usage: cli_errors.sh TLBSIM SOURCE_DIR
+set -u
+tlbsim=$1 src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+
+# check EXPECTED_STATUS STDERR_SUBSTRING -- command...
+check() {
+  local want=$1 pattern=$2
+  shift 3
+  "$@" >"$work/out" 2>"$work/err" </dev/null
+  local got=$? lines
+  lines=$(wc -l <"$work/err")
+  if [ "$got" = "$want" ] && { [ -z "$pattern" ] || grep -qF -- "$pattern" "$work/err"; } &&
+     { [ "$want" = 0 ] || [ "$lines" = 1 ]; }; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* -> exit $got (want $want), stderr ($lines lines):"
+    sed 's/^/    /' "$work/err"
+  fi
+}
+
+demo=$src/traces/samples/demo.trace
+printf '[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 64\nwayz = 4\n' >"$work/typo.ini"
+printf 'r 0x1000 8\nr 0x2000 eight\n' >"$work/bad.trace"
+printf 'r 0x1000 8\n' | gzip >"$work/t.gz"
+head -c 10 "$work/t.gz" >"$work/cut.gz"
+: >"$work/empty.trace"
+printf 'pattern,order,mapping\nchase,seq,contiguous\n' >"$work/short.csv"
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access' \
+  'chase,seq,contiguous,2097152,2097152,16777216,4096,abc' >"$work/badrow.csv"
+
+check 2 "expected a COMMAND" -- "$tlbsim"
+check 2 "unknown command 'bogus'" -- "$tlbsim" bogus
+check 2 "unknown or incomplete option '--bogus'" -- "$tlbsim" run --bogus "$demo"
+check 2 "--format: 'xml' is not text, json or csv" -- "$tlbsim" run --format xml "$demo"
+check 2 "--trace-format: unknown format 'pin'" -- "$tlbsim" run --trace-format pin "$demo"
+check 2 "expected one TRACE argument" -- "$tlbsim" run
+check 1 "--preset: no preset named 'nope'" -- "$tlbsim" run --preset nope "$demo"
+check 1 "--set:1: unknown key 'entriez' in [tlb.l1d]" -- "$tlbsim" run --set tlb.l1d.entriez=4 "$demo"
+check 1 "--set:2: tlb.l1d.entries: 'abc' is not a whole number" -- \
+  "$tlbsim" run --set tlb.l1d.ways=4 --set tlb.l1d.entries=abc "$demo"
+check 1 "--set:1: 'tlb.l1d.entries': expected SECTION.KEY=VALUE" -- "$tlbsim" run --set tlb.l1d.entries "$demo"
+check 1 "$work/typo.ini:5: unknown key 'wayz' in [tlb.l1d]" -- "$tlbsim" run --config "$work/typo.ini" "$demo"
+check 1 "use --preset or --config, not both" -- "$tlbsim" run --preset x86-64 --config "$work/typo.ini" "$demo"
+check 1 "$work/bad.trace:2:" -- "$tlbsim" run "$work/bad.trace"
+check 1 "$work/missing.trace" -- "$tlbsim" run "$work/missing.trace"
+check 1 "$work/cut.gz" -- "$tlbsim" run "$work/cut.gz"
+check 0 "" -- "$tlbsim" run "$work/empty.trace"
+check 0 "" -- "$tlbsim" run "$work/t.gz"
+check 0 "" -- "$tlbsim" run --format json "$demo"
+check 0 "" -- "$tlbsim" run --format csv "$demo"
+check 2 "'0xZZ' is not an address" -- "$tlbsim" explain 0xZZ
+check 2 "--page-size: 65536 is not a page size of x86-64-4" -- "$tlbsim" explain --page-size 64K 0x1000
+check 1 "beyond the 48-bit address space" -- "$tlbsim" explain 0x1000000000000
+check 0 "" -- "$tlbsim" explain --preset teaching 0xa7c3
+check 2 "--footprint: '1M..x'" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1M..x
+check 2 "--stride: '12' is not a positive multiple of 8 bytes" -- "$tlbsim" chase --stride 12 --footprint 1M
+check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
+check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" validate --preset x86-64 "$work/short.csv"
+check 1 "$work/badrow.csv:2: cycles_per_access 'abc' is not a number" -- \
+  "$tlbsim" validate --preset x86-64 "$work/badrow.csv"
+for cmd in run explain chase validate formats alloc; do
+  check 0 "" -- "$tlbsim" "$cmd" --help
+done
+# stdin works and gives the same answer as the file.
+a=$("$tlbsim" run --format csv "$demo")
+b=$("$tlbsim" run --format csv - <"$demo" | sed 's/<stdin>/'"$(printf '%s' "$demo" | sed 's/[\/&]/\\&/g')"'/')
+if [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: stdin replay differs"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

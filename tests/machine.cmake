@@ -1,0 +1,1 @@
+tlbsim_test(test_machine SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_machine.c DEPS tlbsim_machine)

@@ -1,0 +1,265 @@
+/* Tests for the machine: how trace records drive the page table and MMU
+ * (demand paging, straddles, allocations, mappings, shootdowns, protection,
+ * address spaces, phases) and the errors a replay reports. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tlbsim/machine.h"
+
+/* A small x86-64 machine: 8-entry FA l1d before a 32-entry 4-way stlb. */
+static const char base_ini[] =
+    "[machine]\nformat = x86-64-4\npage_size = 4K\nphys_memory = 64M\n"
+    "[latency]\ndata_cycles = 1\nwalk_ref_cycles = 10\n"
+    "[tlb.l1d]\nentries = 8\nnext = stlb\n"
+    "[tlb.stlb]\nentries = 32\nways = 4\npage_size = 4K,2M\nlatency = 3\nserves = both\n";
+
+static machine *make(const char *extra, cfg **out_cfg) {
+  FILE *f = fopen("machine_test.ini", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(base_ini, f);
+  fputs(extra, f);
+  fclose(f);
+  cfg *c = cfg_create();
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "machine_test.ini", &d), 0);
+  machine *m = machine_create(c, &d);
+  if (!m) fprintf(stderr, "%s\n", d.msg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(cfg_check_unused(c, &d), 0);
+  *out_cfg = c;
+  return m;
+}
+
+static int apply(machine *m, trace_record r, diag *d) {
+  r.line = 42;
+  return machine_apply(m, &r, "t.trace", d);
+}
+
+static trace_record acc(trace_access k, uint64_t addr, uint64_t size) {
+  return (trace_record){.kind = REC_ACCESS, .access = k, .addr = addr, .size = size};
+}
+
+static void test_demand_paging_and_straddles(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x1000, 8), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x1008, 8), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_WRITE, 0x1ffc, 8), &d), 0); /* straddles 0x1000 and 0x2000 */
+  const machine_stats *s = machine_get_stats(m);
+  CU_ASSERT_EQUAL(s->accesses, 3);
+  CU_ASSERT_EQUAL(s->straddles, 1);
+  CU_ASSERT_EQUAL(s->page_faults, 2); /* pages 0x1000 and 0x2000 */
+  CU_ASSERT_EQUAL(s->faults, 0);
+  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->translations, 4);
+  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  CU_ASSERT_EQUAL(l1.accesses, 4);
+  CU_ASSERT_EQUAL(l1.misses, 2);
+  CU_ASSERT_EQUAL(s->access_misses[0], 2); /* the first access and the straddling one */
+  CU_ASSERT_EQUAL(pt_mapped_pages(machine_get_pt(m)), 2);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_demand_off_faults(void) {
+  cfg *c;
+  machine *m = make("[vas]\npolicy = first-fit\n", &c);
+  diag d;
+  /* Once the trace has laid memory out, unmapped accesses fault (auto). */
+  trace_record map = {.kind = REC_MAP, .addr = 0x200000, .size = 0x200000, .page_size = 0x200000, .prot = PT_R | PT_W};
+  CU_ASSERT_EQUAL(apply(m, map, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x200040, 4), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x400040, 4), &d), 0);
+  const machine_stats *s = machine_get_stats(m);
+  CU_ASSERT_EQUAL(s->faults, 1);
+  CU_ASSERT_EQUAL(s->page_faults, 0);
+  CU_ASSERT_EQUAL(pt_usage(machine_get_pt(m), 3).tables, 0); /* a 2 MiB leaf needs no PT */
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_allocations_and_shootdown(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_ALLOC, .alloc_id = 1, .size = 16384}, &d), 0);
+  trace_record r = acc(TRACE_READ, 0, 8);
+  r.relative = true;
+  r.alloc_id = 1;
+  for (uint64_t off = 0; off < 16384; off += 4096) {
+    r.addr = off;
+    CU_ASSERT_EQUAL(apply(m, r, &d), 0);
+  }
+  for (uint64_t off = 0; off < 16384; off += 4096) {
+    r.addr = off;
+    CU_ASSERT_EQUAL(apply(m, r, &d), 0);
+  }
+  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  CU_ASSERT_EQUAL(l1.misses, 4);
+  CU_ASSERT_EQUAL(l1.hits, 4);
+  const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
+  uint64_t shoot_before = ms->shootdowns;
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_FREE, .alloc_id = 1}, &d), 0);
+  CU_ASSERT_TRUE(ms->shootdowns >= shoot_before + 4); /* every page torn down is shot down */
+  CU_ASSERT_EQUAL(pt_mapped_pages(machine_get_pt(m)), 0);
+  /* The freed id is unknown now: an error at the record's line. */
+  r.addr = 0;
+  CU_ASSERT_EQUAL(apply(m, r, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:42: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "allocation 1 is not live"));
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_ALLOC, .alloc_id = 2, .size = 100}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_ALLOC, .alloc_id = 2, .size = 100}, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "allocation 2 is already live"));
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_unmap_and_protect(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  trace_record map = {.kind = REC_MAP, .addr = 0x10000, .size = 0x2000, .page_size = 4096, .prot = PT_R | PT_W};
+  CU_ASSERT_EQUAL(apply(m, map, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_WRITE, 0x10000, 8), &d), 0);
+  trace_record prot = {.kind = REC_PROTECT, .addr = 0x10000, .size = 0x1000, .prot = PT_R};
+  CU_ASSERT_EQUAL(apply(m, prot, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_WRITE, 0x10000, 8), &d), 0); /* the stale writable entry is gone */
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x10000, 8), &d), 0);
+  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->faults_prot, 1);
+  trace_record unmap = {.kind = REC_UNMAP, .addr = 0x11000, .size = 0x1000};
+  CU_ASSERT_EQUAL(apply(m, unmap, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x11000, 8), &d), 0);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 2);
+  CU_ASSERT_EQUAL(apply(m, unmap, &d), -1); /* nothing there any more */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "unmap: nothing is mapped at 0x11000"));
+  trace_record part = {.kind = REC_UNMAP, .addr = 0x10000, .size = 0x800};
+  CU_ASSERT_EQUAL(apply(m, part, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "does not cover whole 4096-byte pages"));
+  trace_record over = {.kind = REC_MAP, .addr = 0x10000, .size = 0x1000, .page_size = 4096, .prot = PT_R};
+  CU_ASSERT_EQUAL(apply(m, over, &d), -1); /* overlaps a mapping */
+  trace_record odd = {.kind = REC_MAP, .addr = 0x10000, .size = 0x1000, .page_size = 65536, .prot = PT_R};
+  CU_ASSERT_EQUAL(apply(m, odd, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not a page size of format x86-64-4"));
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_address_spaces(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 7}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0); /* same VA, another space: a miss */
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 0}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0); /* tagged: still cached */
+  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  CU_ASSERT_EQUAL(l1.misses, 2);
+  CU_ASSERT_EQUAL(l1.hits, 1);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, 2); /* each space maps its own page */
+  CU_ASSERT_EQUAL(machine_pt_usage(m, 0).tables, 2);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_untagged_switch_flushes(void) {
+  cfg *c;
+  machine *m = make("[mmu]\nasid_tagged = false\n", &c);
+  diag d;
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 7}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 0}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(machine_get_mmu(m), 0).misses, 2);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_fetch_without_inst_tlb_ignored(void) {
+  FILE *f = fopen("machine_noinst.ini", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n", f);
+  fclose(f);
+  cfg *c = cfg_create();
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "machine_noinst.ini", &d), 0);
+  machine *m = machine_create(c, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_EXEC, 0x400000, 4), &d), 0);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->accesses, 0);
+  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->translations, 0);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_phases(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  trace_record mark = {.kind = REC_MARK};
+  strcpy(mark.label, "cold");
+  CU_ASSERT_EQUAL(apply(m, mark, &d), 0);
+  for (uint64_t p = 0; p < 4; p++) CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x10000 + p * 4096, 1), &d), 0);
+  strcpy(mark.label, "warm");
+  CU_ASSERT_EQUAL(apply(m, mark, &d), 0);
+  for (uint64_t p = 0; p < 4; p++) CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x10000 + p * 4096, 1), &d), 0);
+  const machine_phase *ph;
+  CU_ASSERT_EQUAL_FATAL(machine_phases(m, &ph), 2);
+  CU_ASSERT_STRING_EQUAL(ph[0].label, "cold");
+  CU_ASSERT_EQUAL(ph[0].accesses, 4);
+  CU_ASSERT_EQUAL(ph[0].misses[0], 4);
+  CU_ASSERT_STRING_EQUAL(ph[1].label, "warm");
+  CU_ASSERT_EQUAL(ph[1].accesses, 8);  /* cumulative */
+  CU_ASSERT_EQUAL(ph[1].misses[0], 4); /* no new misses */
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_config_errors(void) {
+  static const struct {
+    const char *ini, *expect;
+  } cases[] = {
+      {"[machine]\nformat = sparc\n", "unknown page-table format 'sparc'"},
+      {"[machine]\nformat = x86-64-4\npage_size = 64K\n[tlb.l1d]\nentries = 4\n", "not a page size of format x86-64-4"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 6\nways = 4\n", "bad.ini:4:"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\npolicy = mru\n", "unknown policy 'mru'"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l9\n", "no TLB level named 'l9'"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l2\n[tlb.l2]\nentries = 8\nnext = l1d\n",
+       "TLB hierarchy"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[pwc.PQ]\nentries = 4\n", "no level named 'PQ'"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[vas]\npolicy = magic\n", "bad.ini:6:"},
+      {"[machine]\nformat = x86-64-4\n", "no TLB level configured"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nways = 4\n", "missing key 'entries'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    FILE *f = fopen("bad.ini", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(cases[i].ini, f);
+    fclose(f);
+    cfg *c = cfg_create();
+    diag d = {{0}};
+    CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "bad.ini", &d), 0);
+    machine *m = machine_create(c, &d);
+    CU_ASSERT_PTR_NULL(m);
+    if (!strstr(d.msg, cases[i].expect)) fprintf(stderr, "case %zu: got '%s'\n", i, d.msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, cases[i].expect));
+    machine_destroy(m);
+    cfg_destroy(c);
+  }
+}
+
+int main(void) {
+  static const test_case cases[] = {{"demand paging and straddles", test_demand_paging_and_straddles},
+                                    {"laid-out traces fault", test_demand_off_faults},
+                                    {"allocations and shootdowns", test_allocations_and_shootdown},
+                                    {"unmap and protect", test_unmap_and_protect},
+                                    {"address spaces", test_address_spaces},
+                                    {"untagged switch flushes", test_untagged_switch_flushes},
+                                    {"fetches without an instruction TLB", test_fetch_without_inst_tlb_ignored},
+                                    {"phases", test_phases},
+                                    {"configuration errors", test_config_errors},
+                                    {NULL, NULL}};
+  static const test_suite suites[] = {{"machine", cases}, {NULL, NULL}};
+  return harness_run(suites);
+}
