@@ -156,7 +156,7 @@ static void test_sizes(void) {
   CU_ASSERT_EQUAL(u64_parse("1 ", &v), -1);
   char buf[32];
   CU_ASSERT_STRING_EQUAL(size_format(2u << 20, buf, sizeof buf), "2MiB");
-  CU_ASSERT_STRING_EQUAL(size_format(1536, buf, sizeof buf), "1536");
+  CU_ASSERT_STRING_EQUAL(size_format(1536, buf, sizeof buf), "1536B");
 }
 
 static void test_phys_buddy(void) {

@@ -180,6 +180,9 @@ static void test_full_sweeps(void) {
   CU_ASSERT_EQUAL(s[3].fmax, 16 * GiB);
   CU_ASSERT_EQUAL(s[4].mapping, GPU_MAP_ALIASED);
   CU_ASSERT_EQUAL(s[4].fmax, 4096 * GiB);
+  CU_ASSERT_EQUAL(s[4].nstrides, 6); /* 2M 8M 32M 128M 512M 1G */
+  CU_ASSERT_EQUAL(s[4].strides[4], 512 * MiB);
+  CU_ASSERT_EQUAL(s[4].strides[5], GiB);
   /* 2 MiB stride of the 128 GiB sweep ends at exactly 128 GiB (65536 nodes). */
   gpu_sweep one = s[0];
   one.strides[0] = 2 * MiB;
@@ -251,17 +254,21 @@ static void test_csv_row(void) {
   r.pattern = "share";
   r.device = "GPU, \"x\"";
   r.disruptor_sm = 7;
+  r.base_mean = 261.5;
+  r.base = (gpu_summary){260, 255, 270};
+  r.base_samples = 4;
   r.disruptor_footprint = 64 * GiB;
   r.disruptor_stride = 2 * MiB;
   CU_ASSERT_EQUAL(gpu_csv_chase_row(f, &r, &d), 0);
   const char *want =
       "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,ns_per_access,load,"
       "sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes,skew_bytes,va_base,cycles_min,"
-      "cycles_max,disruptor_sm,disruptor_footprint_bytes,disruptor_stride_bytes\n"
+      "cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,disruptor_footprint_bytes,"
+      "disruptor_stride_bytes\n"
       "chase,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,NVIDIA H200,5,11.250,1,4,"
-      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,\n"
+      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,,,,,\n"
       "share,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,\"GPU, \"\"x\"\"\",5,11.250,"
-      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,7,68719476736,2097152\n";
+      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,261.500,255.000,270.000,4,7,68719476736,2097152\n";
   CU_ASSERT_STRING_EQUAL(slurp(f), want);
   fclose(f);
 }
@@ -407,8 +414,8 @@ static void test_opts_chase(void) {
   CU_ASSERT_EQUAL(o.sweep.fmax, 4 * GiB);
   CU_ASSERT_EQUAL(o.lanes, 32);
   CU_ASSERT_EQUAL(o.load_ca, 1);
-  CU_ASSERT_EQUAL(o.repeats, 5);
-  CU_ASSERT_EQUAL(o.steps, 4096);
+  CU_ASSERT_EQUAL(o.repeats, 7);
+  CU_ASSERT_EQUAL(o.steps, 8192);
   CU_ASSERT_EQUAL(o.sweep.max_nodes, 65536);
 }
 

@@ -48,7 +48,14 @@ smoke)
   grep -h '^chase' "$out/smoke.csv" "$out/big.csv" | cut -d, -f2-8,14,16 | head -120
   ;;
 full)
-  timeout "$limit" "$gpu" full --outdir "$out" 2>"$out/full.log" || echo "full rc=$?" >>"$out/full.log"
+  # A few points through every code path first: stop here if they fail.
+  if ! "$gpu" chase --mapping shuffled,aliased --stride 2M --footprint 4M,256M --repeats 2 >"$bld/pre.csv" \
+    2>"$out/full.log"; then
+    cat "$out/full.log"
+    exit 1
+  fi
+  cat "$bld/pre.csv"
+  timeout "$limit" "$gpu" full --outdir "$out" 2>>"$out/full.log" || echo "full rc=$?" >>"$out/full.log"
   tail -40 "$out/full.log"
   ;;
 *)

@@ -5,7 +5,16 @@
  * of one warp each; lane 0 of every block reads %smid and only the first
  * block on the wanted SM to win an atomicCAS on a claim word runs the
  * chase; all others exit at once. If no block reached that SM the launch
- * is repeated. */
+ * is repeated.
+ *
+ * Data-latency baseline: the latency of a chase mixes translation with the
+ * L2 distance of each node's line (a single line costs 257..311 cycles
+ * depending on where it lives). For each point, base_kernel takes up to
+ * GPU_BASE_SAMPLES nodes (all when fewer), makes each a one-node cycle in
+ * turn (it stores the node's own address in it, chases it, restores the
+ * link) and reports the mean: the chase's cost with translation always
+ * hitting one page, on the same lines. The chase that follows checks that
+ * every link was restored. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,15 +49,48 @@ __global__ void __launch_bounds__(32) chase_kernel(chase_args a) {
   uint64_t p = a.lane_start[lane];
   for (uint64_t k = 0; k < a.warmup; k++) p = gpu_ld<CA>(p);
   for (unsigned r = 0; r < a.repeats; r++) {
-    uint64_t c0 = gpu_clock(), g0 = gpu_gtimer();
+    uint64_t c0 = gpu_clock_after(p), g0 = gpu_gtimer_after(p);
     for (uint64_t k = 0; k < a.steps; k++) p = gpu_ld<CA>(p);
-    uint64_t c1 = gpu_clock(), g1 = gpu_gtimer();
+    uint64_t c1 = gpu_clock_after(p), g1 = gpu_gtimer_after(p);
     if (lane == 0) {
       a.times[2 * r] = c1 - c0;
       a.times[2 * r + 1] = g1 - g0;
     }
   }
   a.final[lane] = p;
+}
+
+#define GPU_BASE_SAMPLES 64
+#define GPU_BASE_WARM 16
+#define GPU_BASE_STEPS 256
+
+struct base_args {
+  const uint64_t *node;       /* n addresses of sampled nodes */
+  unsigned n;
+  int sm;
+  unsigned *claim;
+  unsigned long long *cycles; /* n: cycles of GPU_BASE_STEPS self-loop loads */
+};
+
+template <bool CA>
+__global__ void __launch_bounds__(32) base_kernel(base_args a) {
+  if (threadIdx.x) return;
+  unsigned sm = gpu_smid();
+  if ((a.sm >= 0 && sm != (unsigned)a.sm) || atomicCAS(a.claim, 0u, 1u) != 0u) return;
+  for (unsigned j = 0; j < a.n; j++) {
+    volatile uint64_t *q = (volatile uint64_t *)(uintptr_t)a.node[j];
+    uint64_t link = *q;
+    *q = a.node[j];
+    __threadfence();
+    uint64_t p = a.node[j];
+    for (int k = 0; k < GPU_BASE_WARM; k++) p = gpu_ld<CA>(p);
+    uint64_t c0 = gpu_clock_after(p);
+    for (int k = 0; k < GPU_BASE_STEPS; k++) p = gpu_ld<CA>(p);
+    uint64_t c1 = gpu_clock_after(p);
+    a.cycles[j] = c1 - c0;
+    *q = link;
+    __threadfence();
+  }
 }
 
 __global__ void chain_write_kernel(uint64_t base, const uint64_t *off, uint32_t n) {
@@ -65,6 +107,8 @@ struct chase_scratch {
   unsigned long long *times = nullptr;
   unsigned *claim = nullptr, *smid = nullptr;
   unsigned times_cap = 0;
+  uint64_t *base_node = nullptr;
+  unsigned long long *base_cycles = nullptr;
 };
 
 static void scratch_reserve(chase_scratch *s, uint32_t nodes, unsigned repeats) {
@@ -78,6 +122,8 @@ static void scratch_reserve(chase_scratch *s, uint32_t nodes, unsigned repeats) 
     CK(cudaMalloc(&s->final, 32 * sizeof(uint64_t)));
     CK(cudaMalloc(&s->claim, 2 * sizeof(unsigned)));
     CK(cudaMalloc(&s->smid, sizeof(unsigned)));
+    CK(cudaMalloc(&s->base_node, GPU_BASE_SAMPLES * sizeof(uint64_t)));
+    CK(cudaMalloc(&s->base_cycles, GPU_BASE_SAMPLES * sizeof(unsigned long long)));
   }
   if (repeats > s->times_cap) {
     if (s->times) CK(cudaFree(s->times));
@@ -87,7 +133,7 @@ static void scratch_reserve(chase_scratch *s, uint32_t nodes, unsigned repeats) 
 }
 
 static void scratch_free(chase_scratch *s) {
-  void *v[] = {s->off, s->lane_start, s->final, s->times, s->claim, s->smid};
+  void *v[] = {s->off, s->lane_start, s->final, s->times, s->claim, s->smid, s->base_node, s->base_cycles};
   for (void *p : v)
     if (p) CK(cudaFree(p));
   *s = chase_scratch();
@@ -111,10 +157,51 @@ static int write_chain(uint64_t base, const gpu_chain_spec *spec, std::vector<ui
 }
 
 struct chase_result {
-  gpu_summary cycles, ns;
-  double khz;
+  gpu_summary cycles, ns, base;
+  double khz, base_mean;
+  unsigned base_samples;
   int sm;
 };
+
+/* Launches a pinned kernel (see the top of this file) until a block on the
+ * wanted SM claimed the work. */
+template <class L>
+static int launch_pinned(const gpu_ctx *c, int sm, unsigned *claim_dev, L launch) {
+  unsigned claim = 0;
+  for (int t = 0; t < GPU_PIN_TRIES && !claim; t++) {
+    CK(cudaMemset(claim_dev, 0, sizeof(unsigned)));
+    launch((unsigned)c->prop.multiProcessorCount * GPU_PIN_BLOCKS_PER_SM << (t / 2));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(&claim, claim_dev, sizeof claim, cudaMemcpyDeviceToHost));
+  }
+  if (!claim) fprintf(stderr, "tlbsim-gpu: no block reached SM %d in %d launches\n", sm, GPU_PIN_TRIES);
+  return claim ? 0 : -1;
+}
+
+/* The data-latency baseline of a chain: node indices k*n/S for S samples. */
+static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const gpu_chain_spec *spec,
+                      chase_scratch *s, chase_result *res) {
+  unsigned n = spec->nodes < GPU_BASE_SAMPLES ? spec->nodes : GPU_BASE_SAMPLES;
+  uint64_t node[GPU_BASE_SAMPLES];
+  for (unsigned k = 0; k < n; k++)
+    node[k] = base + gpu_chain_node_offset(spec, (uint32_t)((uint64_t)k * spec->nodes / n));
+  CK(cudaMemcpy(s->base_node, node, n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  base_args a = {s->base_node, n, o->sm, s->claim, s->base_cycles};
+  if (launch_pinned(c, o->sm, s->claim, [&](unsigned grid) {
+        if (o->load_ca) base_kernel<true><<<grid, 32>>>(a);
+        else base_kernel<false><<<grid, 32>>>(a);
+      }))
+    return -1;
+  unsigned long long cyc[GPU_BASE_SAMPLES];
+  CK(cudaMemcpy(cyc, s->base_cycles, n * sizeof cyc[0], cudaMemcpyDeviceToHost));
+  double v[GPU_BASE_SAMPLES], sum = 0;
+  for (unsigned k = 0; k < n; k++) sum += v[k] = (double)cyc[k] / GPU_BASE_STEPS;
+  res->base = gpu_summarize(v, n);
+  res->base_mean = sum / n;
+  res->base_samples = n;
+  return 0;
+}
 
 /* Runs the walk of one chain already written; checks where every lane
  * ended against the host's model of the chain. */
@@ -129,20 +216,11 @@ static int chase_run(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const s
   }
   CK(cudaMemcpy(s->lane_start, starts, o->lanes * sizeof(uint64_t), cudaMemcpyHostToDevice));
   chase_args a = {s->lane_start, warmup, o->steps, o->repeats, o->lanes, o->sm, s->claim, s->times, s->final, s->smid};
-  unsigned claim = 0;
-  for (int t = 0; t < GPU_PIN_TRIES && !claim; t++) {
-    CK(cudaMemset(s->claim, 0, sizeof(unsigned)));
-    unsigned grid = (unsigned)c->prop.multiProcessorCount * GPU_PIN_BLOCKS_PER_SM << (t / 2);
-    if (o->load_ca) chase_kernel<true><<<grid, 32>>>(a);
-    else chase_kernel<false><<<grid, 32>>>(a);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(&claim, s->claim, sizeof claim, cudaMemcpyDeviceToHost));
-  }
-  if (!claim) {
-    fprintf(stderr, "tlbsim-gpu: no block reached SM %d in %d launches\n", o->sm, GPU_PIN_TRIES);
+  if (launch_pinned(c, o->sm, s->claim, [&](unsigned grid) {
+        if (o->load_ca) chase_kernel<true><<<grid, 32>>>(a);
+        else chase_kernel<false><<<grid, 32>>>(a);
+      }))
     return -1;
-  }
   std::vector<unsigned long long> times(2 * (size_t)o->repeats);
   uint64_t final[32];
   unsigned sm = 0;
@@ -250,15 +328,21 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
           aliased_stride = p->stride;
         }
       }
+      chase_result res;
+      memset(&res, 0, sizeof res);
+      bool have_base = false;
       for (int ord = 0; ord < GPU_ORDER_COUNT && !rc; ord++) {
         if (!(s.orders & (1u << ord))) continue;
         spec.order = (gpu_order)ord;
         uint64_t warmup = o->warmup > p->nodes ? o->warmup : p->nodes;
-        chase_result res;
-        if (write_chain(reg.base, &spec, off, &scr) || chase_run(c, o, reg.base, off, warmup, &scr, &res)) {
+        /* The baseline does not depend on the order: taken once per point. */
+        bool need_base = o->lanes == 1 && !have_base;
+        if (write_chain(reg.base, &spec, off, &scr) || (need_base && chase_base(c, o, reg.base, &spec, &scr, &res)) ||
+            chase_run(c, o, reg.base, off, warmup, &scr, &res)) {
           rc = -1;
           break;
         }
+        have_base = true;
         gpu_chase_row row = base_row(c, o, s.mapping);
         row.order = spec.order;
         row.stride_bytes = p->stride;
@@ -272,6 +356,9 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
         row.chunk_bytes = reg.chunk;
         row.skew_bytes = spec.skew_line;
         row.va_base = reg.base;
+        row.base_mean = res.base_mean;
+        row.base = res.base;
+        row.base_samples = res.base_samples;
         if (gpu_csv_chase_row(csv, &row, &d)) {
           fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
           rc = -1;

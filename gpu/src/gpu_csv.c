@@ -39,6 +39,10 @@ int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d) {
                  ",%.3f,%.3f,",
                  r->repeats, r->cycles.max - r->cycles.min, r->seed, r->nodes, r->warmup, r->lanes, r->sm,
                  r->chunk_bytes, r->skew_bytes, r->va_base, r->cycles.min, r->cycles.max) < 0;
+  if (r->base_samples)
+    bad |= fprintf(f, "%.3f,%.3f,%.3f,%u,", r->base_mean, r->base.min, r->base.max, r->base_samples) < 0;
+  else
+    bad |= fputs(",,,,", f) < 0;
   if (!strcmp(r->pattern, "share"))
     bad |= fprintf(f, "%d,%" PRIu64 ",%" PRIu64 "\n", r->disruptor_sm, r->disruptor_footprint,
                    r->disruptor_stride) < 0;

@@ -48,6 +48,11 @@ typedef struct gpu_chase_row {
   uint64_t chunk_bytes;         /* VMM chunk size, 0 when not VMM */
   uint64_t skew_bytes;          /* per-node skew line (aliased), else 0 */
   uint64_t va_base;             /* VA of offset 0: node VAs are va_base + offset */
+  /* Data-latency baseline: cycles per access of one-node cycles on sampled
+   * nodes of the chain (translation hits one page); 0 samples: not taken. */
+  double base_mean;
+  gpu_summary base;
+  unsigned base_samples;
   /* share only: */
   int disruptor_sm;             /* -1: prober alone */
   uint64_t disruptor_footprint, disruptor_stride;
@@ -56,7 +61,8 @@ typedef struct gpu_chase_row {
 #define GPU_CHASE_HEADER                                                                          \
   "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,"       \
   "ns_per_access,load,sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes," \
-  "skew_bytes,va_base,cycles_min,cycles_max,disruptor_sm,disruptor_footprint_bytes,disruptor_stride_bytes"
+  "skew_bytes,va_base,cycles_min,cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,"  \
+  "disruptor_footprint_bytes,disruptor_stride_bytes"
 
 int gpu_csv_chase_header(FILE *f, diag *d);
 int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d);

@@ -22,6 +22,7 @@ const char gpu_usage[] =
     "  alloc-layout   VA layout of successive cudaMalloc calls: alignment, rounding, 2 MiB sharing\n"
     "  alloc-churn    random-size temporary buffers via cudaMalloc, cudaMallocAsync pool, user pool\n"
     "  full           every experiment with the committed settings; CSVs into --outdir\n"
+    "                 (chase.csv, chase_extra.csv, share.csv, alloc_*.csv)\n"
     "  smoke          a few points of every experiment (also --smoke)\n"
     "\n"
     "Mappings (--mapping LIST):\n"
@@ -39,9 +40,10 @@ const char gpu_usage[] =
     "  --fmin SIZE --fmax SIZE footprint range (default 1M..128G, capped by free memory)\n"
     "  --per-octave N          footprints per doubling (default 4)\n"
     "  --max-nodes N           skip points needing more nodes (default 65536: stays in L2)\n"
-    "  --steps N               accesses per timed pass (default 4096)\n"
+    "  --steps N               accesses per timed pass (default 8192)\n"
     "  --warmup N              untimed accesses first, at least one pass (default 1024)\n"
-    "  --repeats N             timed passes per point (default 5) / calls per size (alloc)\n"
+    "  --repeats N             timed passes per point (default 7; share 3) / calls per size\n"
+    "                          (alloc-latency, default 20)\n"
     "  --seed N                random order, chunk shuffle, churn sizes (default 1)\n"
     "  --load cg|ca            ld.global.cg bypasses L1 (default), ca caches in L1\n"
     "  --lanes 1|32            one thread (default) or a warp chasing 32 starting points\n"
@@ -190,7 +192,7 @@ static void defaults(gpu_opts *o) {
   o->sweep.fmax = 128ull << 30;
   o->sweep.per_octave = 4;
   o->sweep.max_nodes = 65536;
-  o->steps = 4096;
+  o->steps = 8192;
   o->warmup = 1024;
   o->repeats = 0; /* 0: the command's own default */
   o->seed = 1;
@@ -287,7 +289,7 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
 /* Fills the defaults that depend on the command. */
 static int finish(gpu_opts *o, diag *d) {
   int alloc_lat = o->cmd == GPU_CMD_ALLOC_LATENCY, churn = o->cmd == GPU_CMD_ALLOC_CHURN;
-  if (!o->repeats) o->repeats = alloc_lat ? 20 : o->cmd == GPU_CMD_SHARE ? 3 : 5;
+  if (!o->repeats) o->repeats = alloc_lat ? 20 : o->cmd == GPU_CMD_SHARE ? 3 : 7;
   if (!o->min_size) o->min_size = churn ? 1024 : 1;
   if (!o->max_size) o->max_size = churn ? 32u << 20 : 16ull << 30;
   if (!o->requests) o->requests = 10000;

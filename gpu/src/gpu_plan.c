@@ -151,8 +151,10 @@ size_t gpu_full_sweeps(gpu_sweep *out, size_t max, uint64_t fmax, uint64_t max_n
   t[n++].nstrides = 2;
   /* Aliasing needs no memory: its reach goes to 4 TiB of VA. */
   t[n] = base_sweep(GPU_MAP_ALIASED, 4 * K * G, max_nodes);
-  t[n].strides[0] = 2 * M, t[n].strides[1] = 32 * M, t[n].strides[2] = 512 * M;
-  t[n++].nstrides = 3;
+  t[n].nstrides = 0;
+  for (uint64_t s = 2 * M; s <= G; s *= 4) t[n].strides[t[n].nstrides++] = s; /* 2M 8M 32M 128M 512M */
+  t[n].strides[t[n].nstrides++] = G;
+  n++;
   size_t k = n < max ? n : max;
   memcpy(out, t, k * sizeof *t);
   return k;

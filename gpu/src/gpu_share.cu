@@ -55,9 +55,9 @@ __global__ void __launch_bounds__(32) share_kernel(share_args a) {
   uint64_t p = a.prober_start;
   for (uint64_t k = 0; k < a.warmup; k++) p = gpu_ld<CA>(p);
   for (unsigned r = 0; r < a.repeats; r++) {
-    uint64_t c0 = gpu_clock(), g0 = gpu_gtimer();
+    uint64_t c0 = gpu_clock_after(p), g0 = gpu_gtimer_after(p);
     for (uint64_t k = 0; k < a.steps; k++) p = gpu_ld<CA>(p);
-    uint64_t c1 = gpu_clock(), g1 = gpu_gtimer();
+    uint64_t c1 = gpu_clock_after(p), g1 = gpu_gtimer_after(p);
     a.times[2 * r] = c1 - c0;
     a.times[2 * r + 1] = g1 - g0;
   }

@@ -88,8 +88,53 @@ static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, 
   return 0;
 }
 
+/* Extra chase sweeps of full, into chase_extra.csv: what changes with a
+ * warp of 32 lanes, with L1-cached loads, with 1 GiB VMM chunks, and on an
+ * SM far from SM 0. */
+static const struct extra_sweep {
+  const char *what;
+  gpu_mapping mapping;
+  uint64_t strides[3];
+  size_t nstrides;
+  unsigned lanes;
+  int load_ca;
+  uint64_t chunk;
+  int sm; /* clamped to the last SM */
+} extra_sweeps[] = {
+    {"warp of 32 lanes", GPU_MAP_CONTIGUOUS, {2ull << 20}, 1, 32, 0, 0, 0},
+    {"ld.global.ca", GPU_MAP_CONTIGUOUS, {64ull << 10, 2ull << 20, 32ull << 20}, 3, 1, 1, 0, 0},
+    {"1 GiB chunks", GPU_MAP_CONTIGUOUS, {2ull << 20, 32ull << 20}, 2, 1, 0, 1ull << 30, 0},
+    {"SM 65", GPU_MAP_SHUFFLED, {2ull << 20}, 1, 1, 0, 0, 65},
+};
+
+static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like, const char *dir) {
+  char path[4096];
+  if (path_in(path, sizeof path, dir, "chase_extra.csv")) return GPU_EXIT_FAIL;
+  FILE *csv = open_out(path);
+  diag d;
+  if (!csv) return GPU_EXIT_FAIL;
+  int rc = gpu_csv_chase_header(csv, &d) ? GPU_EXIT_FAIL : 0;
+  for (const extra_sweep &e : extra_sweeps) {
+    if (rc) break;
+    gpu_progress("extra: %s", e.what);
+    gpu_opts eo = *o;
+    eo.lanes = e.lanes;
+    eo.load_ca = e.load_ca;
+    eo.chunk = e.chunk;
+    eo.sm = e.sm < c->prop.multiProcessorCount ? e.sm : c->prop.multiProcessorCount - 1;
+    gpu_sweep s = *like;
+    s.mapping = e.mapping;
+    memcpy(s.strides, e.strides, sizeof e.strides);
+    s.nstrides = e.nstrides;
+    rc = run_sweeps(c, &eo, &s, 1, csv);
+  }
+  int rc2 = close_out(csv, path);
+  return rc ? rc : rc2;
+}
+
 /* The committed sweep: VMM contiguous and shuffled, cudaMalloc; then the
- * allocation experiments and the sharing probe; then managed and aliased. */
+ * allocation experiments and the sharing probe; then managed, aliased and
+ * the extras. */
 static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
   if (mkdir(o->outdir, 0777) && errno != EEXIST) {
     fprintf(stderr, "tlbsim-gpu: %s: %s\n", o->outdir, strerror(errno));
@@ -123,6 +168,7 @@ static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
   if (!rc) rc = run_side_experiments(c, o, o->outdir, false);
   if (!rc) rc = run_sweeps(c, o, sw + first, n - first, csv);
   int rc2 = close_out(csv, path);
+  if (!rc && !rc2) rc = run_extras(c, o, &sw[0], o->outdir);
   return rc ? rc : rc2;
 }
 

@@ -15,16 +15,16 @@
 #define MAX_POLICIES 16
 #define MAX_PARAMS 64
 #define FAILED_VA UINT64_MAX /* the allocation hit OOM in this policy */
-/* H200 memory as nvidia-smi reports it (143771 MiB): the default device. */
-#define DEFAULT_CAPACITY (143771ull << 20)
+#define DEFAULT_PRESET "h200"  /* whose machine.phys_memory is the default capacity */
 
 typedef enum { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
 
 typedef struct replay {
   vas *heap;
   uint64_t *va; /* by trace id */
-  uint64_t first_oom;
   bool any_oom;
+  /* the first OOM: where, what was asked, and what was free then */
+  uint64_t first_oom, oom_request, oom_free, oom_largest;
 } replay;
 
 typedef struct opts {
@@ -49,8 +49,8 @@ static void usage(FILE *out) {
           "trace alloc/free records; gzip or not) through allocator policies side by side.\n\n"
           "  --policy NAME          policy to run (repeatable; default: cuda, caching, expandable)\n"
           "  --format text|json|csv summary format (default text)\n"
-          "  --capacity SIZE        physical memory (default: the preset's machine.phys_memory,\n"
-          "                         else the snapshot's capture device, else 143771MiB, an H200)\n"
+          "  --capacity SIZE        physical memory (default: --preset's machine.phys_memory, else\n"
+          "                         the device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)\n"
           "  --preset NAME          preset whose machine.phys_memory is the capacity\n"
           "  --set KEY=VALUE        allocator parameter (list below)\n"
           "  --timeline FILE.csv    one row per event: every policy's memory and fragmentation\n"
@@ -160,10 +160,12 @@ static int preset_capacity(const char *name, uint64_t *out, diag *d) {
 
 static int build_config(const opts *o, const alloctrace_info *info, vas_config *vc, diag *d) {
   *vc = (vas_config){0};
-  vc->phys_capacity = DEFAULT_CAPACITY;
-  if (info->device_total) vc->phys_capacity = info->device_total;
-  if (o->preset && preset_capacity(o->preset, &vc->phys_capacity, d)) return -1;
   if (o->capacity_set) vc->phys_capacity = o->capacity;
+  else if (o->preset || !info->device_total) {
+    if (preset_capacity(o->preset ? o->preset : DEFAULT_PRESET, &vc->phys_capacity, d)) return -1;
+  } else {
+    vc->phys_capacity = info->device_total;
+  }
   /* Replaying a snapshot: the allocator settings it was recorded with. */
   vc->max_split_size = info->max_split_size;
   for (unsigned i = 0; i < o->nparams; i++) {
@@ -255,6 +257,9 @@ static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t r
   add_u64(o, "ooms", s->ooms);
   add_u64(o, "ooms_fragmented", s->ooms_fragmented);
   json_object_object_add(o, "first_oom_event", r->any_oom ? json_object_new_uint64(r->first_oom) : NULL);
+  json_object_object_add(o, "first_oom_request_bytes", r->any_oom ? json_object_new_uint64(r->oom_request) : NULL);
+  json_object_object_add(o, "first_oom_free_bytes", r->any_oom ? json_object_new_uint64(r->oom_free) : NULL);
+  json_object_object_add(o, "first_oom_largest_free_extent", r->any_oom ? json_object_new_uint64(r->oom_largest) : NULL);
   json_object_object_add(o, "external_fragmentation_max", json_object_new_double(s->external_fragmentation_max));
   json_object_object_add(o, "external_fragmentation_end", json_object_new_double(s->external_fragmentation));
   add_u64(o, "free_extents_end", s->free_extents);
@@ -266,6 +271,7 @@ static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t r
     add_u64(rec, "driver_frees", in->segment_frees);
     add_u64(rec, "ooms", in->recorded_ooms);
     json_object_object_add(rec, "expandable_segments", json_object_new_boolean(in->expandable_segments));
+    json_object_object_add(rec, "unmodelled_settings", json_object_new_string(in->unmodelled));
     json_object_object_add(o, "recorded", rec);
     add_error(o, "peak_reserved_error", s->reserved_peak, in->reserved_peak);
     add_error(o, "driver_allocs_error", s->driver_allocs, in->segment_allocs);
@@ -327,6 +333,7 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   fprintf(f, "trace %s (%s): %llu allocs, %llu frees", alloctrace_path(t), alloctrace_format_name(in->format),
           (unsigned long long)in->allocs, (unsigned long long)in->frees);
   if (in->has_settings) fprintf(f, "; recorded with expandable_segments %s", in->expandable_segments ? "True" : "False");
+  if (*in->unmodelled) fprintf(f, "; it used %s, which the models ignore", in->unmodelled);
   if (in->unmatched_frees) fprintf(f, "; %llu frees of allocations made before recording began were skipped",
                                    (unsigned long long)in->unmatched_frees);
   fprintf(f, "\n\n%-38s", "");
@@ -394,6 +401,14 @@ static int event_error(const run *x, const alloctrace_event *ev, const char *msg
   return EXIT_INPUT;
 }
 
+/* One RMM log row; the id (+1: RMM reads 0 as a null pointer) stands for
+ * the pointer, time in seconds as RMM's epoch timestamps are. */
+static void emit_rmm(FILE *f, const alloctrace_event *ev, const char *action, uint64_t size) {
+  fprintf(f, "0,%llu.%06llu,%s,0x%llx,%llu,%u\n", (unsigned long long)(ev->time_us / 1000000),
+          (unsigned long long)(ev->time_us % 1000000), action, (unsigned long long)ev->id + 1,
+          (unsigned long long)size, ev->stream);
+}
+
 static int apply(run *x, const alloctrace_event *ev) {
   diag d;
   if (ev->kind == AT_SEGMENT) {
@@ -415,22 +430,26 @@ static int apply(run *x, const alloctrace_event *ev) {
     x->sizes[ev->id] = ev->size;
     x->requested += ev->size;
     if (x->requested > x->requested_peak) x->requested_peak = x->requested;
-    if (x->emit) fprintf(x->emit, "0,%llu,allocate,0x%llx,%llu,%u\n", (unsigned long long)ev->time_us,
-                         (unsigned long long)ev->id + 1, (unsigned long long)ev->size, ev->stream);
+    if (x->emit) emit_rmm(x->emit, ev, "allocate", ev->size);
     for (unsigned i = 0; i < x->n; i++) {
       replay *r = &x->r[i];
       int rc = vas_alloc(r->heap, ev->size, ev->align, ev->stream, &r->va[ev->id], &d);
       if (rc == VAS_ERR) return event_error(x, ev, d.msg);
       if (rc == VAS_OOM) {
         r->va[ev->id] = FAILED_VA;
-        if (!r->any_oom) r->first_oom = ev->index;
+        if (!r->any_oom) {
+          const vas_stats *s = vas_get_stats(r->heap);
+          r->first_oom = ev->index;
+          r->oom_request = ev->size;
+          r->oom_free = s->free_bytes;
+          r->oom_largest = s->largest_free_extent;
+        }
         r->any_oom = true;
       }
     }
   } else {
     x->requested -= x->sizes[ev->id];
-    if (x->emit) fprintf(x->emit, "0,%llu,free,0x%llx,%llu,%u\n", (unsigned long long)ev->time_us,
-                         (unsigned long long)ev->id + 1, (unsigned long long)x->sizes[ev->id], ev->stream);
+    if (x->emit) emit_rmm(x->emit, ev, "free", x->sizes[ev->id]);
     for (unsigned i = 0; i < x->n; i++) {
       replay *r = &x->r[i];
       if (r->va[ev->id] != FAILED_VA && vas_free(r->heap, r->va[ev->id], &d) != VAS_OK)

@@ -88,7 +88,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
   uint64_t v;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     const char *name = argv[optind - 1];
     switch (ch) {
     case 'p': o->conf.preset = optarg; break;

@@ -19,7 +19,22 @@ static void print_bits(const pt_format *f, unsigned level, unsigned shift, uint6
           (unsigned long long)((va >> lo) & ((1ull << bits) - 1)));
 }
 
-static int explain_one(const pt_format *f, unsigned shift, const char *text) {
+/* Where the page would sit in each TLB array that holds its size. */
+static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
+  for (unsigned i = 0; i < mc->nlevels; i++)
+    for (unsigned a = 0; a < mc->level[i].narrays; a++) {
+      const tlb_geometry *g = &mc->level[i].array[a];
+      bool holds = false;
+      for (unsigned k = 0; k < g->npage_shifts; k++) holds |= g->page_shift[k] == shift;
+      if (!holds) continue;
+      uint64_t sets = g->entries / g->ways;
+      printf("  TLB %-6s set %llu of %llu (%u-way, %s index)\n", mc->level[i].name,
+             (unsigned long long)tlb_set_index(g, va, shift), (unsigned long long)sets, g->ways,
+             g->index == TLB_INDEX_XOR ? "xor-folded" : "modulo");
+    }
+}
+
+static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift, const char *text) {
   uint64_t va;
   if (u64_parse(text, &va)) return cli_usage_error("explain", "'%s' is not an address", text);
   if (f->va_bits < 64 && va >> f->va_bits)
@@ -28,7 +43,7 @@ static int explain_one(const pt_format *f, unsigned shift, const char *text) {
   pt *t = pt_create(f);
   if (!t) return EXIT_INPUT;
   uint64_t page = 1ull << shift, base = va & ~(page - 1);
-  /* A frame number that is easy to recognise: the page's own index, offset. */
+  /* An arbitrary frame, easy to tell apart from the VA. */
   uint64_t pa = (0x40000ull << shift) & ((1ull << 52) - 1);
   diag d;
   if (pt_map(t, base, pa, shift, PT_RWX, &d)) {
@@ -49,6 +64,7 @@ static int explain_one(const pt_format *f, unsigned shift, const char *text) {
   printf("  offset VA[%2u: 0] = %#llx\n", shift - 1, (unsigned long long)(va & (page - 1)));
   printf("  PA %#llx (frame %#llx + offset); %u entries read\n", (unsigned long long)(w.map.pa + (va & (page - 1))),
          (unsigned long long)w.map.pa, w.nsteps);
+  print_sets(mc, va, shift);
   pt_destroy(t);
   return EXIT_OK;
 }
@@ -63,7 +79,7 @@ int cmd_explain(int argc, char **argv) {
   int ch;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (ch) {
     case 'p': conf.preset = optarg; break;
     case 'c': conf.config = optarg; break;
@@ -81,17 +97,21 @@ int cmd_explain(int argc, char **argv) {
   cfg *c = cli_load_config(&conf, "x86-64", &label, &d);
   if (!c) return cli_input_error(&d);
   const pt_format *f;
+  mmu_config mc;
   uint64_t page;
   int rc = EXIT_OK;
-  if (machine_pt_format(c, &f, &d) ||
-      cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d)) {
+  machine *whole = machine_create(c, &d); /* checks every key */
+  if (!whole || cfg_check_unused(c, &d) || machine_pt_format(c, &f, &d) ||
+      cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d) ||
+      machine_mmu_config(c, f, &mc, &d)) {
     rc = cli_input_error(&d);
   } else if (page_text && size_parse(page_text, &page)) {
     rc = cli_usage_error("explain", "--page-size: '%s' is not a size", page_text);
   } else if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0) {
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
   }
-  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, log2_u64(page), argv[i]);
+  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &mc, log2_u64(page), argv[i]);
+  machine_destroy(whole);
   cfg_destroy(c);
   return rc;
 }

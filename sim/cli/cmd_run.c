@@ -41,7 +41,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   int ch;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (ch) {
     case 'p': o->conf.preset = optarg; break;
     case 'c': o->conf.config = optarg; break;

@@ -17,7 +17,7 @@
 static const char validate_help[] =
     "usage: tlbsim validate [--preset NAME | --config FILE] [--set S.K=V]... [--plot FILE.png]\n"
     "                       [--min-footprint SIZE] [--min-nodes N] [--max-mean-error PCT]\n"
-    "                       [--max-error-cycles C] MEASURED.csv\n"
+    "                       [--max-error-cycles C] [--data-latency measured|preset] MEASURED.csv\n"
     "\n"
     "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
     "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
@@ -27,7 +27,12 @@ static const char validate_help[] =
     "  --min-footprint SIZE   only rows with at least this footprint\n"
     "  --min-nodes N          only rows with at least N nodes\n"
     "  --max-mean-error PCT   exit 1 when the mean absolute error exceeds PCT\n"
-    "  --max-error-cycles C   exit 1 when any row is off by more than C cycles\n";
+    "  --max-error-cycles C   exit 1 when any row is off by more than C cycles\n"
+    "  --data-latency KIND    measured (default): a row's base_cycles column (the same lines'\n"
+    "                         L2-hit latency, measured with translation hitting) stands for the\n"
+    "                         preset's data_cycles; preset: use data_cycles for every row\n"
+    "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
+    "thread's ld.global.cg chase.\n";
 
 typedef struct csv_line {
   char buf[LINE_MAX_LEN];
@@ -71,19 +76,23 @@ static bool read_line(FILE *f, csv_line *l, unsigned long *lineno, bool *too_lon
 }
 
 enum { C_PATTERN, C_ORDER, C_MAPPING, C_PAGE, C_STRIDE, C_FOOTPRINT, C_STEPS, C_CYCLES, C_SEED, C_NODES,
-       C_WARMUP, C_REPEATS, C_CHUNK, NCOLS };
+       C_WARMUP, C_REPEATS, C_CHUNK, C_VA_BASE, C_BASE_CYCLES, C_LANES, C_LOAD, NCOLS };
 static const char *const col_names[NCOLS] = {"pattern", "order", "mapping", "page_bytes", "stride_bytes",
                                              "footprint_bytes", "steps", "cycles_per_access", "seed", "nodes",
-                                             "warmup", "repeats", "chunk_bytes"};
-static const bool col_required[NCOLS] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0};
+                                             "warmup", "repeats", "chunk_bytes", "va_base", "base_cycles",
+                                             "lanes", "load"};
+static const bool col_required[NCOLS] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 typedef struct row_result {
   chase_spec spec;
   double measured, predicted;
+  double base; /* measured data latency of the same lines, or -1 */
+  unsigned long line;
 } row_result;
 
 typedef struct validate_opts {
   cli_config conf;
+  bool preset_data_latency; /* ignore the measured base_cycles column */
   const char *plot, *csv;
   uint64_t min_footprint, min_nodes;
   double max_mean, max_cycles;
@@ -95,12 +104,13 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       {"set", required_argument, NULL, 's'},           {"plot", required_argument, NULL, 'P'},
       {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},
       {"max-mean-error", required_argument, NULL, 'M'}, {"max-error-cycles", required_argument, NULL, 'C'},
-      {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+      {"data-latency", required_argument, NULL, 'D'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   int ch;
   char *end;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     const char *name = argv[optind - 1];
     switch (ch) {
     case 'p': o->conf.preset = optarg; break;
@@ -122,6 +132,11 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       else o->max_cycles = v;
       break;
     }
+    case 'D':
+      if (strcmp(optarg, "measured") && strcmp(optarg, "preset"))
+        return cli_usage_error("validate", "--data-latency: '%s' is not measured or preset", optarg);
+      o->preset_data_latency = !strcmp(optarg, "preset");
+      break;
     case 'h': fputs(validate_help, stdout); return -1;
     default: return cli_usage_error("validate", "unknown or incomplete option '%s' (see --help)", name);
     }
@@ -152,6 +167,9 @@ static int row_spec(const csv_line *l, const int *col, const char *file, unsigne
   for (int c = 0; c < NCOLS; c++)
     if (col[c] >= l->n) return diag_set(d, file, ln, "%d fields, the header has more", l->n);
   if (strcmp(l->field[col[C_PATTERN]], "chase")) return 0;
+  /* One thread and L1-bypassing loads: what the simulator models. */
+  if (col[C_LANES] >= 0 && *l->field[col[C_LANES]] && strcmp(l->field[col[C_LANES]], "1")) return 0;
+  if (col[C_LOAD] >= 0 && *l->field[col[C_LOAD]] && strcmp(l->field[col[C_LOAD]], "cg")) return 0;
   chase_spec *s = &r->spec;
   *s = (chase_spec){0};
   if (chase_mapping_parse(l->field[col[C_MAPPING]], &s->mapping)) return 0; /* aliased, managed */
@@ -165,9 +183,15 @@ static int row_spec(const csv_line *l, const int *col, const char *file, unsigne
       field_u64(l, col[C_FOOTPRINT], 0, &s->footprint) || field_u64(l, col[C_STEPS], 0, &s->steps) ||
       field_u64(l, col[C_SEED], 1, &s->seed) || field_u64(l, col[C_NODES], 0, &nodes) ||
       field_u64(l, col[C_WARMUP], 0, &s->warmup) || field_u64(l, col[C_REPEATS], 1, &repeats) ||
-      field_u64(l, col[C_CHUNK], 2u << 20, &s->chunk))
+      field_u64(l, col[C_CHUNK], 2u << 20, &s->chunk) || field_u64(l, col[C_VA_BASE], 0, &s->va_base))
     return diag_set(d, file, ln, "a numeric field is not a whole number");
   if (!s->chunk) s->chunk = s->page_size; /* cudamalloc rows: no VMM chunks */
+  r->base = -1;
+  if (col[C_BASE_CYCLES] >= 0 && *l->field[col[C_BASE_CYCLES]]) {
+    r->base = strtod(l->field[col[C_BASE_CYCLES]], &end);
+    if (*end || !(r->base > 0)) return diag_set(d, file, ln, "base_cycles '%s' is not a positive number", l->field[col[C_BASE_CYCLES]]);
+  }
+  r->line = ln;
   if (!s->stride || !s->page_size || !is_pow2(s->page_size) || !s->steps || !repeats || nodes > UINT32_MAX)
     return diag_set(d, file, ln, "stride, page_bytes, steps and repeats must be positive");
   s->nodes = (uint32_t)(nodes ? nodes : s->footprint / s->stride);
@@ -244,7 +268,11 @@ int cmd_validate(int argc, char **argv) {
         diag_set(&d, o.csv, ln, "%s", where);
         rc = EXIT_INPUT;
       } else {
-        rows[n++].predicted = r.cycles_per_access;
+        /* The model predicts translation; the row's own data latency, when
+         * measured, replaces the preset's single figure for it. */
+        bool measured = rows[n].base > 0 && !o.preset_data_latency;
+        rows[n].predicted = r.cycles_per_access - (measured ? mc.data_cycles - rows[n].base : 0);
+        n++;
       }
     }
   }

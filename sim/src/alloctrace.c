@@ -6,10 +6,10 @@
 
 #include "alloctrace_impl.h"
 
-static const char *const format_names[] = {"auto", "snapshot", "rmm", "native"};
+static const char *const format_names[] = {"auto", "snapshot", "rmm", "native", "synthetic"};
 
 int alloctrace_format_parse(const char *s, alloctrace_format *out) {
-  for (int i = 0; i < 4; i++)
+  for (int i = ALLOCTRACE_AUTO; i <= ALLOCTRACE_NATIVE; i++)
     if (!strcmp(s, format_names[i])) {
       *out = (alloctrace_format)i;
       return 0;
@@ -18,7 +18,7 @@ int alloctrace_format_parse(const char *s, alloctrace_format *out) {
 }
 
 const char *alloctrace_format_name(alloctrace_format f) {
-  return (unsigned)f < 4 ? format_names[f] : "?";
+  return (unsigned)f <= ALLOCTRACE_SYNTHETIC ? format_names[f] : "?";
 }
 
 /* --- ids -------------------------------------------------------------------- */
@@ -173,6 +173,10 @@ static alloctrace_format sniff(gzFile gz) {
 }
 
 alloctrace *alloctrace_open(const char *path, alloctrace_format fmt, int device, diag *d) {
+  if (fmt == ALLOCTRACE_SYNTHETIC) {
+    diag_set(d, NULL, 0, "the synthetic workload is opened with alloctrace_open_synth");
+    return NULL;
+  }
   alloctrace *t = new_trace(!strcmp(path, "-") ? "<stdin>" : path, d);
   if (!t) return NULL;
   int rc = -1;
@@ -213,6 +217,7 @@ alloctrace *alloctrace_open_synth(const alloctrace_synth *s, diag *d) {
     alloctrace_close(t);
     return NULL;
   }
+  if (t) t->info.format = ALLOCTRACE_SYNTHETIC;
   return t;
 }
 

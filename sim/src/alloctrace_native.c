@@ -15,6 +15,8 @@ static int native_next(alloctrace *t, alloctrace_event *ev, diag *d) {
     *ev = (alloctrace_event){.size = rec.size, .align = rec.align, .time_us = rec.line, .index = rec.line};
     if (rec.kind == REC_ALLOC) {
       ev->kind = AT_ALLOC;
+      if (at_stream(t, rec.stream, &ev->stream))
+        return diag_set(d, t->path, rec.line, "more than %d streams", AT_MAX_STREAMS);
       diag why;
       if (at_name_alloc(t, rec.alloc_id, &ev->id, &why)) return diag_set(d, t->path, rec.line, "%s", why.msg);
       return 1;

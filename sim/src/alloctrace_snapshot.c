@@ -3,6 +3,7 @@
  * _dump_snapshot pickle. Parsed whole with json-c; the device trace is then
  * walked one entry per call. */
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,24 @@ static unsigned long line_of(const char *text, size_t off) {
   return line;
 }
 
+/* Settings the caching model does not implement, named so that a replay
+ * of a snapshot that used them says so. */
+static void note_unmodelled(alloctrace *t, json_object *set) {
+  json_object *v;
+  char *out = t->info.unmodelled;
+  size_t cap = sizeof t->info.unmodelled;
+  if (json_object_object_get_ex(set, "garbage_collection_threshold", &v) && json_object_get_double(v) > 0)
+    snprintf(out, cap, "garbage_collection_threshold");
+  if (json_object_object_get_ex(set, "roundup_power2_divisions", &v) && json_object_is_type(v, json_type_object)) {
+    bool used = false;
+    json_object_object_foreach(v, k, div) {
+      (void)k;
+      used |= json_object_get_int64(div) > 0;
+    }
+    if (used) snprintf(out + strlen(out), cap - strlen(out), "%sroundup_power2_divisions", *out ? "," : "");
+  }
+}
+
 static void read_settings(alloctrace *t, json_object *root) {
   json_object *set, *v;
   if (json_object_object_get_ex(root, "allocator_settings", &set) && json_object_is_type(set, json_type_object)) {
@@ -109,6 +128,7 @@ static void read_settings(alloctrace *t, json_object *root) {
     if (json_object_object_get_ex(set, "max_split_size", &v) && json_object_is_type(v, json_type_int) &&
         json_object_get_int64(v) > 0)
       t->info.max_split_size = (uint64_t)json_object_get_int64(v);
+    note_unmodelled(t, set);
   }
   /* traces/torch/capture.py records the device it ran on. */
   if (json_object_object_get_ex(root, "capture", &set) && json_object_object_get_ex(set, "device_total_memory", &v) &&
@@ -125,8 +145,9 @@ int at_open_snapshot(alloctrace *t, const char *text, size_t len, int device, di
   json_tokener_free(tok);
   if (!root || err != json_tokener_success) {
     json_object_put(root);
+    bool truncated = err == json_tokener_success || err == json_tokener_continue;
     return diag_set(d, t->path, line_of(text, end), "invalid JSON: %s",
-                    err == json_tokener_success ? "unexpected end" : json_tokener_error_desc(err));
+                    truncated ? "unexpected end of input" : json_tokener_error_desc(err));
   }
   while (end < len && strchr(" \t\r\n", text[end])) end++;
   json_object *traces;

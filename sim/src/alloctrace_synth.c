@@ -31,20 +31,20 @@ typedef struct synth {
 void alloctrace_synth_default(alloctrace_synth *s) {
   *s = (alloctrace_synth){.seed = 1,
                           .requests = 1000,
-                          .temps = 8,
-                          .temp_min = 256 << 10,
+                          .temps = 6,
+                          .temp_min = 2 << 20,
                           .temp_max = 256 << 20,
-                          .keep_min = 1 << 20,
-                          .keep_max = 64 << 20,
-                          .keep_for = 16};
+                          .keep_min = 4 << 10,
+                          .keep_max = 256 << 10,
+                          .keep_for = 256};
 }
 
 static int validate(const alloctrace_synth *s, diag *d) {
   if (!s->temp_min || s->temp_min > s->temp_max || !s->keep_min || s->keep_min > s->keep_max)
-    return diag_set(d, NULL, 0, "synthetic: size ranges must be non-empty (min <= max, min > 0)");
-  if (!s->keep_for) return diag_set(d, NULL, 0, "synthetic: keep_for must be at least 1");
+    return diag_set(d, NULL, 0, "size ranges must be non-empty (min <= max, min > 0)");
+  if (!s->keep_for) return diag_set(d, NULL, 0, "keep_for must be at least 1");
   if (s->temps > 1000000 || s->keep_for > 100000000)
-    return diag_set(d, NULL, 0, "synthetic: temps at most 1000000, keep_for at most 100000000");
+    return diag_set(d, NULL, 0, "temps at most 1000000, keep_for at most 100000000");
   return 0;
 }
 
@@ -64,23 +64,23 @@ int alloctrace_synth_parse(alloctrace_synth *s, const char *spec, diag *d) {
       {"keep_for", offsetof(alloctrace_synth, keep_for), false},
   };
   char buf[512];
-  if (strlen(spec) >= sizeof buf) return diag_set(d, NULL, 0, "synthetic: specification too long");
+  if (strlen(spec) >= sizeof buf) return diag_set(d, NULL, 0, "specification too long");
   strcpy(buf, spec);
   char *save = NULL;
   for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(item, '=');
-    if (!eq) return diag_set(d, NULL, 0, "synthetic: '%s' is not KEY=VALUE", item);
+    if (!eq) return diag_set(d, NULL, 0, "'%s' is not KEY=VALUE", item);
     *eq = '\0';
     size_t k = 0;
     while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k].name, item)) k++;
     if (k == sizeof keys / sizeof keys[0])
       return diag_set(d, NULL, 0,
-                      "synthetic: unknown key '%s' (seed, requests, temps, temp_min, temp_max, keep_min, keep_max, "
+                      "unknown key '%s' (seed, requests, temps, temp_min, temp_max, keep_min, keep_max, "
                       "keep_for)",
                       item);
     uint64_t *field = (uint64_t *)(void *)((char *)s + keys[k].off);
     if (keys[k].size ? size_parse(eq + 1, field) : u64_parse(eq + 1, field))
-      return diag_set(d, NULL, 0, "synthetic: %s: '%s' is not a %s", item, eq + 1, keys[k].size ? "size" : "number");
+      return diag_set(d, NULL, 0, "%s: '%s' is not a %s", item, eq + 1, keys[k].size ? "size" : "number");
   }
   return validate(s, d);
 }

@@ -86,9 +86,10 @@ static int check_spec(const chase_spec *s, uint32_t *nodes, diag *d) {
 }
 
 int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d) {
-  uint32_t nodes;
+  uint32_t nodes = 0;
   if (check_spec(s, &nodes, d)) return -1;
-  uint64_t size = (uint64_t)nodes * s->stride, base = region_base(size);
+  uint64_t size = (uint64_t)nodes * s->stride, base = s->va_base ? s->va_base : region_base(size);
+  if (base % s->page_size) return diag_set(d, NULL, 0, "chase: region base %#llx is not page aligned", (unsigned long long)base);
   uint64_t *off = malloc((size_t)nodes * sizeof *off);
   double *pass = malloc(s->repeats * sizeof *pass);
   pt *t = pt_create(f);

@@ -291,6 +291,9 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
     va = a->va + r->addr;
   }
   if (!mmu_serves(m->mmu, kind)) return 0; /* fetches with no level serving instructions */
+  if (m->format->va_bits < 64 && (va >> m->format->va_bits || (va + (r->size ? r->size - 1 : 0)) >> m->format->va_bits))
+    return diag_set(d, file, r->line, "address %#llx is beyond the %u-bit address space of format %s",
+                    (unsigned long long)va, m->format->va_bits, m->format->name);
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
   uint64_t size = r->size ? r->size : 1, end = va + size;

@@ -10,6 +10,7 @@
 typedef struct order_map {
   uint64_t *bits; /* bit i set: block i of this order is free */
   uint64_t nblocks;
+  uint64_t nfree; /* set bits: lets an empty order answer without a scan */
   uint64_t hint;  /* no free block below word `hint` */
 } order_map;
 
@@ -23,12 +24,17 @@ struct phys {
 static bool bit_get(const order_map *m, uint64_t i) { return (m->bits[i >> 6] >> (i & 63)) & 1; }
 static void bit_set(order_map *m, uint64_t i) {
   m->bits[i >> 6] |= 1ull << (i & 63);
+  m->nfree++;
   if ((i >> 6) < m->hint) m->hint = i >> 6;
 }
-static void bit_clear(order_map *m, uint64_t i) { m->bits[i >> 6] &= ~(1ull << (i & 63)); }
+static void bit_clear(order_map *m, uint64_t i) {
+  m->bits[i >> 6] &= ~(1ull << (i & 63));
+  m->nfree--;
+}
 
 /* Lowest free block of an order, or UINT64_MAX. */
 static uint64_t lowest_free(order_map *m) {
+  if (!m->nfree) return UINT64_MAX;
   uint64_t words = (m->nblocks + 63) >> 6;
   for (uint64_t w = m->hint; w < words; w++)
     if (m->bits[w]) {

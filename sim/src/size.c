@@ -47,7 +47,7 @@ int size_parse(const char *text, uint64_t *out) {
 }
 
 const char *size_format(uint64_t bytes, char *buf, size_t len) {
-  static const char *names[] = {"", "KiB", "MiB", "GiB", "TiB"};
+  static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   unsigned u = 0;
   while (u < 4 && bytes && (bytes & 1023) == 0) {
     bytes >>= 10;

@@ -52,7 +52,11 @@ struct tlb {
   uint64_t *spa;         /* sector arrays: [sets * ways * sector_pages] page bases */
   uint64_t *plru;        /* tree-PLRU: [sets * plru_words] */
   uint32_t plru_words;
+  uint32_t *widx;        /* wide sets: open-addressed slot+1 per key, 0 = empty */
+  size_t widx_mask;
 };
+
+#define WIDE_WAYS 32
 
 static const char *const policy_names[] = {
     [TLB_LRU] = "lru", [TLB_FIFO] = "fifo", [TLB_RANDOM] = "random", [TLB_PLRU] = "plru"};
@@ -141,6 +145,13 @@ tlb *tlb_create(const tlb_geometry *g, diag *d) {
     t->spa = calloc((size_t)g->entries * g->sector_pages, sizeof *t->spa);
     if (!t->spa) goto oom;
   }
+  if (g->ways > WIDE_WAYS) {
+    size_t cap = 2;
+    while (cap < 2 * (size_t)g->entries) cap <<= 1;
+    t->widx = calloc(cap, sizeof *t->widx);
+    t->widx_mask = cap - 1;
+    if (!t->widx) goto oom;
+  }
   if (g->policy == TLB_PLRU) {
     t->plru_words = (g->ways + 63) / 64;
     t->plru = calloc((size_t)t->sets * t->plru_words, sizeof *t->plru);
@@ -156,6 +167,7 @@ oom:
 void tlb_destroy(tlb *t) {
   if (!t) return;
   free(t->key);
+  free(t->widx);
   free(t->e);
   free(t->spa);
   free(t->plru);
@@ -177,15 +189,73 @@ static inline uint64_t set_of(const tlb *t, uint64_t tag) {
   return s & t->set_mask;
 }
 
+uint64_t tlb_set_index(const tlb_geometry *g, uint64_t va, unsigned page_shift) {
+  uint64_t sets = g->entries / g->ways, tag = (va >> page_shift) >> log2_u64(g->sector_pages ? g->sector_pages : 1);
+  unsigned bits = log2_u64(sets);
+  if (g->index == TLB_INDEX_MODULO || bits == 0) return tag & (sets - 1);
+  uint64_t s = 0;
+  for (; tag; tag >>= bits) s ^= tag;
+  return s & (sets - 1);
+}
+
 static inline uint64_t meta_of(uint32_t asid, unsigned page_shift) {
   return (uint64_t)asid << 8 | page_shift;
 }
 
 #define BRANCHLESS_WAYS 8
 
+static inline size_t widx_home(const tlb *t, uint64_t tag, uint64_t meta) {
+  return (size_t)(((tag * 0x9e3779b97f4a7c15ull) ^ (meta * 0xc2b2ae3d27d4eb4full)) >> 17) & t->widx_mask;
+}
+
+static int64_t widx_find(const tlb *t, uint64_t tag, uint64_t meta) {
+  for (size_t i = widx_home(t, tag, meta);; i = (i + 1) & t->widx_mask) {
+    uint32_t v = t->widx[i];
+    if (!v) return -1;
+    const tlb_key *k = &t->key[v - 1];
+    if (k->tag == tag && k->meta == meta) return (int64_t)(v - 1);
+  }
+}
+
+/* Removes slot's key from the index, shifting later probes back so no
+ * tombstones are needed. */
+static void widx_remove(tlb *t, size_t slot) {
+  const tlb_key *k = &t->key[slot];
+  size_t i = widx_home(t, k->tag, k->meta);
+  while (t->widx[i] != slot + 1) i = (i + 1) & t->widx_mask;
+  for (size_t j = i;;) {
+    t->widx[i] = 0;
+    for (;;) {
+      j = (j + 1) & t->widx_mask;
+      if (!t->widx[j]) return;
+      const tlb_key *kj = &t->key[t->widx[j] - 1];
+      size_t home = widx_home(t, kj->tag, kj->meta);
+      /* Move j back to i unless its home lies cyclically in (i, j]. */
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) break;
+    }
+    t->widx[i] = t->widx[j];
+    i = j;
+  }
+}
+
+/* Every change of a slot's key goes through here to keep the index right. */
+static void set_key(tlb *t, size_t slot, uint64_t tag, uint64_t meta) {
+  if (t->widx && t->key[slot].tag != NO_TAG) widx_remove(t, slot);
+  t->key[slot] = (tlb_key){tag, meta};
+  if (t->widx && tag != NO_TAG) {
+    size_t i = widx_home(t, tag, meta);
+    while (t->widx[i]) i = (i + 1) & t->widx_mask;
+    t->widx[i] = (uint32_t)(slot + 1);
+  }
+}
+
 /* The way of the set at `base` holding (tag, meta), or -1. Small sets are
  * scanned without branches: which way hits is what a predictor can't guess. */
 static inline int64_t find_way(const tlb *t, size_t base, uint64_t tag, uint64_t meta) {
+  if (t->widx) {
+    int64_t slot = widx_find(t, tag, meta);
+    return slot < 0 ? -1 : slot - (int64_t)base; /* a key lives only in its own set */
+  }
   const tlb_key *k = t->key + base;
   if (t->ways <= BRANCHLESS_WAYS) {
     int64_t found = -1;
@@ -322,7 +392,7 @@ static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa
     if (t->e[slot].prot != prot) t->e[slot].valid = 0; /* pages of one entry share prot */
   } else {
     slot = base + victim(t, base);
-    t->key[slot] = (tlb_key){tag, meta};
+    set_key(t, slot, tag, meta);
     t->e[slot] = (tlb_entry){.stamp = ++t->clock};
   }
   tlb_entry *e = &t->e[slot];
@@ -373,7 +443,7 @@ static unsigned drop_pages(tlb *t, size_t slot, uint64_t first, uint64_t last) {
   uint64_t gone = e->valid & bit_range((unsigned)(a - lo_page), (unsigned)(b - lo_page));
   if (!gone) return 0;
   e->valid &= ~gone;
-  if (!e->valid) t->key[slot].tag = NO_TAG;
+  if (!e->valid) set_key(t, slot, NO_TAG, 0);
   return t->spa ? (unsigned)__builtin_popcountll(gone) : 1;
 }
 
@@ -414,7 +484,7 @@ unsigned tlb_flush(tlb *t, uint32_t asid) {
   unsigned dropped = 0;
   for (size_t slot = 0; slot < t->g.entries; slot++)
     if (t->key[slot].tag != NO_TAG && asid_matches(t->key[slot].meta, asid)) {
-      t->key[slot].tag = NO_TAG;
+      set_key(t, slot, NO_TAG, 0);
       t->e[slot].valid = 0;
       dropped++;
     }

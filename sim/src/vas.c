@@ -39,11 +39,12 @@ static const param params[] = {
     P(max_split_size, P_SIZE, "caching: blocks this large are never split ('none': no limit)"),
     P(seed, P_U64, "seed for policies that make random choices"),
     P(cuda_small_align, P_SIZE, "cuda: small requests round up to this"),
-    P(cuda_large_min, P_SIZE, "cuda: requests this large get their own pages"),
+    P(cuda_small_max, P_SIZE, "cuda: requests up to this size share regions"),
     P(cuda_large_round, P_SIZE, "cuda: large requests round up to this"),
     P(cuda_region_size, P_SIZE, "cuda: size of the regions small requests share"),
     P(cuda_small_page, P_SIZE, "cuda: page size of small regions"),
     P(cuda_large_page, P_SIZE, "cuda: page size of large requests"),
+    P(cuda_va_chunk, P_SIZE, "cuda, caching: VA set aside top-down in chunks this large (0: first fit)"),
     P(min_block, P_SIZE, "caching: kMinBlockSize"),
     P(small_size, P_SIZE, "caching: kSmallSize"),
     P(small_buffer, P_SIZE, "caching: kSmallBuffer"),
@@ -141,9 +142,10 @@ vas *vas_create(const char *policy, const vas_config *c, const vas_hooks *h, dia
   }
   if (!v->cfg.max_split_size) v->cfg.max_split_size = UINT64_MAX;
   v->drv = (vdrv){.hooks = h ? *h : (vas_hooks){0}, .st = &v->st, .capacity = c->phys_capacity};
+  v->drv.chunks_tail = &v->drv.chunks;
   int rc = vext_add(&v->drv.va, v->cfg.va_base, v->cfg.va_size) ? vas_err_nomem(d) : p->init(v, d);
   if (rc) { /* init cleans up after itself */
-    vext_clear(&v->drv.va);
+    vdrv_fini(&v->drv);
     free(v);
     return NULL;
   }
@@ -154,7 +156,7 @@ vas *vas_create(const char *policy, const vas_config *c, const vas_hooks *h, dia
 void vas_destroy(vas *v) {
   if (!v) return;
   v->policy->fini(v);
-  vext_clear(&v->drv.va);
+  vdrv_fini(&v->drv);
   free(v);
 }
 

@@ -64,9 +64,25 @@ typedef struct caching {
   xseg *segs;
   bool expandable;
   uint64_t cached_bytes; /* free mapped blocks */
+  /* What an OOM would give back: whole cached segments, whole free pieces
+   * of expandable segments; and how many cached blocks keep a part that it
+   * would not (split segments' free blocks, partial pieces). */
+  uint64_t releasable, stranded_blocks;
 } caching;
 
 /* --- block sets ----------------------------------------------------------- */
+
+static bool is_split(const cblock *b) { return b->prev || b->next; }
+
+/* Bytes of free block b that release_cached would return to the device. A
+ * block's answer cannot change while it sits in a pool: its neighbours
+ * change only by merging with it, which takes it out first. */
+static uint64_t whole_bytes(const cblock *b) {
+  if (!b->xs) return is_split(b) ? 0 : b->size;
+  uint64_t piece = b->xs->piece, base = b->xs->base;
+  uint64_t first = round_up(b->addr - base, piece), end = (b->addr + b->size - base) / piece * piece;
+  return end > first ? end - first : 0;
+}
 
 static void pool_insert(caching *c, cblock *b) {
   vtree_node *n = &b->pnode;
@@ -77,6 +93,9 @@ static void pool_insert(caching *c, cblock *b) {
     n->weight = b->size;
     vtree_insert(&b->pool->blocks, n);
     c->cached_bytes += b->size;
+    uint64_t w = whole_bytes(b);
+    c->releasable += w;
+    c->stranded_blocks += b->size > w;
   } else {
     n->key[1] = b->addr;
     n->key[2] = 0;
@@ -89,6 +108,9 @@ static void pool_erase(caching *c, cblock *b) {
   if (b->mapped) {
     vtree_remove(&b->pool->blocks, &b->pnode);
     c->cached_bytes -= b->size;
+    uint64_t w = whole_bytes(b);
+    c->releasable -= w;
+    c->stranded_blocks -= b->size > w;
   } else {
     vtree_remove(&b->pool->unmapped, &b->pnode);
   }
@@ -151,8 +173,6 @@ static unsigned seg_shift(uint64_t addr, uint64_t size) {
   unsigned s = (unsigned)__builtin_ctzll(size | addr);
   return s < MAX_PAGE_SHIFT ? s : MAX_PAGE_SHIFT;
 }
-
-static bool is_split(const cblock *b) { return b->prev || b->next; }
 
 /* Free size plus the unmapped VA right after it: what b can grow to. */
 static uint64_t expandable_size(const cblock *b) {
@@ -400,7 +420,7 @@ static int find_expandable(vas *v, cpool *pool, uint32_t stream, uint64_t size, 
 
 static int grow_expandable(vas *v, cpool *pool, uint32_t stream, uint64_t size, cblock **out, diag *d) {
   caching *c = v->impl;
-  cblock *b;
+  cblock *b = NULL;
   int rc = find_expandable(v, pool, stream, size, &b, d);
   if (rc != VAS_OK) return rc;
   if (!b->mapped && (rc = map_block(v, b, b->size < size ? b->size : size, d)) != VAS_OK) return rc;
@@ -492,15 +512,17 @@ static int caching_free(vas *v, uint64_t va, diag *d) {
   return VAS_OK;
 }
 
-/* Cached free blocks, plus the memory not reserved as one extent. */
+/* The unreserved memory and what an OOM would release form one extent
+ * (any free page can back a new segment); each cached block that keeps
+ * memory an OOM cannot release is an extent of its own. */
 static void caching_extents(const vas *v, vas_extents *out) {
   const caching *c = v->impl;
-  uint64_t unreserved = vdrv_unreserved(&v->drv);
+  uint64_t lump = vdrv_unreserved(&v->drv) + c->releasable;
   uint64_t largest = vtree_max_weight(&c->small.blocks);
   if (vtree_max_weight(&c->large.blocks) > largest) largest = vtree_max_weight(&c->large.blocks);
-  out->count = c->small.blocks.count + c->large.blocks.count + (unreserved > 0);
-  out->total = c->cached_bytes + unreserved;
-  out->largest = largest > unreserved ? largest : unreserved;
+  out->count = c->stranded_blocks + (lump > 0);
+  out->total = c->cached_bytes + vdrv_unreserved(&v->drv);
+  out->largest = largest > lump ? largest : lump;
 }
 
 /* --- lifetime ----------------------------------------------------------------- */
@@ -523,6 +545,7 @@ static int caching_setup(vas *v, bool expandable, diag *d) {
                     v->policy->name);
   caching *c = calloc(1, sizeof *c);
   if (!c) return vas_err_nomem(d);
+  v->drv.chunk = k->cuda_va_chunk;
   c->small.small = true;
   c->expandable = expandable;
   v->impl = c;
@@ -552,7 +575,7 @@ static void caching_fini(vas *v) {
   cblock **all = total ? malloc(total * sizeof *all) : NULL;
   size_t n = all ? gather(&c->live, all, 0, true) : 0;
   for (int p = 0; p < 2 && all; p++) n = gather(&pools[p]->unmapped, all, gather(&pools[p]->blocks, all, n, false), false);
-  qsort(all, n, sizeof *all, by_addr);
+  if (n) qsort(all, n, sizeof *all, by_addr);
   for (size_t i = 0; i < n;) {
     size_t j = i;
     uint64_t end = all[i]->addr + all[i]->size;

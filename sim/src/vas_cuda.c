@@ -1,12 +1,13 @@
 /* cudaMalloc/cudaFree as the driver serves them: every request is a driver
  * call, and the driver builds or tears down mappings for it.
  *
- * Large requests (>= cuda_large_min) round up to cuda_large_round, get VA
+ * Large requests (> cuda_small_max) round up to cuda_large_round, get VA
  * of their own (first fit, aligned to their page) and are mapped with
  * cuda_large_page pages on cudaMalloc, unmapped on cudaFree. Small
- * requests round up to cuda_small_align and are packed first-fit into
- * regions of cuda_region_size that the driver maps with cuda_small_page
- * pages when it opens one and unmaps when the last request in it goes.
+ * requests round up to cuda_small_align and are packed first fit into
+ * regions of cuda_region_size, the regions tried oldest first; the driver
+ * maps a region with cuda_small_page pages when it opens it and unmaps it
+ * when the last request in it goes.
  * Physical memory is interchangeable at page granularity (the GPU has
  * virtual memory), so what strands free memory here is the space left in
  * partly used regions. The parameters and the measurements behind their
@@ -16,7 +17,8 @@
 #include "vas_impl.h"
 
 typedef struct region {
-  vtree_node node; /* key (va); weight = largest hole, in cuda_model.regions */
+  vtree_node node; /* key (creation number); weight = largest hole */
+  uint64_t va;
   vext holes;
   uint64_t live; /* requests in it */
 } region;
@@ -29,6 +31,7 @@ typedef struct cuda_block {
 
 typedef struct cuda_model {
   vtree regions, live;
+  uint64_t opened; /* regions ever opened: the next one's creation number */
   unsigned small_shift, large_shift;
   uint64_t hole_bytes, hole_count; /* over all regions */
 } cuda_model;
@@ -40,10 +43,10 @@ static int check_pow2(const char *name, uint64_t v, diag *d) {
 static int cuda_init(vas *v, diag *d) {
   vas_config *c = &v->cfg;
   if (!c->cuda_small_align) c->cuda_small_align = 512;
-  if (!c->cuda_large_min) c->cuda_large_min = 1ull << 20;
+  if (!c->cuda_small_max) c->cuda_small_max = (2ull << 20) - 1;
   if (!c->cuda_large_round) c->cuda_large_round = 2ull << 20;
   if (!c->cuda_region_size) c->cuda_region_size = 2ull << 20;
-  if (!c->cuda_small_page) c->cuda_small_page = 2ull << 20;
+  if (!c->cuda_small_page) c->cuda_small_page = 64ull << 10;
   if (!c->cuda_large_page) c->cuda_large_page = 2ull << 20;
   if (check_pow2("cuda_small_align", c->cuda_small_align, d) || check_pow2("cuda_region_size", c->cuda_region_size, d) ||
       check_pow2("cuda_small_page", c->cuda_small_page, d) || check_pow2("cuda_large_page", c->cuda_large_page, d))
@@ -52,10 +55,11 @@ static int cuda_init(vas *v, diag *d) {
     return diag_set(d, NULL, 0, "cuda: cuda_large_round is not a multiple of cuda_large_page");
   if (c->cuda_region_size % c->cuda_small_page || c->cuda_region_size % c->cuda_small_align)
     return diag_set(d, NULL, 0, "cuda: cuda_region_size is not a multiple of cuda_small_page and cuda_small_align");
-  if (c->cuda_large_min > c->cuda_region_size)
-    return diag_set(d, NULL, 0, "cuda: cuda_large_min is larger than a region");
+  if (c->cuda_small_max > c->cuda_region_size)
+    return diag_set(d, NULL, 0, "cuda: cuda_small_max is larger than a region");
   cuda_model *m = calloc(1, sizeof *m);
   if (!m) return vas_err_nomem(d);
+  v->drv.chunk = c->cuda_va_chunk;
   m->small_shift = log2_u64(c->cuda_small_page);
   m->large_shift = log2_u64(c->cuda_large_page);
   v->impl = m;
@@ -73,7 +77,7 @@ static void cuda_fini(vas *v) {
   }
   while ((n = m->regions.root)) {
     region *r = vtree_entry(n, region, node);
-    vdrv_unmap(&v->drv, n->key[0], v->cfg.cuda_region_size, m->small_shift);
+    vdrv_unmap(&v->drv, r->va, v->cfg.cuda_region_size, m->small_shift);
     vtree_remove(&m->regions, n);
     vext_clear(&r->holes);
     free(r);
@@ -109,7 +113,8 @@ static int open_region(vas *v, region **out, diag *d) {
     free(r);
     return rc;
   }
-  r->node.key[0] = va;
+  r->va = va;
+  r->node.key[0] = m->opened++;
   r->node.weight = 0;
   vtree_insert(&m->regions, &r->node);
   region_in(m, r);
@@ -119,7 +124,7 @@ static int open_region(vas *v, region **out, diag *d) {
 
 static void close_region(vas *v, region *r) {
   cuda_model *m = v->impl;
-  uint64_t va = r->node.key[0];
+  uint64_t va = r->va;
   region_out(m, r);
   vtree_remove(&m->regions, &r->node);
   vext_clear(&r->holes);
@@ -128,7 +133,8 @@ static void close_region(vas *v, region *r) {
   vdrv_release(&v->drv, va, v->cfg.cuda_region_size, NULL); /* merging VA back cannot need a new node */
 }
 
-/* First fit over regions in address order, then inside the region. */
+/* First fit over regions in the order they were opened (the driver does
+ * not prefer low addresses), then first fit inside the region. */
 static int small_alloc(vas *v, uint64_t size, uint64_t align, region **in, uint64_t *va, diag *d) {
   cuda_model *m = v->impl;
   for (vtree_node *n = vtree_first_fit(&m->regions, NULL, size); n;) {
@@ -144,7 +150,7 @@ static int small_alloc(vas *v, uint64_t size, uint64_t align, region **in, uint6
     uint64_t from[3] = {n->key[0] + 1, 0, 0};
     n = vtree_first_fit(&m->regions, from, size);
   }
-  region *r;
+  region *r = NULL;
   int rc = open_region(v, &r, d);
   if (rc != VAS_OK) return rc;
   region_out(m, r);
@@ -175,7 +181,7 @@ static int cuda_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, ui
   if (!b) return vas_err_nomem(d);
   uint64_t want = size ? size : 1;
   int rc;
-  if (want >= c->cuda_large_min) {
+  if (want > c->cuda_small_max) {
     b->size = round_up(want, c->cuda_large_round);
     rc = large_alloc(v, b->size, align > c->cuda_large_page ? align : c->cuda_large_page, va, d);
   } else {

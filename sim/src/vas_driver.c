@@ -3,6 +3,8 @@
  * Page-table cost rule (docs/ALLOC.md): building a mapping of S bytes with
  * pages of P bytes writes S/P PTEs; tearing it down clears S/P PTEs and
  * costs one TLB shootdown (the driver invalidates the range once). */
+#include <stdlib.h>
+
 #include "vas_impl.h"
 
 int vdrv_map(vdrv *dv, uint64_t va, uint64_t size, unsigned shift, diag *d) {
@@ -25,12 +27,54 @@ void vdrv_unmap(vdrv *dv, uint64_t va, uint64_t size, unsigned shift) {
   st->shootdowns++;
 }
 
-int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
-  int rc = vext_take(&dv->va, VEXT_FIRST, size, align, va);
+static int take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
+  int rc = vext_take(x, fit, size, align, va);
   if (rc < 0) return vas_err_nomem(d);
   return rc ? VAS_OK : VAS_OOM;
 }
 
+static int new_chunk(vdrv *dv, uint64_t size, uint64_t align, vchunk **out, diag *d) {
+  vchunk *c = calloc(1, sizeof *c);
+  if (!c) return vas_err_nomem(d);
+  c->size = round_up(size > dv->chunk ? size : dv->chunk, align > dv->chunk ? align : dv->chunk);
+  int rc = take(&dv->va, VEXT_TOP, c->size, align > dv->chunk ? align : dv->chunk, &c->base, d);
+  if (rc == VAS_OK && vext_add(&c->free, c->base, c->size)) rc = vas_err_nomem(d);
+  if (rc != VAS_OK) {
+    free(c);
+    return rc;
+  }
+  *dv->chunks_tail = c;
+  dv->chunks_tail = &c->next;
+  *out = c;
+  return VAS_OK;
+}
+
+int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
+  if (!dv->chunk) return take(&dv->va, VEXT_FIRST, size, align, va, d);
+  for (vchunk *c = dv->chunks; c; c = c->next)
+    if (c->free.free_bytes >= size) {
+      int rc = take(&c->free, VEXT_FIRST, size, align, va, d);
+      if (rc != VAS_OOM) return rc;
+    }
+  vchunk *c = NULL;
+  int rc = new_chunk(dv, size, align, &c, d);
+  return rc == VAS_OK ? take(&c->free, VEXT_FIRST, size, align, va, d) : rc;
+}
+
 int vdrv_release(vdrv *dv, uint64_t va, uint64_t size, diag *d) {
-  return vext_add(&dv->va, va, size) ? vas_err_nomem(d) : VAS_OK;
+  vext *home = &dv->va;
+  for (vchunk *c = dv->chunks; c; c = c->next)
+    if (va >= c->base && va - c->base < c->size) home = &c->free;
+  return vext_add(home, va, size) ? vas_err_nomem(d) : VAS_OK;
+}
+
+void vdrv_fini(vdrv *dv) {
+  while (dv->chunks) {
+    vchunk *c = dv->chunks;
+    dv->chunks = c->next;
+    vext_clear(&c->free);
+    free(c);
+  }
+  dv->chunks_tail = &dv->chunks;
+  vext_clear(&dv->va);
 }

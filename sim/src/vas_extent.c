@@ -113,6 +113,20 @@ static extent *scan_size(vext *x, uint64_t size, uint64_t align, uint64_t *at) {
   return NULL;
 }
 
+/* Highest extent whose top end holds the request. */
+static extent *scan_top(vext *x, uint64_t size, uint64_t align, uint64_t *at) {
+  for (vtree_node *n = vtree_last_fit(&x->by_addr, size); n; n = vtree_prev(n)) {
+    extent *e = node_extent(n);
+    if (ext_size(e) < size) continue;
+    uint64_t top = (ext_addr(e) + ext_size(e) - size) & ~(align - 1);
+    if (top >= ext_addr(e)) {
+      *at = top;
+      return e;
+    }
+  }
+  return NULL;
+}
+
 int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *addr) {
   if (!size) size = 1;
   if (!align) align = 1;
@@ -120,6 +134,7 @@ int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *ad
   uint64_t at = 0;
   switch (fit) {
   case VEXT_BEST: e = scan_size(x, size, align, &at); break;
+  case VEXT_TOP: e = scan_top(x, size, align, &at); break;
   case VEXT_NEXT:
     e = scan_addr(x, x->cursor, size, align, &at);
     if (!e) e = scan_addr(x, 0, size, align, &at);
@@ -131,23 +146,6 @@ int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *ad
   x->cursor = at + size;
   *addr = at;
   return 1;
-}
-
-int vext_take_at(vext *x, uint64_t addr, uint64_t size) {
-  uint64_t key[3] = {addr + 1, 0, 0};
-  vtree_node *n = vtree_lower_bound(&x->by_addr, key);
-  n = n ? vtree_prev(n) : vtree_last(&x->by_addr);
-  extent *e = node_extent(n);
-  if (!e || ext_addr(e) > addr || ext_addr(e) + ext_size(e) < addr + size) return 0;
-  return carve(x, e, addr, size) ? -1 : 1;
-}
-
-bool vext_covers(const vext *x, uint64_t addr, uint64_t size) {
-  uint64_t key[3] = {addr + 1, 0, 0};
-  vtree_node *n = vtree_lower_bound(&x->by_addr, key);
-  n = n ? vtree_prev(n) : vtree_last(&x->by_addr);
-  const extent *e = node_extent(n);
-  return e && ext_addr(e) <= addr && ext_addr(e) + ext_size(e) >= addr + size;
 }
 
 void vext_clear(vext *x) {

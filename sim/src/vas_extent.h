@@ -13,7 +13,10 @@
 
 #include "vas_tree.h"
 
-typedef enum { VEXT_FIRST, VEXT_NEXT, VEXT_BEST } vext_fit;
+/* FIRST: lowest address; NEXT: first from the end of the last placement,
+ * wrapping; BEST: smallest extent, lowest address on ties; TOP: highest
+ * address, placed at the extent's top end (top-down VA placement). */
+typedef enum { VEXT_FIRST, VEXT_NEXT, VEXT_BEST, VEXT_TOP } vext_fit;
 
 typedef struct vext {
   vtree by_addr, by_size;
@@ -27,15 +30,10 @@ int vext_add(vext *x, uint64_t addr, uint64_t size);
 /* Places size bytes aligned to align (a power of two). 1: placed at *addr,
  * 0: no extent fits, -1: out of host memory. */
 int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *addr);
-/* Takes exactly [addr, addr+size), which must lie inside one free extent.
- * 1 done, 0 not free, -1 out of host memory. */
-int vext_take_at(vext *x, uint64_t addr, uint64_t size);
 /* Frees every node; the set is empty afterwards. */
 void vext_clear(vext *x);
 
 static inline size_t vext_count(const vext *x) { return x->by_addr.count; }
 static inline uint64_t vext_largest(const vext *x) { return vtree_max_weight(&x->by_addr); }
-/* Whether the extent at addr (if any) covers [addr, addr+size). */
-bool vext_covers(const vext *x, uint64_t addr, uint64_t size);
 
 #endif

@@ -34,11 +34,20 @@ typedef struct vas_policy {
   void (*extents)(const vas *v, vas_extents *out);
 } vas_policy;
 
+/* A piece of VA the driver set aside; placements inside it go bottom-up. */
+typedef struct vchunk {
+  struct vchunk *next; /* in creation order */
+  uint64_t base, size;
+  vext free;
+} vchunk;
+
 typedef struct vdrv {
   vas_hooks hooks;
   vas_stats *st;
   uint64_t capacity;
-  vext va; /* free VA of the managed range */
+  vext va;        /* free VA of the managed range */
+  uint64_t chunk; /* 0: place first fit in va; else carve chunks of this size top-down */
+  vchunk *chunks, **chunks_tail;
 } vdrv;
 
 struct vas {
@@ -61,13 +70,15 @@ void vas_note_free(vas *v, uint64_t block, uint64_t requested);
 int vdrv_map(vdrv *dv, uint64_t va, uint64_t size, unsigned shift, diag *d);
 void vdrv_unmap(vdrv *dv, uint64_t va, uint64_t size, unsigned shift);
 static inline uint64_t vdrv_unreserved(const vdrv *dv) { return dv->capacity - dv->st->reserved_bytes; }
-/* VA from the managed range, first fit. VAS_OK, VAS_OOM (range full) or
- * VAS_ERR (host memory). */
+/* VA from the managed range: first fit, or (dv->chunk set) first fit in the
+ * oldest chunk with room, else a new chunk of max(chunk, size) carved from
+ * the top of the free range. VAS_OK, VAS_OOM (range full) or VAS_ERR (host
+ * memory). */
 int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d);
 int vdrv_release(vdrv *dv, uint64_t va, uint64_t size, diag *d);
+void vdrv_fini(vdrv *dv);
 
 static inline uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
-static inline uint64_t pow2_round_up(uint64_t v, uint64_t to) { return (v + to - 1) & ~(to - 1); }
 
 /* Generic policies: defaults and checks page_size/alignment; *align gets
  * the larger of the two. */

@@ -189,3 +189,13 @@ static vtree_node *fit_from(vtree_node *n, const uint64_t from[3], uint64_t w) {
 vtree_node *vtree_first_fit(const vtree *t, const uint64_t from[3], uint64_t min_weight) {
   return from ? fit_from(t->root, from, min_weight) : leftmost_fit(t->root, min_weight);
 }
+
+vtree_node *vtree_last_fit(const vtree *t, uint64_t min_weight) {
+  vtree_node *n = t->root;
+  while (n && n->max_weight >= min_weight) {
+    if (max_weight(n->right) >= min_weight) n = n->right;
+    else if (n->weight >= min_weight) return n;
+    else n = n->left;
+  }
+  return NULL;
+}

@@ -46,6 +46,8 @@ vtree_node *vtree_find(const vtree *t, const uint64_t key[3]);
 /* First node in key order with key >= from (from NULL: any) and
  * weight >= min_weight. */
 vtree_node *vtree_first_fit(const vtree *t, const uint64_t from[3], uint64_t min_weight);
+/* Last node in key order with weight >= min_weight. */
+vtree_node *vtree_last_fit(const vtree *t, uint64_t min_weight);
 static inline uint64_t vtree_max_weight(const vtree *t) { return t->root ? t->root->max_weight : 0; }
 
 #endif

@@ -26,8 +26,16 @@
 
 #include "tlbsim/base.h"
 
-typedef enum { ALLOCTRACE_AUTO, ALLOCTRACE_SNAPSHOT, ALLOCTRACE_RMM, ALLOCTRACE_NATIVE } alloctrace_format;
+/* SYNTHETIC names the generated workload; it is not an input format. */
+typedef enum {
+  ALLOCTRACE_AUTO,
+  ALLOCTRACE_SNAPSHOT,
+  ALLOCTRACE_RMM,
+  ALLOCTRACE_NATIVE,
+  ALLOCTRACE_SYNTHETIC
+} alloctrace_format;
 
+/* Accepts auto, snapshot, rmm, native. */
 int alloctrace_format_parse(const char *s, alloctrace_format *out);
 const char *alloctrace_format_name(alloctrace_format f);
 
@@ -51,6 +59,7 @@ typedef struct alloctrace_info {
   bool expandable_segments;
   uint64_t max_split_size;    /* UINT64_MAX: unlimited */
   uint64_t device_total;      /* from capture metadata; 0: unknown */
+  char unmodelled[96];        /* settings in use that the models ignore, comma-separated */
   /* Ground truth, complete after the last event. */
   bool has_segments;          /* the input records its allocator's segments */
   uint64_t reserved_peak, reserved_end;

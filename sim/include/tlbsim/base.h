@@ -30,7 +30,7 @@ int diag_set(diag *d, const char *file, unsigned long line, const char *fmt, ...
 int size_parse(const char *text, uint64_t *out);
 /* Parses an unsigned decimal or 0x-hex integer with no suffix. */
 int u64_parse(const char *text, uint64_t *out);
-/* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536". */
+/* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *size_format(uint64_t bytes, char *buf, size_t len);
 
 static inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

@@ -54,6 +54,9 @@ const char *tlb_policy_name(tlb_policy p);
 int tlb_index_parse(const char *s, tlb_index *out); /* "modulo" | "xor" */
 /* Checks a geometry; fills d (no location) with what is impossible. */
 int tlb_geometry_check(const tlb_geometry *g, diag *d);
+/* The set a page of 2^page_shift at va falls in, for a checked geometry:
+ * what `explain` shows and what lookups use. */
+uint64_t tlb_set_index(const tlb_geometry *g, uint64_t va, unsigned page_shift);
 
 /* A translation as a TLB returns it. */
 typedef struct tlb_hit {

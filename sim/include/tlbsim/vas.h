@@ -44,14 +44,15 @@ typedef struct vas_config {
   uint64_t page_size;      /* generic: granule and page they map with (0: 4 KiB) */
   uint64_t alignment;      /* generic: minimum alignment of returned addresses */
   uint64_t max_split_size; /* caching: blocks this large are never split (0 or UINT64_MAX: none) */
-  uint64_t seed;           /* no policy draws random numbers today; kept for ones that will */
+  uint64_t seed;           /* for policies that make random choices (none of today's do) */
   /* cuda: cudaMalloc as the driver does it (defaults: docs/ALLOC.md) */
-  uint64_t cuda_small_align;   /* requests below cuda_large_min round up to this */
-  uint64_t cuda_large_min;     /* from this size on a request gets its own 2 MiB pages */
+  uint64_t cuda_small_align;   /* small requests round up to this */
+  uint64_t cuda_small_max;     /* requests up to this size share regions; larger get their own pages */
   uint64_t cuda_large_round;   /* large requests round up to this */
   uint64_t cuda_region_size;   /* small requests share regions of this size */
   uint64_t cuda_small_page;    /* page size a small region is mapped with */
   uint64_t cuda_large_page;    /* page size large requests are mapped with */
+  uint64_t cuda_va_chunk;      /* VA set aside top-down in chunks this large (0: first fit) */
   /* caching / expandable: c10/cuda/CUDACachingAllocator.cpp constants */
   uint64_t min_block;       /* kMinBlockSize: every size rounds up to it */
   uint64_t small_size;      /* kSmallSize: largest request of the small pool */
@@ -99,7 +100,7 @@ size_t vas_policy_count(void);
 const char *vas_policy_at(size_t i);
 const char *vas_policy_summary(size_t i);
 
-/* Parameters by name ("capacity", "max_split_size", "cuda_large_min", ...):
+/* Parameters by name ("capacity", "max_split_size", "cuda_small_max", ...):
  * sizes take the size_parse forms. Unknown keys are an error naming them. */
 int vas_config_set(vas_config *c, const char *key, const char *value, diag *d);
 size_t vas_param_count(void);
