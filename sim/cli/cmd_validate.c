@@ -1,6 +1,7 @@
 /* tlbsim validate — re-simulate every row of a measured chase CSV and
  * report the model's error per row and overall. */
 #include <getopt.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,8 +315,8 @@ int cmd_validate(int argc, char **argv) {
   return rc;
 }
 
-/* Measured points and predicted lines, one panel per stride is too many:
- * one colour per mapping/order, x = footprint (log), y = cycles. */
+/* Measured points and predicted lines: one panel per mapping/order, one
+ * colour per stride, x = footprint (log), y = cycles per access. */
 static int write_plot(const char *png, const char *csv_name, const row_result *rows, size_t n, diag *d) {
   char data[4096];
   snprintf(data, sizeof data, "%s.dat", png);
@@ -337,15 +338,26 @@ static int write_plot(const char *png, const char *csv_name, const row_result *r
     fprintf(f, "%s\n\n", last_stride ? "" : "0 0 NaN NaN");
   }
   fclose(f);
-  char cmd[16384];
-  snprintf(cmd, sizeof cmd,
-           "gnuplot -e \"set terminal pngcairo size 1200,800; set output '%s'; set logscale x 2;"
-           " set xlabel 'footprint (bytes)'; set ylabel 'cycles per access'; set key left top;"
-           " set title 'measured (points) vs predicted (lines): %s';"
-           " names = 'contiguous-seq contiguous-random shuffled-seq shuffled-random';"
-           " plot for [k=0:3] '%s' index k using 1:3 with points pt 7 ps 0.5 lc k+1 title word(names, k+1),"
-           " for [k=0:3] '%s' index k using 1:4 with lines lc k+1 notitle\"",
-           png, csv_name, data, data);
-  if (system(cmd) != 0) return diag_set(d, png, 0, "gnuplot failed");
+  /* A 2x2 grid, one panel per mapping/order; colour = stride. The script
+   * goes to gnuplot's stdin: no shell quoting. */
+  FILE *gp = popen("gnuplot", "w");
+  if (!gp) return diag_set(d, png, 0, "cannot run gnuplot");
+  fprintf(gp,
+          "set terminal pngcairo size 1400,1000 font ',10'\n"
+          "set output '%s'\n"
+          "set multiplot layout 2,2 title 'measured (points) vs predicted (lines), colour = stride: %s'\n"
+          "set logscale x 2\n"
+          "set xtics ('1M' 2**20, '32M' 2**25, '1G' 2**30, '32G' 2**35, '1T' 2**40)\n"
+          "set xlabel 'footprint'; set ylabel 'cycles per access'; set key off; set grid\n"
+          "names = 'contiguous/seq contiguous/random shuffled/seq shuffled/random'\n"
+          "colour(s) = int(log(s) / log(2)) %% 8 + 1\n"
+          "do for [k=0:3] {\n"
+          "  set title word(names, k + 1)\n"
+          "  plot '%s' index k using 1:3:(colour(column(2))) with points pt 7 ps 0.6 lc variable, \\\n"
+          "       '' index k using 1:4:(colour(column(2))) with lines lc variable\n"
+          "}\n"
+          "unset multiplot\n",
+          png, csv_name, data);
+  if (pclose(gp) != 0) return diag_set(d, png, 0, "gnuplot failed");
   return 0;
 }
