@@ -1,5 +1,6 @@
 /* Tests for the simulated pointer chase: chain and mapping as tlbsim-gpu
  * builds them, warm-up, hand-worked hit/miss counts, sector entries. */
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu_chain.h"
@@ -81,6 +82,26 @@ static void test_sector_entries_span_pages(void) {
   CU_ASSERT_EQUAL(r.walks, r.loads / 8);
 }
 
+/* Aliased: a 1 TiB footprint at a 1 GiB stride maps only the 1024 chunks
+ * holding a node; with 8 entries every load of the cycle misses. */
+static void test_aliased_beyond_memory(void) {
+  const pt_format *f = pt_format_find("hopper");
+  mmu_config mc = one_level(8, 1);
+  chase_result r;
+  diag d;
+  chase_spec s = spec(1ull << 40, 1u << 30, CHASE_SEQ);
+  s.mapping = CHASE_ALIASED;
+  int rc = chase_run(f, &mc, &s, &r, &d);
+  if (rc) fprintf(stderr, "%s\n", d.msg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_EQUAL(r.nodes, 1024);
+  CU_ASSERT_EQUAL(r.walks, r.loads);
+  s = spec(8ull << 30, 1u << 30, CHASE_RANDOM);
+  s.mapping = CHASE_ALIASED;
+  CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
+  CU_ASSERT_EQUAL(r.walks, 0); /* 8 chunks fit */
+}
+
 static void test_same_chain_as_gpu(void) {
   /* The random order is gpu_permute's: node k of the chain is perm[k]. */
   uint32_t perm[16];
@@ -109,8 +130,12 @@ static void test_bad_specs(void) {
   s.va_base = 4096;
   CU_ASSERT_EQUAL(chase_run(f, &mc, &s, &r, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not page aligned"));
+  s = spec(64u << 20, 3u << 20, CHASE_SEQ);
+  s.mapping = CHASE_ALIASED;
+  CU_ASSERT_EQUAL(chase_run(f, &mc, &s, &r, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "multiple of the chunk"));
   chase_mapping m;
-  CU_ASSERT_EQUAL(chase_mapping_parse("aliased", &m), -1);
+  CU_ASSERT_EQUAL(chase_mapping_parse("managed", &m), -1);
   CU_ASSERT_EQUAL(chase_mapping_parse("shuffled", &m), 0);
   CU_ASSERT_EQUAL(m, CHASE_SHUFFLED);
 }
@@ -119,6 +144,7 @@ int main(void) {
   static const test_case cases[] = {{"reach and miss cost", test_reach_and_miss_cost},
                                     {"sector entries span pages", test_sector_entries_span_pages},
                                     {"same chain as tlbsim-gpu", test_same_chain_as_gpu},
+                                    {"aliased beyond memory", test_aliased_beyond_memory},
                                     {"bad specs", test_bad_specs},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"chase", cases}, {NULL, NULL}};

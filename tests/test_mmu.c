@@ -507,9 +507,37 @@ static void test_config_errors(void) {
   pt_destroy(t);
 }
 
+/* The page-table line cache: the second walk re-reads the PML4, PDPT and PD
+ * entries (same lines) and a PTE 8 bytes after the first one (same 64-byte
+ * line), so all four of its reads hit: 100 + 1 + 5 + 10 + 4 * 3 = 128 against
+ * the cold walk's 100 + 1 + 5 + 10 + 4 * 50 = 316. A PTE 64 pages on lies in
+ * another line: 3 hits and one miss. */
+static void test_line_cache(void) {
+  pt *t = new_table();
+  map(t, 0x1000, 0x10000, 12, PT_R);
+  map(t, 0x2000, 0x20000, 12, PT_R);
+  map(t, 0x41000, 0x30000, 12, PT_R);
+  mmu_config c = split_config();
+  c.line_cache = (mmu_line_cache_config){.entries = 8, .ways = 8, .line_bytes = 64, .hit_cycles = 3};
+  mmu *m = new_mmu(&c, t);
+  CU_ASSERT_EQUAL(tr(m, 0x1000, ACC_READ).cycles, 316);
+  mmu_outcome o = tr(m, 0x2000, ACC_READ);
+  CU_ASSERT_EQUAL(o.walk_refs, 4);
+  CU_ASSERT_EQUAL(o.cycles, 128);
+  CU_ASSERT_EQUAL(tr(m, 0x41000, ACC_READ).cycles, 100 + 1 + 5 + 10 + 3 * 3 + 50);
+  CU_ASSERT_EQUAL(mmu_get_stats(m)->line_hits, 4 + 3);
+  mmu_destroy(m);
+  c.line_cache.line_bytes = 12;
+  diag d;
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "line_bytes 12"));
+  pt_destroy(t);
+}
+
 int main(void) {
   static const test_case flow[] = {{"hierarchy_flow", test_hierarchy_flow},
                                    {"walk_caches", test_walk_caches},
+                                   {"line_cache", test_line_cache},
                                    {"split_by_page_size", test_split_by_page_size},
                                    {"sector_fill", test_sector_fill},
                                    {"no_inst_level", test_no_inst_level},

@@ -15,7 +15,7 @@
 
 static const char chase_help[] =
     "usage: tlbsim chase [--preset NAME | --config FILE] [--set S.K=V]... --footprint LIST\n"
-    "                    --stride SIZE [--order seq|random] [--mapping contiguous|shuffled|cudamalloc]\n"
+    "                    --stride SIZE [--order seq|random] [--mapping contiguous|shuffled|cudamalloc|aliased]\n"
     "                    [--page-size SIZE] [--chunk SIZE] [--per-octave N] [--steps N]\n"
     "                    [--warmup N] [--repeats N] [--seed S] [--format csv|text|json]\n"
     "\n"
@@ -27,7 +27,8 @@ static const char chase_help[] =
     "  --stride SIZE      bytes between nodes (a multiple of 8)\n"
     "  --order            seq (default) or random\n"
     "  --mapping          contiguous (default), shuffled (chunks in a seeded physical order),\n"
-    "                     cudamalloc (as contiguous)\n"
+    "                     cudamalloc (as contiguous), aliased (one physical chunk per 16384 nodes,\n"
+    "                     only chunks holding a node mapped: footprints beyond memory)\n"
     "  --page-size SIZE   default: the preset's [machine] page_size\n"
     "  --chunk SIZE       physical pieces of the mapping (default 2M, the VMM granularity)\n"
     "  --steps N          loads per timed pass (default 4096); --repeats N passes (default 5)\n"
@@ -111,7 +112,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
       break;
     case 'm':
       if (chase_mapping_parse(optarg, &o->spec.mapping))
-        return cli_usage_error("chase", "--mapping: '%s' is not contiguous, shuffled or cudamalloc", optarg);
+        return cli_usage_error("chase", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", optarg);
       break;
     case 'f':
       if (report_format_parse(optarg, &o->format)) return cli_usage_error("chase", "--format: '%s' is not text, json or csv", optarg);

@@ -17,16 +17,17 @@
 
 static const char validate_help[] =
     "usage: tlbsim validate [--preset NAME | --config FILE] [--set S.K=V]... [--plot FILE.png]\n"
-    "                       [--min-footprint SIZE] [--min-nodes N] [--max-mean-error PCT]\n"
+    "                       [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--max-mean-error PCT]\n"
     "                       [--max-error-cycles C] [--data-latency measured|preset] MEASURED.csv\n"
     "\n"
     "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
     "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
     "mean absolute % error and the worst point. Rows of mappings the simulator does not model\n"
-    "(aliased, managed) and rows outside the filters are skipped and counted.\n"
+    "(managed) and rows outside the filters are skipped and counted.\n"
     "  --plot FILE.png        gnuplot overlay: measured points, predicted lines, per mapping/order\n"
     "  --min-footprint SIZE   only rows with at least this footprint\n"
     "  --min-nodes N          only rows with at least N nodes\n"
+    "  --mapping LIST         only these mappings (comma-separated)\n"
     "  --max-mean-error PCT   exit 1 when the mean absolute error exceeds PCT\n"
     "  --max-error-cycles C   exit 1 when any row is off by more than C cycles\n"
     "  --data-latency KIND    measured (default): a row's base_cycles column (the same lines'\n"
@@ -96,6 +97,7 @@ typedef struct validate_opts {
   bool preset_data_latency; /* ignore the measured base_cycles column */
   const char *plot, *csv;
   uint64_t min_footprint, min_nodes;
+  unsigned mappings; /* bit per chase_mapping to compare; 0: all */
   double max_mean, max_cycles;
 } validate_opts;
 
@@ -105,7 +107,8 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       {"set", required_argument, NULL, 's'},           {"plot", required_argument, NULL, 'P'},
       {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},
       {"max-mean-error", required_argument, NULL, 'M'}, {"max-error-cycles", required_argument, NULL, 'C'},
-      {"data-latency", required_argument, NULL, 'D'}, {"help", no_argument, NULL, 'h'},
+      {"data-latency", required_argument, NULL, 'D'}, {"mapping", required_argument, NULL, 'm'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   int ch;
   char *end;
@@ -131,6 +134,18 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       if (end == optarg || *end || !(v >= 0)) return cli_usage_error("validate", "%s: '%s' is not a number", name, optarg);
       if (ch == 'M') o->max_mean = v;
       else o->max_cycles = v;
+      break;
+    }
+    case 'm': {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%s", optarg);
+      char *save = NULL;
+      for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        chase_mapping m;
+        if (chase_mapping_parse(tok, &m))
+          return cli_usage_error("validate", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", tok);
+        o->mappings |= 1u << m;
+      }
       break;
     }
     case 'D':
@@ -260,7 +275,9 @@ int cmd_validate(int argc, char **argv) {
     }
     int use = row_spec(line, col, o.csv, ln, &rows[n], &d);
     if (use < 0) rc = EXIT_INPUT;
-    else if (!use || rows[n].spec.footprint < o.min_footprint || rows[n].spec.nodes < o.min_nodes) skipped++;
+    else if (!use || rows[n].spec.footprint < o.min_footprint || rows[n].spec.nodes < o.min_nodes ||
+             (o.mappings && !(o.mappings >> rows[n].spec.mapping & 1)))
+      skipped++;
     else {
       chase_result r;
       if (chase_run(f, &mc, &rows[n].spec, &r, &d)) {

@@ -7,11 +7,14 @@
 
 #include "gpu_chain.h"
 
-static const char *const mapping_names[] = {"contiguous", "shuffled", "cudamalloc"};
+static const char *const mapping_names[] = {"contiguous", "shuffled", "cudamalloc", "aliased"};
+
+/* tlbsim-gpu's per-node skew under the aliased mapping (GPU_ALIAS_LINE). */
+#define ALIAS_LINE 128u
 static const char *const order_names[] = {"seq", "random"};
 
 int chase_mapping_parse(const char *s, chase_mapping *out) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (!strcmp(s, mapping_names[i])) return *out = (chase_mapping)i, 0;
   return -1;
 }
@@ -51,6 +54,21 @@ static int map_region(pt *t, uint64_t base, uint64_t size, const chase_spec *s, 
       rc = pt_map(t, base + v * chunk + off, (uint64_t)perm[v] * chunk + off, shift, PT_R | PT_W, d);
   free(perm);
   return rc;
+}
+
+/* Aliased: the chunk holding node i (by index) is physical chunk
+ * i / (chunk / ALIAS_LINE); chunks without a node stay unmapped. */
+static int map_aliased(pt *t, uint64_t base, uint32_t nodes, const chase_spec *s, diag *d) {
+  uint64_t chunk = s->chunk, per_chunk = chunk / ALIAS_LINE;
+  unsigned shift = log2_u64(s->page_size);
+  for (uint32_t i = 0; i < nodes; i++) {
+    uint64_t va = base + (uint64_t)i * s->stride / chunk * chunk;
+    pt_mapping old;
+    if (pt_lookup(t, va, &old)) continue;
+    for (uint64_t off = 0; off < chunk; off += s->page_size)
+      if (pt_map(t, va + off, i / per_chunk * chunk + off, shift, PT_R | PT_W, d)) return -1;
+  }
+  return 0;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -101,7 +119,19 @@ int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, cha
   }
   gpu_chain_spec cs = {.nodes = nodes, .stride = s->stride, .seed = s->seed,
                        .order = s->order == CHASE_RANDOM ? GPU_ORDER_RANDOM : GPU_ORDER_SEQ};
-  if (gpu_chain_build(&cs, off, d) || map_region(t, base, size, s, d) || !(m = mmu_create(mc, t, d))) goto done;
+  bool aliased = s->mapping == CHASE_ALIASED;
+  if (aliased) {
+    if (s->stride % s->chunk || s->chunk < s->page_size) {
+      diag_set(d, NULL, 0, "chase: the aliased mapping needs a stride that is a multiple of the chunk");
+      goto done;
+    }
+    cs.skew_line = ALIAS_LINE;
+    cs.skew_period = s->chunk / ALIAS_LINE;
+  }
+  if (gpu_chain_build(&cs, off, d) ||
+      (aliased ? map_aliased(t, base, nodes, s, d) : map_region(t, base, size, s, d)) ||
+      !(m = mmu_create(mc, t, d)))
+    goto done;
   uint32_t pos = 0;
   walk_chain(m, base, off, nodes, &pos, s->warmup > nodes ? s->warmup : nodes);
   mmu_reset_stats(m);

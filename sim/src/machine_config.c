@@ -2,7 +2,8 @@
  *   [tlb.NAME]        a TLB level (its first array)
  *   [tlb.NAME:SIZE]   a further array of that level, holding SIZE pages
  *   [pwc.LEVEL]       a page-walk cache for page-table level LEVEL (by name)
- *   [latency] [mmu]   latency model, ASID tagging */
+ *   [latency] [mmu]   latency model, ASID tagging
+ *   [ptcache]         the cache of page-table lines walks read through */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -152,6 +153,14 @@ int machine_mmu_config(cfg *c, const pt_format *f, mmu_config *mc, diag *d) {
       cfg_get_u64(c, "latency", "walk_ref_cycles", 0, &ref, d) ||
       cfg_get_bool(c, "mmu", "asid_tagged", true, &mc->asid_tagged, d))
     return -1;
+  uint64_t lines, line_ways, line_bytes, line_hit;
+  if (cfg_get_u64(c, "ptcache", "entries", 0, &lines, d) || cfg_get_u64(c, "ptcache", "ways", lines, &line_ways, d) ||
+      cfg_get_size(c, "ptcache", "line_bytes", 128, &line_bytes, d) ||
+      cfg_get_u64(c, "ptcache", "hit_cycles", 0, &line_hit, d))
+    return -1;
+  if (lines > UINT32_MAX || line_ways > UINT32_MAX || line_bytes > UINT32_MAX || line_hit > UINT32_MAX)
+    return cfg_error(c, "ptcache", "entries", d, "too large");
+  mc->line_cache = (mmu_line_cache_config){(uint32_t)lines, (uint32_t)line_ways, (uint32_t)line_bytes, (uint32_t)line_hit};
   mc->seed = seed;
   mc->data_cycles = (uint32_t)data;
   mc->walk_cycles = (uint32_t)walk;

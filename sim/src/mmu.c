@@ -33,6 +33,7 @@ struct mmu {
   tlb *pwc[PT_MAX_LEVELS];      /* by page-table level, NULL when none */
   uint8_t pwc_order[PT_MAX_LEVELS]; /* levels with a walk cache, deepest first */
   uint8_t npwc;
+  tlb *lines;                   /* page-table line cache, NULL when none */
   uint32_t asid;
   mmu_fault_fn on_fault;
   void *fault_ctx;
@@ -206,6 +207,19 @@ static int build_pwcs(mmu *m, diag *d) {
   return 0;
 }
 
+/* The line cache is a tlb whose "pages" are page-table lines (one asid). */
+static int build_line_cache(mmu *m, diag *d) {
+  const mmu_line_cache_config *lc = &m->cfg.line_cache;
+  if (!lc->entries) return 0;
+  if (!is_pow2(lc->line_bytes) || lc->line_bytes < 8)
+    return diag_set(d, NULL, 0, "page-table line cache: line_bytes %u is not a power of two >= 8", lc->line_bytes);
+  tlb_geometry g = {.entries = lc->entries, .ways = lc->ways ? lc->ways : lc->entries, .policy = TLB_LRU,
+                    .sector_pages = 1, .npage_shifts = 1, .page_shift = {(uint8_t)log2_u64(lc->line_bytes)}};
+  diag why;
+  if (!(m->lines = tlb_create(&g, &why))) return diag_set(d, NULL, 0, "page-table line cache: %s", why.msg);
+  return 0;
+}
+
 mmu *mmu_create(const mmu_config *c, const pt *table, diag *d) {
   const pt_format *f = pt_get_format(table);
   if (mmu_config_check(c, d) || check_pwc_levels(c, f, d)) return NULL;
@@ -219,7 +233,7 @@ mmu *mmu_create(const mmu_config *c, const pt *table, diag *d) {
   m->entry[1] = entry_level(c, SERVES_INST, &a, &b);
   for (unsigned l = 0; l < c->nlevels; l++)
     if (build_level(&m->lv[l], &c->level[l], d)) goto fail;
-  if (build_pwcs(m, d)) goto fail;
+  if (build_pwcs(m, d) || build_line_cache(m, d)) goto fail;
   return m;
 fail:
   mmu_destroy(m);
@@ -231,6 +245,7 @@ void mmu_destroy(mmu *m) {
   for (unsigned l = 0; l < m->cfg.nlevels; l++)
     for (unsigned a = 0; a < m->lv[l].narrays; a++) tlb_destroy(m->lv[l].arr[a]);
   for (unsigned l = 0; l < PT_MAX_LEVELS; l++) tlb_destroy(m->pwc[l]);
+  tlb_destroy(m->lines);
   free(m);
 }
 
@@ -281,9 +296,22 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
   }
 }
 
+/* Cycles of one entry read: a line-cache hit, or a memory reference that
+ * brings the line in. */
+static uint64_t read_entry(mmu *m, uint64_t entry_pa) {
+  if (!m->lines) return m->cfg.walk_ref_cycles;
+  if (tlb_lookup(m->lines, entry_pa, 0, NULL)) {
+    m->st.line_hits++;
+    return m->cfg.line_cache.hit_cycles;
+  }
+  tlb_fill(m->lines, entry_pa, 0, log2_u64(m->cfg.line_cache.line_bytes), entry_pa, PT_R, 1);
+  return m->cfg.walk_ref_cycles;
+}
+
 /* One walk: probes the walk caches, reads the entries below the deepest
- * hit, fills the caches of the non-leaf entries read. Returns refs. */
-static uint32_t walk(mmu *m, uint64_t va, pt_walk *w) {
+ * hit, fills the caches of the non-leaf entries read. Returns refs; adds
+ * the references' cycles to *cycles. */
+static uint32_t walk(mmu *m, uint64_t va, pt_walk *w, uint64_t *cycles) {
   int start = -1; /* deepest level known from a walk cache */
   for (unsigned i = 0; i < m->npwc; i++) {
     unsigned l = m->pwc_order[i];
@@ -300,6 +328,7 @@ static uint32_t walk(mmu *m, uint64_t va, pt_walk *w) {
     const pt_step *st = &w->step[s];
     if ((int)st->level <= start) continue;
     refs++;
+    *cycles += read_entry(m, st->entry_pa);
     tlb *c = m->pwc[st->level];
     if (c && st->present && !st->leaf) /* only the hit matters: no pa kept */
       tlb_fill(c, va, m->asid, m->fmt->level[st->level].shift, 0, PT_R, 1);
@@ -351,13 +380,12 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   out->pa = 0;
   pt_walk w;
   for (int attempt = 0;; attempt++) {
-    out->walk_refs += walk(m, va, &w);
+    out->walk_refs += walk(m, va, &w, &cycles);
     cycles += m->cfg.walk_cycles;
     if (w.mapped) break;
     m->st.faults_unmapped++;
     if (attempt || !m->on_fault || !m->on_fault(m->fault_ctx, va, kind)) break;
   }
-  cycles += (uint64_t)out->walk_refs * m->cfg.walk_ref_cycles;
   if (!w.mapped) {
     finish(m, out, MMU_FAULT_UNMAPPED, cycles);
     return;

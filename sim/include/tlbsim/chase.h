@@ -18,7 +18,10 @@
 
 #include "tlbsim/mmu.h"
 
-typedef enum { CHASE_CONTIGUOUS, CHASE_SHUFFLED, CHASE_CUDAMALLOC } chase_mapping;
+/* aliased: one physical chunk backs many VAs, as tlbsim-gpu maps footprints
+ * larger than memory: only the chunks holding a node are mapped, node i
+ * moved (i % (chunk/128)) * 128 bytes into its chunk so each has its line. */
+typedef enum { CHASE_CONTIGUOUS, CHASE_SHUFFLED, CHASE_CUDAMALLOC, CHASE_ALIASED } chase_mapping;
 typedef enum { CHASE_SEQ, CHASE_RANDOM } chase_order;
 
 int chase_mapping_parse(const char *s, chase_mapping *out);

@@ -17,7 +17,8 @@
  * below that is one memory reference.
  *
  * Cycles per translated access = data_cycles + the `latency` of every level
- * looked up + (on a walk) walk_cycles + walk_refs * walk_ref_cycles. A
+ * looked up + (on a walk) walk_cycles + walk_refs * walk_ref_cycles, where
+ * a reference whose page-table line is in the line cache costs hit_cycles. A
  * faulting access costs the same; a walk repeated after the fault handler
  * mapped the page adds its walk_cycles and refs again.
  *
@@ -69,13 +70,25 @@ typedef struct mmu_pwc_config {
   tlb_policy policy;
 } mmu_pwc_config;
 
+/* A cache of page-table memory lines the walker reads through (a GPU's
+ * GMMU keeps page-table lines near it; a CPU's walker reads through L1/L2).
+ * A walk reference whose line is cached costs hit_cycles instead of
+ * walk_ref_cycles: walks along neighbouring entries get cheaper. */
+typedef struct mmu_line_cache_config {
+  uint32_t entries;    /* lines; 0: no line cache */
+  uint32_t ways;
+  uint32_t line_bytes; /* a power of two */
+  uint32_t hit_cycles;
+} mmu_line_cache_config;
+
 typedef struct mmu_config {
   uint8_t nlevels;
   mmu_level_config level[MMU_MAX_LEVELS];
   mmu_pwc_config pwc[PT_MAX_LEVELS]; /* indexed by page-table level; caches that level's entries */
   uint32_t data_cycles;     /* the access itself once translated */
   uint32_t walk_cycles;     /* fixed cost of starting a walk */
-  uint32_t walk_ref_cycles; /* per page-table entry read */
+  uint32_t walk_ref_cycles; /* per page-table entry read (a line-cache miss) */
+  mmu_line_cache_config line_cache;
   bool asid_tagged;         /* false: a context switch flushes every TLB */
   uint64_t seed;            /* seeds random walk caches (level arrays have their own) */
 } mmu_config;
@@ -102,6 +115,7 @@ typedef struct mmu_stats {
   uint64_t translations;  /* one per page touched */
   uint64_t walks, walk_refs;
   uint64_t pwc_hits[PT_MAX_LEVELS], pwc_lookups[PT_MAX_LEVELS];
+  uint64_t line_hits;     /* walk references served by the line cache */
   uint64_t faults_unmapped, faults_prot; /* unmapped: walks that found no page, demand-paged ones too */
   uint64_t shootdowns;    /* invalidation requests */
   uint64_t entries_invalidated;
