@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 #include "cmds.h"
@@ -332,13 +333,19 @@ int cmd_validate(int argc, char **argv) {
   return rc;
 }
 
-/* Measured points and predicted lines: one panel per mapping/order, one
- * colour per stride, x = footprint (log), y = cycles per access. */
+/* Measured points and predicted lines for the VMM mappings: one panel per
+ * mapping/order, one colour per stride, x = footprint (log), y = cycles. */
 static int write_plot(const char *png, const char *csv_name, const row_result *rows, size_t n, diag *d) {
+  /* The points go to a temporary file, removed afterwards. */
+  const char *tmp = getenv("TMPDIR");
   char data[4096];
-  snprintf(data, sizeof data, "%s.dat", png);
-  FILE *f = fopen(data, "w");
-  if (!f) return diag_set(d, data, 0, "cannot write");
+  snprintf(data, sizeof data, "%s/tlbsim-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(data);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return diag_set(d, data, 0, "cannot write a temporary file");
+  }
   /* Block k holds one mapping/order; a blank line between strides breaks
    * the predicted line there. Rows come stride-major from tlbsim-gpu. */
   for (int k = 0; k < 4; k++) {
@@ -346,7 +353,7 @@ static int write_plot(const char *png, const char *csv_name, const row_result *r
     for (size_t i = 0; i < n; i++) {
       const chase_spec *s = &rows[i].spec;
       int key = (s->mapping == CHASE_SHUFFLED) * 2 + (s->order == CHASE_RANDOM);
-      if (key != k) continue;
+      if (key != k || (s->mapping != CHASE_CONTIGUOUS && s->mapping != CHASE_SHUFFLED)) continue;
       if (last_stride && s->stride != last_stride) fputc('\n', f);
       last_stride = s->stride;
       fprintf(f, "%llu %llu %.3f %.3f\n", (unsigned long long)s->footprint, (unsigned long long)s->stride,
@@ -358,7 +365,10 @@ static int write_plot(const char *png, const char *csv_name, const row_result *r
   /* A 2x2 grid, one panel per mapping/order; colour = stride. The script
    * goes to gnuplot's stdin: no shell quoting. */
   FILE *gp = popen("gnuplot", "w");
-  if (!gp) return diag_set(d, png, 0, "cannot run gnuplot");
+  if (!gp) {
+    unlink(data);
+    return diag_set(d, png, 0, "cannot run gnuplot");
+  }
   fprintf(gp,
           "set terminal pngcairo size 1400,1000 font ',10'\n"
           "set output '%s'\n"
@@ -375,6 +385,8 @@ static int write_plot(const char *png, const char *csv_name, const row_result *r
           "}\n"
           "unset multiplot\n",
           png, csv_name, data);
-  if (pclose(gp) != 0) return diag_set(d, png, 0, "gnuplot failed");
+  int status = pclose(gp);
+  unlink(data);
+  if (status != 0) return diag_set(d, png, 0, "gnuplot failed");
   return 0;
 }

@@ -153,7 +153,10 @@ int machine_mmu_config(cfg *c, const pt_format *f, mmu_config *mc, diag *d) {
       cfg_get_u64(c, "latency", "walk_ref_cycles", 0, &ref, d) ||
       cfg_get_bool(c, "mmu", "asid_tagged", true, &mc->asid_tagged, d))
     return -1;
-  uint64_t lines, line_ways, line_bytes, line_hit;
+  uint64_t lines, line_ways, line_bytes, line_hit, fill;
+  if (cfg_get_size(c, "mmu", "fill_bytes", 0, &fill, d)) return -1;
+  if (fill > UINT32_MAX || (fill && !is_pow2(fill))) return cfg_error(c, "mmu", "fill_bytes", d, "not a power of two");
+  mc->fill_bytes = (uint32_t)fill;
   if (cfg_get_u64(c, "ptcache", "entries", 0, &lines, d) || cfg_get_u64(c, "ptcache", "ways", lines, &line_ways, d) ||
       cfg_get_size(c, "ptcache", "line_bytes", 128, &line_bytes, d) ||
       cfg_get_u64(c, "ptcache", "hit_cycles", 0, &line_hit, d))

@@ -278,6 +278,19 @@ static uint64_t sector_mask(const mmu *m, const pt_mapping *mp, unsigned n, bool
   return mask;
 }
 
+/* Of an n-page sector around mp, the pages whose leaf entries lie in the
+ * same fill_bytes block of the leaf table as mp's: bit i per page. */
+static uint64_t fetched_pages(const mmu *m, const pt_mapping *mp, unsigned n) {
+  if (!m->cfg.fill_bytes) return UINT64_MAX;
+  int level = pt_format_leaf_level(m->fmt, mp->page_shift);
+  uint64_t span = m->cfg.fill_bytes / m->fmt->level[level].entry_bytes; /* pages per fetch */
+  if (span >= n) return UINT64_MAX;
+  if (span == 0) span = 1;
+  unsigned page = (unsigned)((mp->va >> mp->page_shift) & (n - 1));
+  unsigned first = page / (unsigned)span * (unsigned)span;
+  return ((span >= 64 ? UINT64_MAX : (1ull << span) - 1)) << first;
+}
+
 /* Inclusive fill of the levels that missed. */
 static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mapping *mp) {
   for (unsigned i = 0; i < npath; i++) {
@@ -290,7 +303,7 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
       tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1);
     } else {
       uint64_t page_pa[TLB_MAX_SECTOR];
-      uint64_t mask = sector_mask(m, mp, n, lv->contiguous, page_pa);
+      uint64_t mask = sector_mask(m, mp, n, lv->contiguous, page_pa) & fetched_pages(m, mp, n);
       tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask);
     }
   }

@@ -90,6 +90,9 @@ typedef struct mmu_config {
   uint32_t walk_ref_cycles; /* per page-table entry read (a line-cache miss) */
   mmu_line_cache_config line_cache;
   bool asid_tagged;         /* false: a context switch flushes every TLB */
+  uint32_t fill_bytes;      /* a sector fill takes only the pages whose leaf entries share
+                               this aligned block of the leaf table with the page filled
+                               (what one walker fetch brings); 0: every mapped page */
   uint64_t seed;            /* seeds random walk caches (level arrays have their own) */
 } mmu_config;
 
