@@ -231,6 +231,9 @@ static void test_config_errors(void) {
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[vas]\npolicy = magic\n", "bad.ini:6:"},
       {"[machine]\nformat = x86-64-4\n", "no TLB level configured"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nways = 4\n", "missing key 'entries'"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[ptcache]\nentries = 4\nline_bytes = 12\n",
+       "line_bytes 12"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[mmu]\nfill_bytes = 24\n", "bad.ini:6: mmu.fill_bytes"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     FILE *f = fopen("bad.ini", "w");

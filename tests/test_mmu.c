@@ -253,6 +253,15 @@ static void test_sector_fill(void) {
   m = sector_mmu(mixed, true);
   CU_ASSERT_EQUAL(walks_over_sector(m, pa_flat), 2);
   mmu_destroy(m);
+  /* A walk that fetches 16 bytes of PTEs (2 entries of 8 B) validates only
+   * the pair holding the page: pages 0-1, then 2-3: 2 walks. */
+  mmu_config c = split_config();
+  c.level[0].array[0] = arr(4, 4, 12);
+  c.level[0].array[0].sector_pages = 4;
+  c.fill_bytes = 16;
+  m = new_mmu(&c, flat);
+  CU_ASSERT_EQUAL(walks_over_sector(m, pa_flat), 2);
+  mmu_destroy(m);
   pt_destroy(flat);
   pt_destroy(shuffled);
   pt_destroy(pairs);
