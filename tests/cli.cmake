@@ -1,2 +1,4 @@
 # Command-line behaviour: exit codes and one-line FILE:LINE errors.
 add_test(NAME cli_errors COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/cli_errors.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+add_test(NAME calibrate COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/calibrate.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+set_tests_properties(calibrate PROPERTIES TIMEOUT 1800)

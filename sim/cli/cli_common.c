@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "tlbsim/machine.h"
 
 void cli_find_preset_dirs(cli_preset_dirs *out) {
   out->n = 0;
@@ -47,6 +48,20 @@ cfg *cli_load_config(const cli_config *c, const char *fallback, const char **lab
     rc = cfg_load_preset(conf, *label, dirs.dir, dirs.n, d);
   }
   for (unsigned i = 0; rc == 0 && i < c->nsets; i++) rc = cfg_set(conf, c->sets[i], "--set", i + 1, d);
+  if (rc) {
+    cfg_destroy(conf);
+    return NULL;
+  }
+  return conf;
+}
+
+cfg *cli_load_model(const cli_config *c, const char *fallback, const char **label, const pt_format **f,
+                    mmu_config *mc, diag *d) {
+  cfg *conf = cli_load_config(c, fallback, label, d);
+  if (!conf) return NULL;
+  machine *whole = machine_create(conf, d);
+  int rc = !whole || cfg_check_unused(conf, d) || machine_pt_format(conf, f, d) || machine_mmu_config(conf, *f, mc, d);
+  machine_destroy(whole);
   if (rc) {
     cfg_destroy(conf);
     return NULL;

@@ -211,19 +211,17 @@ int cmd_chase(int argc, char **argv) {
   }
   diag d;
   const char *label;
-  cfg *c = cli_load_config(&o.conf, "h200", &label, &d);
-  if (!c) return cli_input_error(&d);
   const pt_format *f;
   mmu_config mc;
+  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  if (!c) {
+    free(footprints);
+    return cli_input_error(&d);
+  }
   rc = EXIT_OK;
-  /* Building a whole machine checks every key of the configuration. */
-  machine *whole = machine_create(c, &d);
-  if (!whole || cfg_check_unused(c, &d) || machine_pt_format(c, &f, &d) ||
-      cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &o.spec.page_size, &d) ||
-      machine_mmu_config(c, f, &mc, &d))
+  if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &o.spec.page_size, &d))
     rc = cli_input_error(&d);
-  machine_destroy(whole);
-  if (rc == EXIT_OK && o.page_text && (size_parse(o.page_text, &o.spec.page_size) || !is_pow2(o.spec.page_size) ||
+  else if (o.page_text && (size_parse(o.page_text, &o.spec.page_size) || !is_pow2(o.spec.page_size) ||
                            pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0))
     rc = cli_usage_error("chase", "--page-size: '%s' is not a page size of %s", o.page_text, f->name);
   json_object *rows = json_object_new_array();

@@ -8,13 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chase_rows.h"
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
 
-#define MAX_COLS 64
-#define LINE_MAX_LEN 4096
 
 static const char validate_help[] =
     "usage: tlbsim validate [--preset NAME | --config FILE] [--set S.K=V]... [--plot FILE.png]\n"
@@ -37,68 +36,11 @@ static const char validate_help[] =
     "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
     "thread's ld.global.cg chase.\n";
 
-typedef struct csv_line {
-  char buf[LINE_MAX_LEN];
-  char *field[MAX_COLS];
-  int n;
-} csv_line;
-
-/* Splits one CSV line in place (RFC 4180 quotes). -1 when malformed. */
-static int csv_split(csv_line *l) {
-  char *p = l->buf, *w;
-  l->n = 0;
-  for (;;) {
-    if (l->n == MAX_COLS) return -1;
-    l->field[l->n++] = w = p;
-    if (*p == '"') {
-      for (p++;; p++) {
-        if (!*p) return -1;
-        if (*p == '"' && p[1] == '"') *w++ = *p++;
-        else if (*p == '"') break;
-        else *w++ = *p;
-      }
-      p++;
-      if (*p && *p != ',') return -1;
-    } else {
-      while (*p && *p != ',') *w++ = *p++;
-    }
-    bool more = *p == ',';
-    *w = '\0';
-    if (!more) return 0;
-    p++;
-  }
-}
-
-static bool read_line(FILE *f, csv_line *l, unsigned long *lineno, bool *too_long) {
-  if (!fgets(l->buf, sizeof l->buf, f)) return false;
-  (*lineno)++;
-  size_t len = strlen(l->buf);
-  *too_long = len == sizeof l->buf - 1 && l->buf[len - 1] != '\n';
-  while (len && (l->buf[len - 1] == '\n' || l->buf[len - 1] == '\r')) l->buf[--len] = '\0';
-  return true;
-}
-
-enum { C_PATTERN, C_ORDER, C_MAPPING, C_PAGE, C_STRIDE, C_FOOTPRINT, C_STEPS, C_CYCLES, C_SEED, C_NODES,
-       C_WARMUP, C_REPEATS, C_CHUNK, C_VA_BASE, C_BASE_CYCLES, C_LANES, C_LOAD, NCOLS };
-static const char *const col_names[NCOLS] = {"pattern", "order", "mapping", "page_bytes", "stride_bytes",
-                                             "footprint_bytes", "steps", "cycles_per_access", "seed", "nodes",
-                                             "warmup", "repeats", "chunk_bytes", "va_base", "base_cycles",
-                                             "lanes", "load"};
-static const bool col_required[NCOLS] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-
-typedef struct row_result {
-  chase_spec spec;
-  double measured, predicted;
-  double base; /* measured data latency of the same lines, or -1 */
-  unsigned long line;
-} row_result;
-
 typedef struct validate_opts {
   cli_config conf;
   bool preset_data_latency; /* ignore the measured base_cycles column */
   const char *plot, *csv;
-  uint64_t min_footprint, min_nodes;
-  unsigned mappings; /* bit per chase_mapping to compare; 0: all */
+  chase_row_filter filter;
   double max_mean, max_cycles;
 } validate_opts;
 
@@ -125,10 +67,10 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       break;
     case 'P': o->plot = optarg; break;
     case 'F':
-      if (size_parse(optarg, &o->min_footprint)) return cli_usage_error("validate", "%s: '%s' is not a size", name, optarg);
+      if (size_parse(optarg, &o->filter.min_footprint)) return cli_usage_error("validate", "%s: '%s' is not a size", name, optarg);
       break;
     case 'N':
-      if (u64_parse(optarg, &o->min_nodes)) return cli_usage_error("validate", "%s: '%s' is not a count", name, optarg);
+      if (u64_parse(optarg, &o->filter.min_nodes)) return cli_usage_error("validate", "%s: '%s' is not a count", name, optarg);
       break;
     case 'M': case 'C': {
       double v = strtod(optarg, &end);
@@ -138,15 +80,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       break;
     }
     case 'm': {
-      char buf[256];
-      snprintf(buf, sizeof buf, "%s", optarg);
-      char *save = NULL;
-      for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        chase_mapping m;
-        if (chase_mapping_parse(tok, &m))
-          return cli_usage_error("validate", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", tok);
-        o->mappings |= 1u << m;
-      }
+      char bad[64];
+      if (chase_rows_mappings(optarg, &o->filter.mappings, bad, sizeof bad))
+        return cli_usage_error("validate", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
       break;
     }
     case 'D':
@@ -163,69 +99,35 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
   return 0;
 }
 
-static int find_columns(const csv_line *h, int *col, const char *file, diag *d) {
-  for (int c = 0; c < NCOLS; c++) {
-    col[c] = -1;
-    for (int i = 0; i < h->n; i++)
-      if (!strcmp(h->field[i], col_names[c])) col[c] = i;
-    if (col[c] < 0 && col_required[c]) return diag_set(d, file, 1, "missing column '%s'", col_names[c]);
+/* One row of the comparison table. */
+static void print_row(const chase_row *r, double predicted) {
+  char fp[32], st[32];
+  double err = predicted - r->measured;
+  printf("%10s %8s %6s %-10s %7u %9.1f %9.1f %+8.1f %+7.2f%%\n", size_format(r->spec.footprint, fp, sizeof fp),
+         size_format(r->spec.stride, st, sizeof st), chase_order_name(r->spec.order),
+         chase_mapping_name(r->spec.mapping), r->spec.nodes, r->measured, predicted, err, 100.0 * err / r->measured);
+}
+
+static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
+                      size_t n, diag *d);
+
+/* Re-simulates every row; predicted[i] gets row i's cycles per access. The
+ * model predicts translation: a row's measured data latency, when present,
+ * stands for the preset's single data_cycles. */
+static int predict(const pt_format *f, const mmu_config *mc, const chase_row *rows, size_t n, bool preset_latency,
+                   const char *csv, double *predicted, diag *d) {
+  for (size_t i = 0; i < n; i++) {
+    chase_result r;
+    if (chase_run(f, mc, &rows[i].spec, &r, d)) {
+      char why[DIAG_MSG_MAX];
+      snprintf(why, sizeof why, "%s", d->msg);
+      return diag_set(d, csv, rows[i].line, "%s", why);
+    }
+    bool measured = rows[i].base > 0 && !preset_latency;
+    predicted[i] = r.cycles_per_access - (measured ? mc->data_cycles - rows[i].base : 0);
   }
   return 0;
 }
-
-static int field_u64(const csv_line *l, int col, uint64_t def, uint64_t *out) {
-  if (col < 0 || col >= l->n || !*l->field[col]) return *out = def, 0;
-  return u64_parse(l->field[col], out);
-}
-
-/* Fills spec and measured from one row; 1 when the row is simulated, 0 when
- * skipped, -1 on bad input. */
-static int row_spec(const csv_line *l, const int *col, const char *file, unsigned long ln, row_result *r, diag *d) {
-  for (int c = 0; c < NCOLS; c++)
-    if (col[c] >= l->n) return diag_set(d, file, ln, "%d fields, the header has more", l->n);
-  if (strcmp(l->field[col[C_PATTERN]], "chase")) return 0;
-  /* One thread and L1-bypassing loads: what the simulator models. */
-  if (col[C_LANES] >= 0 && *l->field[col[C_LANES]] && strcmp(l->field[col[C_LANES]], "1")) return 0;
-  if (col[C_LOAD] >= 0 && *l->field[col[C_LOAD]] && strcmp(l->field[col[C_LOAD]], "cg")) return 0;
-  chase_spec *s = &r->spec;
-  *s = (chase_spec){0};
-  if (chase_mapping_parse(l->field[col[C_MAPPING]], &s->mapping)) return 0; /* aliased, managed */
-  if (chase_order_parse(l->field[col[C_ORDER]], &s->order))
-    return diag_set(d, file, ln, "order '%s' is not seq or random", l->field[col[C_ORDER]]);
-  uint64_t nodes, repeats;
-  char *end;
-  r->measured = strtod(l->field[col[C_CYCLES]], &end);
-  if (end == l->field[col[C_CYCLES]] || *end) return diag_set(d, file, ln, "cycles_per_access '%s' is not a number", l->field[col[C_CYCLES]]);
-  if (field_u64(l, col[C_PAGE], 0, &s->page_size) || field_u64(l, col[C_STRIDE], 0, &s->stride) ||
-      field_u64(l, col[C_FOOTPRINT], 0, &s->footprint) || field_u64(l, col[C_STEPS], 0, &s->steps) ||
-      field_u64(l, col[C_SEED], 1, &s->seed) || field_u64(l, col[C_NODES], 0, &nodes) ||
-      field_u64(l, col[C_WARMUP], 0, &s->warmup) || field_u64(l, col[C_REPEATS], 1, &repeats) ||
-      field_u64(l, col[C_CHUNK], 2u << 20, &s->chunk) || field_u64(l, col[C_VA_BASE], 0, &s->va_base))
-    return diag_set(d, file, ln, "a numeric field is not a whole number");
-  if (!s->chunk) s->chunk = s->page_size; /* cudamalloc rows: no VMM chunks */
-  r->base = -1;
-  if (col[C_BASE_CYCLES] >= 0 && *l->field[col[C_BASE_CYCLES]]) {
-    r->base = strtod(l->field[col[C_BASE_CYCLES]], &end);
-    if (*end || !(r->base > 0)) return diag_set(d, file, ln, "base_cycles '%s' is not a positive number", l->field[col[C_BASE_CYCLES]]);
-  }
-  r->line = ln;
-  if (!s->stride || !s->page_size || !is_pow2(s->page_size) || !s->steps || !repeats || nodes > UINT32_MAX)
-    return diag_set(d, file, ln, "stride, page_bytes, steps and repeats must be positive");
-  s->nodes = (uint32_t)(nodes ? nodes : s->footprint / s->stride);
-  s->repeats = (unsigned)repeats;
-  return 1;
-}
-
-static void print_row(const row_result *r) {
-  char fp[32], st[32];
-  double err = r->predicted - r->measured;
-  printf("%10s %8s %6s %-10s %7u %9.1f %9.1f %+8.1f %+7.2f%%\n", size_format(r->spec.footprint, fp, sizeof fp),
-         size_format(r->spec.stride, st, sizeof st), chase_order_name(r->spec.order),
-         chase_mapping_name(r->spec.mapping), r->spec.nodes, r->measured, r->predicted, err,
-         100.0 * err / r->measured);
-}
-
-static int write_plot(const char *png, const char *csv_name, const row_result *rows, size_t n, diag *d);
 
 int cmd_validate(int argc, char **argv) {
   validate_opts o = {.max_mean = -1, .max_cycles = -1};
@@ -233,72 +135,19 @@ int cmd_validate(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  cfg *c = cli_load_config(&o.conf, "h200", &label, &d);
-  if (!c) return cli_input_error(&d);
   const pt_format *f;
   mmu_config mc;
-  machine *whole = machine_create(c, &d);
-  if (!whole || cfg_check_unused(c, &d) || machine_pt_format(c, &f, &d) || machine_mmu_config(c, f, &mc, &d)) {
-    machine_destroy(whole);
-    cfg_destroy(c);
-    return cli_input_error(&d);
-  }
-  machine_destroy(whole);
-  FILE *in = fopen(o.csv, "r");
-  if (!in) {
-    cfg_destroy(c);
-    fprintf(stderr, "%s: cannot open\n", o.csv);
-    return EXIT_INPUT;
-  }
-  csv_line *line = malloc(sizeof *line);
-  row_result *rows = NULL;
-  size_t n = 0, cap = 0, skipped = 0;
-  unsigned long ln = 0;
-  bool too_long;
-  int col[NCOLS];
-  rc = EXIT_OK;
-  if (!line || !read_line(in, line, &ln, &too_long) || too_long || csv_split(line) ||
-      find_columns(line, col, o.csv, &d)) {
-    if (!d.msg[0] || !line) diag_set(&d, o.csv, 1, "expected a chase CSV header");
-    rc = EXIT_INPUT;
-  }
-  while (rc == EXIT_OK && read_line(in, line, &ln, &too_long)) {
-    if (!line->buf[0]) continue;
-    if (too_long || csv_split(line)) {
-      rc = EXIT_INPUT, diag_set(&d, o.csv, ln, "malformed CSV line");
-      break;
-    }
-    if (n == cap) {
-      cap = cap ? 2 * cap : 256;
-      row_result *grown = realloc(rows, cap * sizeof *rows);
-      if (!grown) { rc = EXIT_INPUT, diag_set(&d, o.csv, ln, "out of memory"); break; }
-      rows = grown;
-    }
-    int use = row_spec(line, col, o.csv, ln, &rows[n], &d);
-    if (use < 0) rc = EXIT_INPUT;
-    else if (!use || rows[n].spec.footprint < o.min_footprint || rows[n].spec.nodes < o.min_nodes ||
-             (o.mappings && !(o.mappings >> rows[n].spec.mapping & 1)))
-      skipped++;
-    else {
-      chase_result r;
-      if (chase_run(f, &mc, &rows[n].spec, &r, &d)) {
-        char where[DIAG_MSG_MAX];
-        snprintf(where, sizeof where, "%s", d.msg);
-        diag_set(&d, o.csv, ln, "%s", where);
-        rc = EXIT_INPUT;
-      } else {
-        /* The model predicts translation; the row's own data latency, when
-         * measured, replaces the preset's single figure for it. */
-        bool measured = rows[n].base > 0 && !o.preset_data_latency;
-        rows[n].predicted = r.cycles_per_access - (measured ? mc.data_cycles - rows[n].base : 0);
-        n++;
-      }
-    }
-  }
-  fclose(in);
-  free(line);
-  if (rc != EXIT_OK) {
+  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  if (!c) return cli_input_error(&d);
+  chase_row *rows;
+  size_t n, skipped;
+  double *predicted = NULL;
+  if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
+      !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
+      predict(f, &mc, rows, n, o.preset_data_latency, o.csv, predicted, &d)) {
+    if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
+    free(predicted);
     cfg_destroy(c);
     return cli_input_error(&d);
   }
@@ -307,8 +156,8 @@ int cmd_validate(int argc, char **argv) {
   double sum_pct = 0, worst = 0;
   size_t worst_i = 0;
   for (size_t i = 0; i < n; i++) {
-    print_row(&rows[i]);
-    double err = fabs(rows[i].predicted - rows[i].measured);
+    print_row(&rows[i], predicted[i]);
+    double err = fabs(predicted[i] - rows[i].measured);
     sum_pct += 100.0 * err / rows[i].measured;
     if (err >= worst) worst = err, worst_i = i;
   }
@@ -322,20 +171,23 @@ int cmd_validate(int argc, char **argv) {
            chase_mapping_name(rows[worst_i].spec.mapping));
   }
   printf("\n");
-  if (o.plot && write_plot(o.plot, o.csv, rows, n, &d)) rc = cli_input_error(&d);
+  rc = EXIT_OK;
+  if (o.plot && write_plot(o.plot, o.csv, rows, predicted, n, &d)) rc = cli_input_error(&d);
   if (rc == EXIT_OK && n == 0) rc = EXIT_INPUT, fprintf(stderr, "%s: no chase rows to compare\n", o.csv);
   if (rc == EXIT_OK && ((o.max_mean >= 0 && mean > o.max_mean) || (o.max_cycles >= 0 && worst > o.max_cycles))) {
     fprintf(stderr, "%s: model error above the target (mean %.3f%%, worst %.1f cycles)\n", o.csv, mean, worst);
     rc = EXIT_INPUT;
   }
   free(rows);
+  free(predicted);
   cfg_destroy(c);
   return rc;
 }
 
 /* Measured points and predicted lines for the VMM mappings: one panel per
  * mapping/order, one colour per stride, x = footprint (log), y = cycles. */
-static int write_plot(const char *png, const char *csv_name, const row_result *rows, size_t n, diag *d) {
+static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
+                      size_t n, diag *d) {
   /* The points go to a temporary file, removed afterwards. */
   const char *tmp = getenv("TMPDIR");
   char data[4096];
@@ -357,7 +209,7 @@ static int write_plot(const char *png, const char *csv_name, const row_result *r
       if (last_stride && s->stride != last_stride) fputc('\n', f);
       last_stride = s->stride;
       fprintf(f, "%llu %llu %.3f %.3f\n", (unsigned long long)s->footprint, (unsigned long long)s->stride,
-              rows[i].measured, rows[i].predicted);
+              rows[i].measured, predicted[i]);
     }
     fprintf(f, "%s\n\n", last_stride ? "" : "0 0 NaN NaN");
   }

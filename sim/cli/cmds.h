@@ -11,6 +11,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
 int cmd_chase(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const command commands[] = {
     {"explain", cmd_explain, "show one translation step by step"},
     {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},
+    {"calibrate", cmd_calibrate, "fit a preset's latencies to a measured chase CSV"},
     {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
     {"formats", cmd_formats, "list page-table formats, presets and policies"},
 };

@@ -139,7 +139,8 @@ int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, cha
     pass[r] = (double)walk_chain(m, base, off, nodes, &pos, s->steps) / (double)s->steps;
   qsort(pass, s->repeats, sizeof *pass, cmp_double);
   *out = (chase_result){.nodes = nodes, .loads = (uint64_t)s->repeats * s->steps,
-                        .walks = mmu_get_stats(m)->walks, .walk_refs = mmu_get_stats(m)->walk_refs};
+                        .walks = mmu_get_stats(m)->walks, .walk_refs = mmu_get_stats(m)->walk_refs,
+                        .line_hits = mmu_get_stats(m)->line_hits};
   out->cycles_per_access = s->repeats % 2 ? pass[s->repeats / 2]
                                           : (pass[s->repeats / 2 - 1] + pass[s->repeats / 2]) / 2;
   for (unsigned i = 0; i < mc->nlevels; i++) out->level[i] = mmu_level_get_stats(m, i);

@@ -22,6 +22,7 @@ struct cfg {
   char **sections; /* first-seen order */
   size_t nsections, cap_sections;
   unsigned long loads;
+  char *file; /* the last file loaded */
 };
 
 static char *dup_str(const char *s) {
@@ -42,6 +43,7 @@ void cfg_destroy(cfg *c) {
     free(c->entries[i].origin);
   }
   for (size_t i = 0; i < c->nsections; i++) free(c->sections[i]);
+  free(c->file);
   free(c->entries);
   free(c->sections);
   free(c);
@@ -146,8 +148,12 @@ int cfg_load_file(cfg *c, const char *path, diag *d) {
   if (read_error) return diag_set(d, path, 0, "read error");
   if (rc > 0) return diag_set(d, path, (unsigned long)rc, "expected '[section]' or 'key = value'");
   if (rc < 0) return diag_set(d, path, 0, "out of memory while parsing");
+  free(c->file);
+  c->file = dup_str(path);
   return 0;
 }
+
+const char *cfg_file(const cfg *c) { return c->file; }
 
 int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t ndirs, diag *d) {
   if (!*name || strchr(name, '/'))

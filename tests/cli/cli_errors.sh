@@ -65,7 +65,7 @@ check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" validate --preset x86-64 "$work/short.csv"
 check 1 "$work/badrow.csv:2: cycles_per_access 'abc' is not a number" -- \
   "$tlbsim" validate --preset x86-64 "$work/badrow.csv"
-for cmd in run explain chase validate formats alloc; do
+for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done
 # stdin works and gives the same answer as the file.

@@ -50,6 +50,7 @@ typedef struct chase_result {
   uint64_t loads;                      /* timed loads */
   mmu_level_stats level[MMU_MAX_LEVELS]; /* over the timed passes */
   uint64_t walks, walk_refs;
+  uint64_t line_hits;                  /* walk reads the page-table line cache served */
 } chase_result;
 
 /* Simulates one point with a format and MMU configuration. */

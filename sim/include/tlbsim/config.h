@@ -51,6 +51,9 @@ size_t cfg_section_count(const cfg *c);
 const char *cfg_section_at(const cfg *c, size_t i);
 bool cfg_has_section(const cfg *c, const char *section);
 
+/* The last INI file loaded (a preset's path), or NULL. */
+const char *cfg_file(const cfg *c);
+
 /* First entry nobody read, as "FILE:LINE: unknown key 'k' in [s]". */
 int cfg_check_unused(const cfg *c, diag *d);
 

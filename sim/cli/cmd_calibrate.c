@@ -1,0 +1,279 @@
+/* tlbsim calibrate — fit a preset's latencies to a measured chase CSV.
+ *
+ * Which level serves each load, how many walks and page-table reads it
+ * takes, does not depend on the latencies; the cycles do, linearly. So one
+ * simulation per row gives, per load, the count that multiplies each
+ * latency, and a least-squares solve of measured = data + sum(count *
+ * latency) gives them all. Latencies no row exercises, or whose counts
+ * repeat an earlier one's exactly, keep their preset value. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "chase_rows.h"
+#include "cli_common.h"
+#include "cmds.h"
+
+#define MAX_PARAMS (MMU_MAX_LEVELS + 4)
+
+static const char calibrate_help[] =
+    "usage: tlbsim calibrate [--preset NAME | --config FILE] [--set S.K=V]... [--out FILE.ini]\n"
+    "                        [--min-footprint SIZE] [--min-nodes N] [--mapping LIST]\n"
+    "                        [--data-latency measured|preset] MEASURED.csv\n"
+    "\n"
+    "Fits the latency parameters of a preset (default h200) to a measured chase CSV by least\n"
+    "squares: [latency] data_cycles (only with --data-latency preset, or when the CSV has no\n"
+    "base_cycles), each [tlb.NAME] latency, [latency] walk_cycles and walk_ref_cycles, [ptcache]\n"
+    "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. Prints the\n"
+    "fitted values and the fit's error; --out writes the preset's file with those values\n"
+    "(never over an existing file).\n";
+
+typedef struct param {
+  char section[MMU_NAME_MAX + 8], key[24];
+  double preset, value; /* value: the fit (the preset's while not fitted) */
+  bool fitted;
+} param;
+
+typedef struct calibrate_opts {
+  cli_config conf;
+  chase_row_filter filter;
+  bool preset_data_latency;
+  const char *out, *csv;
+} calibrate_opts;
+
+static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
+  static const struct option longopts[] = {
+      {"preset", required_argument, NULL, 'p'},        {"config", required_argument, NULL, 'c'},
+      {"set", required_argument, NULL, 's'},           {"out", required_argument, NULL, 'o'},
+      {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},
+      {"mapping", required_argument, NULL, 'm'},       {"data-latency", required_argument, NULL, 'D'},
+      {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+  int ch;
+  char bad[64];
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    const char *name = argv[optind - 1];
+    switch (ch) {
+    case 'p': o->conf.preset = optarg; break;
+    case 'c': o->conf.config = optarg; break;
+    case 's':
+      if (cli_add_set(&o->conf, optarg)) return EXIT_USAGE;
+      break;
+    case 'o': o->out = optarg; break;
+    case 'F':
+      if (size_parse(optarg, &o->filter.min_footprint)) return cli_usage_error("calibrate", "%s: '%s' is not a size", name, optarg);
+      break;
+    case 'N':
+      if (u64_parse(optarg, &o->filter.min_nodes)) return cli_usage_error("calibrate", "%s: '%s' is not a count", name, optarg);
+      break;
+    case 'm':
+      if (chase_rows_mappings(optarg, &o->filter.mappings, bad, sizeof bad))
+        return cli_usage_error("calibrate", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
+      break;
+    case 'D':
+      if (strcmp(optarg, "measured") && strcmp(optarg, "preset"))
+        return cli_usage_error("calibrate", "--data-latency: '%s' is not measured or preset", optarg);
+      o->preset_data_latency = !strcmp(optarg, "preset");
+      break;
+    case 'h': fputs(calibrate_help, stdout); return -1;
+    default: return cli_usage_error("calibrate", "unknown or incomplete option '%s' (see --help)", name);
+    }
+  }
+  if (optind != argc - 1) return cli_usage_error("calibrate", "expected one MEASURED.csv (see --help)");
+  o->csv = argv[optind];
+  return 0;
+}
+
+/* The parameters, in column order: data, each level, walk, ref, line hit. */
+static unsigned list_params(const mmu_config *mc, param *p) {
+  unsigned n = 0;
+  p[n++] = (param){"latency", "data_cycles", mc->data_cycles, mc->data_cycles, false};
+  for (unsigned l = 0; l < mc->nlevels; l++) {
+    p[n] = (param){"", "latency", mc->level[l].latency, mc->level[l].latency, false};
+    snprintf(p[n++].section, sizeof p[0].section, "tlb.%s", mc->level[l].name);
+  }
+  p[n++] = (param){"latency", "walk_cycles", mc->walk_cycles, mc->walk_cycles, false};
+  p[n++] = (param){"latency", "walk_ref_cycles", mc->walk_ref_cycles, mc->walk_ref_cycles, false};
+  p[n++] = (param){"ptcache", "hit_cycles", mc->line_cache.hit_cycles, mc->line_cache.hit_cycles, false};
+  return n;
+}
+
+/* Per-load counts of row r, in list_params' order. */
+static void features(const mmu_config *mc, const chase_result *r, double *x) {
+  double loads = (double)r->loads;
+  unsigned n = 0;
+  x[n++] = 1;
+  for (unsigned l = 0; l < mc->nlevels; l++) x[n++] = (double)r->level[l].accesses / loads;
+  x[n++] = (double)r->walks / loads;
+  x[n++] = (double)(r->walk_refs - r->line_hits) / loads;
+  x[n++] = (double)r->line_hits / loads;
+}
+
+/* Solves the k x k system a * t = b in place (partial pivoting); -1 when singular. */
+static int solve(double *a, double *b, unsigned k) {
+  for (unsigned c = 0; c < k; c++) {
+    unsigned piv = c;
+    for (unsigned r = c + 1; r < k; r++)
+      if (fabs(a[r * k + c]) > fabs(a[piv * k + c])) piv = r;
+    if (fabs(a[piv * k + c]) < 1e-12) return -1;
+    for (unsigned j = 0; j < k; j++) {
+      double t = a[c * k + j];
+      a[c * k + j] = a[piv * k + j];
+      a[piv * k + j] = t;
+    }
+    double t = b[c];
+    b[c] = b[piv];
+    b[piv] = t;
+    for (unsigned r = 0; r < k; r++) {
+      if (r == c) continue;
+      double f = a[r * k + c] / a[c * k + c];
+      for (unsigned j = c; j < k; j++) a[r * k + j] -= f * a[c * k + j];
+      b[r] -= f * b[c];
+    }
+  }
+  for (unsigned c = 0; c < k; c++) b[c] /= a[c * k + c];
+  return 0;
+}
+
+/* Columns worth fitting: exercised by some row, not a copy of an earlier one. */
+static unsigned choose(const double *x, size_t n, unsigned np, bool fit_data, param *p, unsigned *cols) {
+  unsigned k = 0;
+  for (unsigned j = fit_data ? 0 : 1; j < np; j++) {
+    bool used = false, copy = false;
+    for (size_t i = 0; i < n; i++) used |= x[i * np + j] > 1e-12;
+    for (unsigned c = 0; used && c < k && !copy; c++) {
+      bool same = true;
+      for (size_t i = 0; i < n && same; i++) same = fabs(x[i * np + j] - x[i * np + cols[c]]) < 1e-12;
+      copy = same;
+    }
+    if (used && !copy) {
+      cols[k++] = j;
+      p[j].fitted = true;
+    }
+  }
+  return k;
+}
+
+/* Least squares over the chosen columns; y has the fixed terms removed. */
+static int fit(const double *x, const double *y, size_t n, unsigned np, const unsigned *cols, unsigned k, param *p) {
+  double a[MAX_PARAMS * MAX_PARAMS] = {0}, b[MAX_PARAMS] = {0};
+  for (size_t i = 0; i < n; i++)
+    for (unsigned r = 0; r < k; r++) {
+      b[r] += x[i * np + cols[r]] * y[i];
+      for (unsigned c = 0; c < k; c++) a[r * k + c] += x[i * np + cols[r]] * x[i * np + cols[c]];
+    }
+  if (solve(a, b, k)) return -1;
+  for (unsigned r = 0; r < k; r++) p[cols[r]].value = b[r];
+  return 0;
+}
+
+/* Copies the preset file to out with the fitted keys' values replaced
+ * (or added under their section, or in a new section at the end). */
+static int write_preset(const char *src, const char *out, const char *csv, const param *p, unsigned np, diag *d) {
+  struct stat st;
+  if (stat(out, &st) == 0) return diag_set(d, out, 0, "exists; calibrate never overwrites a file");
+  FILE *in = fopen(src, "r"), *o = in ? fopen(out, "w") : NULL;
+  if (!o) {
+    if (in) fclose(in);
+    return diag_set(d, in ? out : src, 0, "cannot %s", in ? "write" : "read");
+  }
+  bool done[MAX_PARAMS] = {0};
+  char line[1024], section[128] = "";
+  fprintf(o, "; calibrated by tlbsim calibrate against %s\n", csv);
+  while (fgets(line, sizeof line, in)) {
+    char key[64];
+    if (line[0] == '[' && sscanf(line, "[%127[^]]]", section) == 1) {
+      fputs(line, o);
+      continue;
+    }
+    bool replaced = false;
+    if (sscanf(line, " %63[A-Za-z0-9_] =", key) == 1)
+      for (unsigned j = 0; j < np; j++)
+        if (p[j].fitted && !done[j] && !strcmp(section, p[j].section) && !strcmp(key, p[j].key)) {
+          fprintf(o, "%s = %.0f\n", key, p[j].value < 0 ? 0 : round(p[j].value));
+          done[j] = replaced = true;
+        }
+    if (!replaced) fputs(line, o);
+  }
+  for (unsigned j = 0; j < np; j++)
+    if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].section, p[j].key, p[j].value < 0 ? 0 : round(p[j].value));
+  bool bad = ferror(in) || ferror(o);
+  fclose(in);
+  if (fclose(o) || bad) return diag_set(d, out, 0, "write error");
+  return 0;
+}
+
+static void report(const param *p, unsigned np, const double *x, const double *base, const chase_row *rows, size_t n) {
+  printf("%-22s %-16s %10s %10s\n", "section", "key", "preset", "fitted");
+  for (unsigned j = 0; j < np; j++)
+    if (p[j].fitted) printf("%-22s %-16s %10.0f %10.1f\n", p[j].section, p[j].key, p[j].preset, p[j].value);
+  double sum = 0, worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    double pred = base[i];
+    for (unsigned j = 0; j < np; j++) pred += (base[i] > 0 && j == 0 ? 0 : x[i * np + j] * p[j].value);
+    double err = fabs(pred - rows[i].measured);
+    sum += 100 * err / rows[i].measured;
+    if (err > worst) worst = err;
+  }
+  printf("\n%zu rows; the linear fit's mean absolute error %.3f%%, worst %.1f cycles (per-pass medians\n"
+         "can differ slightly: check with tlbsim validate)\n", n, n ? sum / (double)n : 0, worst);
+}
+
+int cmd_calibrate(int argc, char **argv) {
+  calibrate_opts o = {0};
+  int rc = parse_calibrate(argc, argv, &o);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  diag d;
+  const char *label;
+  const pt_format *f;
+  mmu_config mc;
+  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  if (!c) return cli_input_error(&d);
+  chase_row *rows = NULL;
+  size_t n = 0, skipped;
+  param p[MAX_PARAMS];
+  unsigned np = list_params(&mc, p), cols[MAX_PARAMS];
+  double *x = NULL, *y = NULL, *base = NULL;
+  rc = EXIT_INPUT;
+  if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
+  x = malloc((n + 1) * np * sizeof *x);
+  y = malloc((n + 1) * sizeof *y);
+  base = malloc((n + 1) * sizeof *base);
+  if (!x || !y || !base) {
+    diag_set(&d, o.csv, 0, "out of memory");
+    goto out;
+  }
+  bool fit_data = o.preset_data_latency;
+  for (size_t i = 0; i < n; i++) {
+    chase_result r;
+    if (chase_run(f, &mc, &rows[i].spec, &r, &d)) goto out;
+    features(&mc, &r, &x[i * np]);
+    fit_data |= rows[i].base <= 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    base[i] = fit_data ? 0 : rows[i].base;
+    y[i] = rows[i].measured - base[i];
+  }
+  unsigned k = choose(x, n, np, fit_data, p, cols);
+  if (n == 0 || k == 0 || fit(x, y, n, np, cols, k, p)) {
+    diag_set(&d, o.csv, 0, "%s", n == 0 ? "no chase rows to fit" : "the rows do not determine the latencies");
+    goto out;
+  }
+  report(p, np, x, base, rows, n);
+  if (o.out && (!cfg_file(c) ? diag_set(&d, "--out", 0, "no preset file to start from") :
+                               write_preset(cfg_file(c), o.out, o.csv, p, np, &d)))
+    goto out;
+  rc = EXIT_OK;
+out:
+  if (rc) cli_input_error(&d);
+  free(rows);
+  free(x);
+  free(y);
+  free(base);
+  cfg_destroy(c);
+  return rc;
+}
