@@ -1,6 +1,8 @@
 /* Reading measured chase CSVs: header by column name, RFC 4180 fields. */
 #include "chase_rows.h"
 
+#include "cli_common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,4 +179,23 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
     *n = 0;
   }
   return rc;
+}
+
+int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd, int ch, const char *arg) {
+  char bad[64];
+  switch (ch) {
+  case 'F':
+    return size_parse(arg, &f->min_footprint) ? cli_usage_error(cmd, "--min-footprint: '%s' is not a size", arg) : 0;
+  case 'N': return u64_parse(arg, &f->min_nodes) ? cli_usage_error(cmd, "--min-nodes: '%s' is not a count", arg) : 0;
+  case 'm':
+    if (chase_rows_mappings(arg, &f->mappings, bad, sizeof bad))
+      return cli_usage_error(cmd, "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
+    return 0;
+  case 'D':
+    if (strcmp(arg, "measured") && strcmp(arg, "preset"))
+      return cli_usage_error(cmd, "--data-latency: '%s' is not measured or preset", arg);
+    *preset_latency = !strcmp(arg, "preset");
+    return 0;
+  default: return -1;
+  }
 }

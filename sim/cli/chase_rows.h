@@ -28,6 +28,15 @@ typedef struct chase_row_filter {
 /* Reads path; *rows (caller frees) gets the kept rows. Errors: "FILE:LINE: ...". */
 int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **rows, size_t *n, size_t *skipped,
                     diag *d);
+/* The getopt_long entries that choose rows and their data latency. */
+#define CHASE_ROW_OPTIONS                                                                           \
+  {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},    \
+      {"mapping", required_argument, NULL, 'm'}, {"data-latency", required_argument, NULL, 'D'}
+
+/* Takes option ch if it is one of those: 0 taken, EXIT_USAGE taken but bad
+ * (the message printed for command cmd), -1 not one of them. */
+int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd, int ch, const char *arg);
+
 /* "contiguous,shuffled" → a mask of chase_mapping bits; -1 names the bad one in *bad. */
 int chase_rows_mappings(const char *list, unsigned *mask, char *bad, size_t bad_len);
 

@@ -28,6 +28,15 @@ typedef struct cli_preset_dirs {
 
 void cli_find_preset_dirs(cli_preset_dirs *out);
 
+/* The getopt_long entries of --preset, --config and --set. */
+#define CLI_CONFIG_OPTIONS                                                                          \
+  {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},              \
+      {"set", required_argument, NULL, 's'}
+
+/* Takes option ch if it is one of those: 0 taken, EXIT_USAGE taken but bad,
+ * -1 not one of them. */
+int cli_config_option(cli_config *c, int ch, const char *arg);
+
 /* Records a --set (usage error when too many). Returns 0 or EXIT_USAGE. */
 int cli_add_set(cli_config *c, const char *assignment);
 /* Loads preset or config file (not both; default preset `fallback`) then

@@ -45,42 +45,22 @@ typedef struct calibrate_opts {
 } calibrate_opts;
 
 static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
-  static const struct option longopts[] = {
-      {"preset", required_argument, NULL, 'p'},        {"config", required_argument, NULL, 'c'},
-      {"set", required_argument, NULL, 's'},           {"out", required_argument, NULL, 'o'},
-      {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},
-      {"mapping", required_argument, NULL, 'm'},       {"data-latency", required_argument, NULL, 'D'},
-      {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {CLI_CONFIG_OPTIONS, CHASE_ROW_OPTIONS,
+                                           {"out", required_argument, NULL, 'o'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   int ch;
-  char bad[64];
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    const char *name = argv[optind - 1];
+    int taken = cli_config_option(&o->conf, ch, optarg);
+    if (taken < 0) taken = chase_rows_option(&o->filter, &o->preset_data_latency, "calibrate", ch, optarg);
+    if (taken > 0) return taken;
+    if (taken == 0) continue;
     switch (ch) {
-    case 'p': o->conf.preset = optarg; break;
-    case 'c': o->conf.config = optarg; break;
-    case 's':
-      if (cli_add_set(&o->conf, optarg)) return EXIT_USAGE;
-      break;
     case 'o': o->out = optarg; break;
-    case 'F':
-      if (size_parse(optarg, &o->filter.min_footprint)) return cli_usage_error("calibrate", "%s: '%s' is not a size", name, optarg);
-      break;
-    case 'N':
-      if (u64_parse(optarg, &o->filter.min_nodes)) return cli_usage_error("calibrate", "%s: '%s' is not a count", name, optarg);
-      break;
-    case 'm':
-      if (chase_rows_mappings(optarg, &o->filter.mappings, bad, sizeof bad))
-        return cli_usage_error("calibrate", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
-      break;
-    case 'D':
-      if (strcmp(optarg, "measured") && strcmp(optarg, "preset"))
-        return cli_usage_error("calibrate", "--data-latency: '%s' is not measured or preset", optarg);
-      o->preset_data_latency = !strcmp(optarg, "preset");
-      break;
     case 'h': fputs(calibrate_help, stdout); return -1;
-    default: return cli_usage_error("calibrate", "unknown or incomplete option '%s' (see --help)", name);
+    default: return cli_usage_error("calibrate", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
     }
   }
   if (optind != argc - 1) return cli_usage_error("calibrate", "expected one MEASURED.csv (see --help)");

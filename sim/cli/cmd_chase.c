@@ -76,8 +76,7 @@ static int parse_footprints(const char *text, unsigned per_octave, uint64_t *out
 
 static int parse_chase(int argc, char **argv, chase_opts *o) {
   static const struct option longopts[] = {
-      {"preset", required_argument, NULL, 'p'},   {"config", required_argument, NULL, 'c'},
-      {"set", required_argument, NULL, 's'},      {"footprint", required_argument, NULL, 'F'},
+      CLI_CONFIG_OPTIONS, {"footprint", required_argument, NULL, 'F'},
       {"stride", required_argument, NULL, 'S'},   {"order", required_argument, NULL, 'o'},
       {"mapping", required_argument, NULL, 'm'},  {"page-size", required_argument, NULL, 'P'},
       {"chunk", required_argument, NULL, 'C'},    {"per-octave", required_argument, NULL, 'O'},
@@ -91,12 +90,10 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     const char *name = argv[optind - 1];
+    int taken = cli_config_option(&o->conf, ch, optarg);
+    if (taken > 0) return taken;
+    if (taken == 0) continue;
     switch (ch) {
-    case 'p': o->conf.preset = optarg; break;
-    case 'c': o->conf.config = optarg; break;
-    case 's':
-      if (cli_add_set(&o->conf, optarg)) return EXIT_USAGE;
-      break;
     case 'F': o->footprints = optarg; break;
     case 'P': o->page_text = optarg; break;
     case 'S':
@@ -119,7 +116,9 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
       break;
     case 'O': case 'n': case 'w': case 'r': case 'e':
       if (u64_parse(optarg, &v) || ((ch == 'O' || ch == 'n' || ch == 'r') && (v == 0 || v > UINT32_MAX)))
-        return cli_usage_error("chase", "%s: '%s' is not a valid count", name, optarg);
+        return cli_usage_error("chase", "--%s: '%s' is not a valid count",
+                               ch == 'O' ? "per-octave" : ch == 'n' ? "steps" : ch == 'w' ? "warmup" : ch == 'r' ? "repeats" : "seed",
+                               optarg);
       if (ch == 'O') o->per_octave = (unsigned)v;
       else if (ch == 'n') o->spec.steps = v;
       else if (ch == 'w') o->spec.warmup = v;

@@ -71,8 +71,7 @@ static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift,
 
 int cmd_explain(int argc, char **argv) {
   static const struct option longopts[] = {
-      {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},
-      {"set", required_argument, NULL, 's'},    {"page-size", required_argument, NULL, 'P'},
+      CLI_CONFIG_OPTIONS, {"page-size", required_argument, NULL, 'P'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   cli_config conf = {0};
   const char *page_text = NULL;
@@ -80,12 +79,10 @@ int cmd_explain(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    int taken = cli_config_option(&conf, ch, optarg);
+    if (taken > 0) return taken;
+    if (taken == 0) continue;
     switch (ch) {
-    case 'p': conf.preset = optarg; break;
-    case 'c': conf.config = optarg; break;
-    case 's':
-      if (cli_add_set(&conf, optarg)) return EXIT_USAGE;
-      break;
     case 'P': page_text = optarg; break;
     case 'h': fputs(explain_help, stdout); return EXIT_OK;
     default: return cli_usage_error("explain", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);

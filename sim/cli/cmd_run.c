@@ -34,20 +34,17 @@ typedef struct run_opts {
 
 static int parse_run(int argc, char **argv, run_opts *o) {
   static const struct option longopts[] = {
-      {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},
-      {"set", required_argument, NULL, 's'},    {"format", required_argument, NULL, 'f'},
+      CLI_CONFIG_OPTIONS, {"format", required_argument, NULL, 'f'},
       {"trace-format", required_argument, NULL, 't'}, {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   int ch;
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    int taken = cli_config_option(&o->conf, ch, optarg);
+    if (taken > 0) return taken;
+    if (taken == 0) continue;
     switch (ch) {
-    case 'p': o->conf.preset = optarg; break;
-    case 'c': o->conf.config = optarg; break;
-    case 's':
-      if (cli_add_set(&o->conf, optarg)) return EXIT_USAGE;
-      break;
     case 'f':
       if (report_format_parse(optarg, &o->format)) return cli_usage_error("run", "--format: '%s' is not text, json or csv", optarg);
       break;
