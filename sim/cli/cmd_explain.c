@@ -21,6 +21,7 @@ static void print_bits(const pt_format *f, unsigned level, unsigned shift, uint6
 
 /* Where the page would sit in each TLB array that holds its size. */
 static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
+  unsigned shown = 0;
   for (unsigned i = 0; i < mc->nlevels; i++)
     for (unsigned a = 0; a < mc->level[i].narrays; a++) {
       const tlb_geometry *g = &mc->level[i].array[a];
@@ -28,10 +29,12 @@ static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
       for (unsigned k = 0; k < g->npage_shifts; k++) holds |= g->page_shift[k] == shift;
       if (!holds) continue;
       uint64_t sets = g->entries / g->ways;
+      shown++;
       printf("  TLB %-6s set %llu of %llu (%u-way, %s index)\n", mc->level[i].name,
              (unsigned long long)tlb_set_index(g, va, shift), (unsigned long long)sets, g->ways,
              g->index == TLB_INDEX_XOR ? "xor-folded" : "modulo");
     }
+  if (!shown) printf("  no TLB level holds pages of this size: every access walks\n");
 }
 
 static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift, const char *text) {
