@@ -3,10 +3,13 @@
 # three sim/src files it needs) and runs one mode, writing into $OUT:
 #   smoke  a few points of every experiment + the 128 GiB allocation
 #   full   the committed sweep (tlbsim-gpu full) into $OUT
-# Usage: gpu/scripts/device_sweep.sh smoke|full [time limit in s, default 540]
+#   chase  one extra chase sweep: the remaining arguments go to tlbsim-gpu chase,
+#          the CSV to $OUT/$CSV (default chase_more.csv)
+# Usage: gpu/scripts/device_sweep.sh smoke|full|chase [time limit in s, default 540] [chase options]
 set -euo pipefail
 mode=${1:-smoke}
 limit=${2:-540}
+shift $(($# < 2 ? $# : 2))
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/out}
 mkdir -p "$out"
@@ -46,6 +49,12 @@ smoke)
     >"$out/big.csv" 2>>"$out/smoke.log" || echo "big rc=$?" >>"$out/smoke.log"
   cat "$out/smoke.log"
   grep -h '^chase' "$out/smoke.csv" "$out/big.csv" | cut -d, -f2-8,14,16 | head -120
+  ;;
+chase)
+  csv=${CSV:-chase_more.csv}
+  timeout "$limit" "$gpu" chase "$@" --out "$out/$csv" 2>"$out/${csv%.csv}.log" ||
+    echo "chase rc=$?" >>"$out/${csv%.csv}.log"
+  tail -20 "$out/${csv%.csv}.log"
   ;;
 full)
   # A few points through every code path first: stop here if they fail.
