@@ -115,6 +115,32 @@ static void test_allocations_and_shootdown(void) {
   cfg_destroy(c);
 }
 
+/* Thousands of short-lived ids beside long-lived ones: freed slots must not
+ * fill the id table (a lookup of a new id once never ended). */
+static void test_allocation_churn(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  for (uint64_t id = 0; id < 600; id++)
+    CU_ASSERT_EQUAL_FATAL(apply(m, (trace_record){.kind = REC_ALLOC, .alloc_id = id, .size = 64}, &d), 0);
+  for (uint64_t id = 1000; id < 6000; id++) {
+    CU_ASSERT_EQUAL_FATAL(apply(m, (trace_record){.kind = REC_ALLOC, .alloc_id = id, .size = 64}, &d), 0);
+    CU_ASSERT_EQUAL_FATAL(apply(m, (trace_record){.kind = REC_FREE, .alloc_id = id}, &d), 0);
+  }
+  trace_record r = acc(TRACE_READ, 8, 8);
+  r.relative = true;
+  for (uint64_t id = 0; id < 600; id++) {
+    r.alloc_id = id;
+    CU_ASSERT_EQUAL(apply(m, r, &d), 0); /* every long-lived id is still found */
+  }
+  r.alloc_id = 1500;
+  CU_ASSERT_EQUAL(apply(m, r, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "allocation 1500 is not live"));
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 0);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
 static void test_unmap_and_protect(void) {
   cfg *c;
   machine *m = make("", &c);
@@ -256,6 +282,7 @@ int main(void) {
   static const test_case cases[] = {{"demand paging and straddles", test_demand_paging_and_straddles},
                                     {"laid-out traces fault", test_demand_off_faults},
                                     {"allocations and shootdowns", test_allocations_and_shootdown},
+                                    {"allocation churn", test_allocation_churn},
                                     {"unmap and protect", test_unmap_and_protect},
                                     {"address spaces", test_address_spaces},
                                     {"untagged switch flushes", test_untagged_switch_flushes},

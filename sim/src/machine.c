@@ -40,7 +40,8 @@ struct machine {
   char open_label[TRACE_LABEL_MAX];
   bool phases_closed; /* the report has closed the last phase */
   live_alloc *allocs; /* hash table by id */
-  size_t alloc_cap, alloc_used;
+  size_t alloc_cap, alloc_used; /* live entries */
+  size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
   machine_stats stats;
 };
 
@@ -57,32 +58,36 @@ static live_alloc *alloc_find(machine *m, uint64_t id) {
   }
 }
 
-static int alloc_grow(machine *m) {
-  size_t cap = m->alloc_cap ? m->alloc_cap * 2 : 1024;
+/* The first slot a probe for id can take: empty, or a tombstone when the
+ * table may hold them. */
+static live_alloc *free_slot(live_alloc *table, size_t cap, uint64_t id) {
+  size_t i = slot_of(id, cap);
+  while (table[i].used) i = (i + 1) & (cap - 1);
+  return &table[i];
+}
+
+/* Rehashes without tombstones, doubling when live entries need the room. */
+static int alloc_rehash(machine *m) {
+  size_t cap = m->alloc_cap ? m->alloc_cap : 1024;
+  while ((m->alloc_used + 1) * 4 > cap) cap *= 2;
   live_alloc *old = m->allocs, *fresh = calloc(cap, sizeof *fresh);
   if (!fresh) return -1;
-  size_t old_cap = m->alloc_cap;
+  for (size_t i = 0; i < m->alloc_cap; i++)
+    if (old[i].used) *free_slot(fresh, cap, old[i].id) = old[i];
+  free(old);
   m->allocs = fresh;
   m->alloc_cap = cap;
-  m->alloc_used = 0;
-  for (size_t i = 0; i < old_cap; i++)
-    if (old[i].used) {
-      live_alloc *a = &fresh[slot_of(old[i].id, cap)];
-      while (a->used) a = &fresh[((size_t)(a - fresh) + 1) & (cap - 1)];
-      *a = old[i];
-      m->alloc_used++;
-    }
-  free(old);
+  m->alloc_filled = m->alloc_used;
   return 0;
 }
 
 static live_alloc *alloc_insert(machine *m, uint64_t id) {
-  if ((m->alloc_used + 1) * 2 > m->alloc_cap && alloc_grow(m)) return NULL;
-  size_t i = slot_of(id, m->alloc_cap);
-  while (m->allocs[i].used) i = (i + 1) & (m->alloc_cap - 1);
+  if ((m->alloc_filled + 1) * 2 > m->alloc_cap && alloc_rehash(m)) return NULL;
+  live_alloc *a = free_slot(m->allocs, m->alloc_cap, id);
+  if (!a->tomb) m->alloc_filled++;
   m->alloc_used++;
-  m->allocs[i] = (live_alloc){.id = id, .used = true};
-  return &m->allocs[i];
+  *a = (live_alloc){.id = id, .used = true};
+  return a;
 }
 
 /* --- mapping pages -------------------------------------------------------- */
