@@ -94,16 +94,13 @@ int cmd_explain(int argc, char **argv) {
   if (optind == argc) return cli_usage_error("explain", "expected at least one VADDR (see --help)");
   diag d;
   const char *label;
-  cfg *c = cli_load_config(&conf, "x86-64", &label, &d);
-  if (!c) return cli_input_error(&d);
   const pt_format *f;
   mmu_config mc;
+  cfg *c = cli_load_model(&conf, "x86-64", &label, &f, &mc, &d);
+  if (!c) return cli_input_error(&d);
   uint64_t page;
   int rc = EXIT_OK;
-  machine *whole = machine_create(c, &d); /* checks every key */
-  if (!whole || cfg_check_unused(c, &d) || machine_pt_format(c, &f, &d) ||
-      cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d) ||
-      machine_mmu_config(c, f, &mc, &d)) {
+  if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d)) {
     rc = cli_input_error(&d);
   } else if (page_text && size_parse(page_text, &page)) {
     rc = cli_usage_error("explain", "--page-size: '%s' is not a size", page_text);
@@ -111,7 +108,6 @@ int cmd_explain(int argc, char **argv) {
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
   }
   for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &mc, log2_u64(page), argv[i]);
-  machine_destroy(whole);
   cfg_destroy(c);
   return rc;
 }

@@ -182,20 +182,23 @@ bool tlb_holds_size(const tlb *t, unsigned page_shift) {
   return false;
 }
 
-static inline uint64_t set_of(const tlb *t, uint64_t tag) {
-  if (t->g.index == TLB_INDEX_MODULO || t->set_bits == 0) return tag & t->set_mask;
+/* The set of a tag: its low bits, or all its bits XOR-folded in chunks of
+ * log2(sets). One formula for look-ups and for tlb_set_index. */
+static inline uint64_t fold_set(uint64_t tag, tlb_index index, unsigned set_bits, uint64_t set_mask) {
+  if (index == TLB_INDEX_MODULO || set_bits == 0) return tag & set_mask;
   uint64_t s = 0;
-  for (; tag; tag >>= t->set_bits) s ^= tag;
-  return s & t->set_mask;
+  for (; tag; tag >>= set_bits) s ^= tag;
+  return s & set_mask;
+}
+
+static inline uint64_t set_of(const tlb *t, uint64_t tag) {
+  return fold_set(tag, t->g.index, t->set_bits, t->set_mask);
 }
 
 uint64_t tlb_set_index(const tlb_geometry *g, uint64_t va, unsigned page_shift) {
-  uint64_t sets = g->entries / g->ways, tag = (va >> page_shift) >> log2_u64(g->sector_pages ? g->sector_pages : 1);
-  unsigned bits = log2_u64(sets);
-  if (g->index == TLB_INDEX_MODULO || bits == 0) return tag & (sets - 1);
-  uint64_t s = 0;
-  for (; tag; tag >>= bits) s ^= tag;
-  return s & (sets - 1);
+  uint64_t sets = g->entries / g->ways;
+  uint64_t tag = (va >> page_shift) >> log2_u64(g->sector_pages ? g->sector_pages : 1);
+  return fold_set(tag, g->index, log2_u64(sets), sets - 1);
 }
 
 static inline uint64_t meta_of(uint32_t asid, unsigned page_shift) {
