@@ -34,7 +34,6 @@ struct machine {
   bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
   unsigned page_shift;
   uint64_t min_page;
-  int level_of_path[3][MMU_MAX_LEVELS]; /* per access kind: levels looked up, in order; -1 ends */
   machine_phase *phases; /* closed phases, then the open one */
   size_t nphases;
   char open_label[TRACE_LABEL_MAX];
@@ -160,21 +159,6 @@ static int read_demand(cfg *c, machine_demand *out, diag *d) {
   return 0;
 }
 
-/* The levels an access of each kind looks up, in order. */
-static void plan_paths(machine *m, const mmu_config *mc) {
-  static const uint8_t need[3] = {SERVES_DATA, SERVES_DATA, SERVES_INST};
-  for (int k = 0; k < 3; k++) {
-    int n = 0, entry = -1;
-    for (unsigned i = 0; i < mc->nlevels; i++) {
-      bool is_next = false;
-      for (unsigned j = 0; j < mc->nlevels; j++) is_next |= mc->level[j].next == (int)i;
-      if (!is_next && (mc->level[i].serves & need[k])) entry = (int)i;
-    }
-    for (int l = entry; l >= 0 && n < MMU_MAX_LEVELS; l = mc->level[l].next) m->level_of_path[k][n++] = l;
-    if (n < MMU_MAX_LEVELS) m->level_of_path[k][n] = -1;
-  }
-}
-
 static int read_vas_config(machine *m, cfg *c, diag *d) {
   const char *policy;
   vas_config *vc = &m->vas_cfg;
@@ -241,7 +225,6 @@ machine *machine_create(cfg *c, diag *d) {
   if (machine_mmu_config(c, m->format, &mc, d)) goto fail;
   if (!(m->mmu = mmu_create(&mc, m->ctx[0].table, d))) goto fail;
   mmu_set_fault_handler(m->mmu, demand_fault, m);
-  plan_paths(m, &mc);
   return m;
 fail:
   machine_destroy(m);
@@ -263,14 +246,6 @@ void machine_destroy(machine *m) {
 }
 
 /* --- records ---------------------------------------------------------------- */
-
-static void count_access_misses(machine *m, acc_kind kind, const mmu_outcome *o, uint32_t *missed) {
-  for (int i = 0; i < MMU_MAX_LEVELS; i++) {
-    int l = m->level_of_path[kind][i];
-    if (l < 0 || l == o->hit_level) break;
-    *missed |= 1u << l;
-  }
-}
 
 /* The live allocation a record names, in the current address space. */
 static live_alloc *named_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -309,7 +284,7 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
     mmu_outcome o;
     mmu_translate(m->mmu, va, kind, &o);
     pages++;
-    count_access_misses(m, kind, &o, &missed);
+    missed |= o.missed;
     if (o.status != MMU_OK) faulted = true;
     uint64_t next = (va | (m->min_page - 1)) + 1;
     if (next >= end || next == 0) break;

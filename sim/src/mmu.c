@@ -364,6 +364,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   int path[MMU_MAX_LEVELS];
   unsigned npath = 0;
   tlb_hit h;
+  out->missed = 0;
   for (int l = m->entry[kind == ACC_EXEC]; l >= 0; l = m->lv[l].next) {
     mmu_level *lv = &m->lv[l];
     lv->st.accesses++;
@@ -386,6 +387,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
       return;
     }
     lv->st.misses++;
+    out->missed |= 1u << l;
     path[npath++] = l;
   }
   out->hit_level = -1;

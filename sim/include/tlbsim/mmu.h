@@ -106,6 +106,7 @@ typedef struct mmu_outcome {
   mmu_status status;
   uint64_t pa;
   int hit_level;      /* level index that hit, or -1 when a walk ran */
+  uint32_t missed;    /* bit per level index looked up that missed */
   uint32_t walk_refs; /* memory references of the walk (0 if none) */
   uint64_t cycles;
 } mmu_outcome;
