@@ -23,7 +23,8 @@ static const char chase_help[] =
     "sequential or seeded random order, warm-up then timed passes. One CSV row per footprint, in\n"
     "the chase schema tlbsim-gpu writes, with per-TLB-level hit rates and walks added.\n"
     "  --footprint LIST   comma-separated sizes or ranges LO..HI (e.g. 1M..128G)\n"
-    "  --per-octave N     footprints per doubling inside ranges (default 1)\n"
+    "  --per-octave N     footprints per doubling inside ranges (default 1); a footprint that\n"
+    "                     rounds to the previous one's node count is simulated once\n"
     "  --stride SIZE      bytes between nodes (a multiple of 8)\n"
     "  --order            seq (default) or random\n"
     "  --mapping          contiguous (default), shuffled (chunks in a seeded physical order),\n"
@@ -227,8 +228,15 @@ int cmd_chase(int argc, char **argv) {
   uint32_t last_nodes = 0;
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
     o.spec.footprint = footprints[i];
-    o.spec.nodes = (uint32_t)llround((double)footprints[i] / (double)o.spec.stride);
-    if (o.spec.nodes == 0 || o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
+    double nodes = round((double)footprints[i] / (double)o.spec.stride);
+    if (nodes < 1 || nodes > UINT32_MAX) {
+      char fp[32], st[32];
+      rc = cli_usage_error("chase", "--footprint: %s holds %s at a %s stride", size_format(footprints[i], fp, sizeof fp),
+                           nodes < 1 ? "no node" : "more than 2^32 nodes", size_format(o.spec.stride, st, sizeof st));
+      break;
+    }
+    o.spec.nodes = (uint32_t)nodes;
+    if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;
     if (chase_run(f, &mc, &o.spec, &r, &d)) rc = cli_input_error(&d);

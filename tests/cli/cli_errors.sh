@@ -62,6 +62,7 @@ check 0 "" -- "$tlbsim" explain --preset teaching 0xa7c3
 check 2 "--footprint: '1M..x'" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1M..x
 check 2 "--stride: '12' is not a positive multiple of 8 bytes" -- "$tlbsim" chase --stride 12 --footprint 1M
 check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
+check 2 "--footprint: 1KiB holds no node at a 4KiB stride" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1K
 check 2 "--steps: '0' is not a valid count" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
 check 2 "--min-nodes: 'x' is not a count" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
 check 2 "--mapping: 'managed' is not contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
