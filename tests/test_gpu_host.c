@@ -167,7 +167,7 @@ static void test_plan_errors(void) {
 static void test_full_sweeps(void) {
   gpu_sweep s[8];
   size_t n = gpu_full_sweeps(s, 8, 128 * GiB, 65536);
-  CU_ASSERT_EQUAL_FATAL(n, 5);
+  CU_ASSERT_EQUAL_FATAL(n, 6);
   CU_ASSERT_EQUAL(s[0].mapping, GPU_MAP_CONTIGUOUS);
   CU_ASSERT_EQUAL(s[1].mapping, GPU_MAP_SHUFFLED);
   CU_ASSERT_EQUAL(s[0].nstrides, 16); /* 4K, then 64K..1G */
@@ -183,6 +183,10 @@ static void test_full_sweeps(void) {
   CU_ASSERT_EQUAL(s[4].nstrides, 6); /* 2M 8M 32M 128M 512M 1G */
   CU_ASSERT_EQUAL(s[4].strides[4], 512 * MiB);
   CU_ASSERT_EQUAL(s[4].strides[5], GiB);
+  CU_ASSERT_EQUAL(s[5].mapping, GPU_MAP_ALIASED);
+  CU_ASSERT_EQUAL(s[5].nstrides, 3); /* 48M 96M 160M: the third level's banks and sets */
+  CU_ASSERT_EQUAL(s[5].strides[1], 96 * MiB);
+  CU_ASSERT_EQUAL(s[5].fmin, 128 * GiB);
   /* 2 MiB stride of the 128 GiB sweep ends at exactly 128 GiB (65536 nodes). */
   gpu_sweep one = s[0];
   one.strides[0] = 2 * MiB;

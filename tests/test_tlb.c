@@ -201,6 +201,42 @@ static void test_xor_index(void) {
   tlb_destroy(x);
 }
 
+static void test_bank_index(void) {
+  /* 16 sets direct mapped, one bank bit: set = fold(tag >> 1, 3 bits) << 1 | tag & 1.
+   * 0x2 -> rest 1 -> set 2; 0x10 -> rest 0x8 = 001 000 -> 1 -> set 2; 0x11 -> set 3.
+   * Plain xor (4-bit chunks) puts 0x2 in set 2 and 0x10 in set 1. */
+  tlb_geometry g = geom(16, 1, TLB_LRU);
+  g.index = TLB_INDEX_XOR;
+  g.bank_bits = 1;
+  CU_ASSERT_EQUAL(tlb_set_index(&g, pg(0x2), 12), 2);
+  CU_ASSERT_EQUAL(tlb_set_index(&g, pg(0x10), 12), 2);
+  CU_ASSERT_EQUAL(tlb_set_index(&g, pg(0x11), 12), 3);
+  diag d;
+  tlb *t = tlb_create(&g, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  acc(t, 0x2);
+  acc(t, 0x11);
+  acc(t, 0x10);
+  CU_ASSERT(!has(t, 0x2) && has(t, 0x10) && has(t, 0x11));
+  tlb_destroy(t);
+
+  /* Consecutive tags fill every set once; even tags only bank 0 (the even
+   * sets), each twice: the capacity a stride of two entries sees halves. */
+  unsigned seen[16] = {0}, even[16] = {0};
+  for (uint64_t i = 0; i < 16; i++) {
+    seen[tlb_set_index(&g, pg(i), 12)]++;
+    even[tlb_set_index(&g, pg(2 * i), 12)]++;
+  }
+  for (unsigned s = 0; s < 16; s++) {
+    CU_ASSERT_EQUAL(seen[s], 1);
+    CU_ASSERT_EQUAL(even[s], s % 2 ? 0 : 2);
+  }
+
+  g.bank_bits = 5; /* more than log2(16 sets) */
+  CU_ASSERT_PTR_NULL(tlb_create(&g, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "bank_bits"));
+}
+
 static void test_sector(void) {
   /* 4 entries, 4-page sectors: page 0x10 is page 0 of sector tag 4. */
   tlb_geometry g = geom(4, 4, TLB_LRU);
@@ -440,6 +476,7 @@ int main(void) {
                                      {NULL, NULL}};
   static const test_case mapping[] = {{"set_assoc_modulo", test_set_assoc_modulo},
                                       {"xor_index", test_xor_index},
+                                      {"bank_index", test_bank_index},
                                       {"sector", test_sector},
                                       {"multi_size", test_multi_size},
                                       {"invalidate_range_scan", test_invalidate_range_scan},

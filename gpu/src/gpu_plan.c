@@ -155,6 +155,14 @@ size_t gpu_full_sweeps(gpu_sweep *out, size_t max, uint64_t fmax, uint64_t max_n
   for (uint64_t s = 2 * M; s <= G; s *= 4) t[n].strides[t[n].nstrides++] = s; /* 2M 8M 32M 128M 512M */
   t[n].strides[t[n].nstrides++] = G;
   n++;
+  /* Strides of 3 and 5 L3 entries (32 MiB each) fill the third level's
+   * hashed sets unevenly and use both of its banks (VA bit 25), unlike the
+   * powers of two: what settled its organisation (results/h200/chase_banks.csv). */
+  t[n] = base_sweep(GPU_MAP_ALIASED, 4 * K * G, max_nodes);
+  t[n].strides[0] = 48 * M, t[n].strides[1] = 96 * M, t[n].strides[2] = 160 * M;
+  t[n].nstrides = 3;
+  t[n].fmin = 128 * G;
+  t[n++].per_octave = 8;
   size_t k = n < max ? n : max;
   memcpy(out, t, k * sizeof *t);
   return k;

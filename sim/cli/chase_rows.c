@@ -129,9 +129,26 @@ int chase_rows_mappings(const char *list, unsigned *mask, char *bad, size_t bad_
   return *mask ? 0 : (snprintf(bad, bad_len, "%s", list), -1);
 }
 
+/* "seq,random" → a mask of chase_order bits; -1 names the bad one in *bad. */
+static int order_mask(const char *list, unsigned *mask, char *bad, size_t bad_len) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  char *save = NULL;
+  *mask = 0;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    chase_order o;
+    if (chase_order_parse(tok, &o)) {
+      snprintf(bad, bad_len, "%s", tok);
+      return -1;
+    }
+    *mask |= 1u << o;
+  }
+  return *mask ? 0 : (snprintf(bad, bad_len, "%s", list), -1);
+}
+
 static bool kept(const chase_row *r, const chase_row_filter *f) {
   return r->spec.footprint >= f->min_footprint && r->spec.nodes >= f->min_nodes &&
-         (!f->mappings || (f->mappings >> r->spec.mapping & 1));
+         (!f->mappings || (f->mappings >> r->spec.mapping & 1)) && (!f->orders || (f->orders >> r->spec.order & 1));
 }
 
 int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **rows, size_t *n, size_t *skipped,
@@ -190,6 +207,10 @@ int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd
   case 'm':
     if (chase_rows_mappings(arg, &f->mappings, bad, sizeof bad))
       return cli_usage_error(cmd, "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
+    return 0;
+  case 'R':
+    if (order_mask(arg, &f->orders, bad, sizeof bad))
+      return cli_usage_error(cmd, "--order: '%s' is not seq or random", bad);
     return 0;
   case 'D':
     if (strcmp(arg, "measured") && strcmp(arg, "preset"))

@@ -23,6 +23,7 @@ typedef struct chase_row {
 typedef struct chase_row_filter {
   uint64_t min_footprint, min_nodes;
   unsigned mappings; /* bit per chase_mapping; 0: every modelled mapping */
+  unsigned orders;   /* bit per chase_order; 0: both */
 } chase_row_filter;
 
 /* Reads path; *rows (caller frees) gets the kept rows. Errors: "FILE:LINE: ...". */
@@ -31,7 +32,8 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
 /* The getopt_long entries that choose rows and their data latency. */
 #define CHASE_ROW_OPTIONS                                                                           \
   {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},    \
-      {"mapping", required_argument, NULL, 'm'}, {"data-latency", required_argument, NULL, 'D'}
+      {"mapping", required_argument, NULL, 'm'}, {"order", required_argument, NULL, 'R'},           \
+      {"data-latency", required_argument, NULL, 'D'}
 
 /* Takes option ch if it is one of those: 0 taken, EXIT_USAGE taken but bad
  * (the message printed for command cmd), -1 not one of them. */

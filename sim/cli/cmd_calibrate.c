@@ -21,7 +21,7 @@
 
 static const char calibrate_help[] =
     "usage: tlbsim calibrate [--preset NAME | --config FILE] [--set S.K=V]... [--out FILE.ini]\n"
-    "                        [--min-footprint SIZE] [--min-nodes N] [--mapping LIST]\n"
+    "                        [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--order LIST]\n"
     "                        [--data-latency measured|preset] MEASURED.csv\n"
     "\n"
     "Fits the latency parameters of a preset (default h200) to a measured chase CSV by least\n"

@@ -17,8 +17,9 @@
 
 static const char validate_help[] =
     "usage: tlbsim validate [--preset NAME | --config FILE] [--set S.K=V]... [--plot FILE.png]\n"
-    "                       [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--max-mean-error PCT]\n"
-    "                       [--max-error-cycles C] [--data-latency measured|preset] MEASURED.csv\n"
+    "                       [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--order LIST]\n"
+    "                       [--max-mean-error PCT] [--max-error-cycles C] [--data-latency measured|preset]\n"
+    "                       MEASURED.csv\n"
     "\n"
     "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
     "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
@@ -28,6 +29,7 @@ static const char validate_help[] =
     "  --min-footprint SIZE   only rows with at least this footprint\n"
     "  --min-nodes N          only rows with at least N nodes\n"
     "  --mapping LIST         only these mappings (comma-separated)\n"
+    "  --order LIST           only these orders (seq, random; comma-separated)\n"
     "  --max-mean-error PCT   exit 1 when the mean absolute error exceeds PCT\n"
     "  --max-error-cycles C   exit 1 when any row is off by more than C cycles\n"
     "  --data-latency KIND    measured (default): a row's base_cycles column (the same lines'\n"

@@ -28,20 +28,25 @@ int machine_pt_format(cfg *c, const pt_format **out, diag *d) {
 
 static bool has_prefix(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
-/* Reads the keys every array has: entries, ways, policy, index, sector. */
+/* Reads the keys every array has: entries, ways, policy, index, bank_bits, sector. */
 static int read_array(cfg *c, const char *sec, uint64_t seed, tlb_geometry *g, diag *d) {
-  uint64_t entries, ways, sector, s;
+  uint64_t entries, ways, sector, s, bank_bits;
   const char *policy, *index;
   if (cfg_get_u64(c, sec, "entries", 0, &entries, d) || cfg_get_u64(c, sec, "ways", entries, &ways, d) ||
-      cfg_get_u64(c, sec, "sector", 1, &sector, d) || cfg_get_u64(c, sec, "seed", seed, &s, d))
+      cfg_get_u64(c, sec, "sector", 1, &sector, d) || cfg_get_u64(c, sec, "seed", seed, &s, d) ||
+      cfg_get_u64(c, sec, "bank_bits", 0, &bank_bits, d))
     return -1;
   if (!cfg_has(c, sec, "entries")) return diag_set(d, NULL, 0, "[%s]: missing key 'entries'", sec);
   if (entries > UINT32_MAX || ways > UINT32_MAX || sector > UINT32_MAX)
     return cfg_error(c, sec, "entries", d, "too large");
+  uint64_t sets = ways && entries % ways == 0 ? entries / ways : 0;
+  if (sets && is_pow2(sets) && bank_bits > log2_u64(sets))
+    return cfg_error(c, sec, "bank_bits", d, "%llu bank bits do not fit the %llu sets' index",
+                     (unsigned long long)bank_bits, (unsigned long long)sets);
   cfg_get_str(c, sec, "policy", "lru", &policy);
   cfg_get_str(c, sec, "index", "modulo", &index);
   *g = (tlb_geometry){.entries = (uint32_t)entries, .ways = (uint32_t)ways, .sector_pages = (uint32_t)sector,
-                      .seed = s};
+                      .bank_bits = (uint8_t)bank_bits, .seed = s};
   if (tlb_policy_parse(policy, &g->policy))
     return cfg_error(c, sec, "policy", d, "unknown policy '%s' (lru, fifo, random, plru)", policy);
   if (tlb_index_parse(index, &g->index))

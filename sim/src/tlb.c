@@ -38,7 +38,6 @@ typedef struct tlb_entry {
 struct tlb {
   tlb_geometry g;
   uint32_t ways, sets;
-  uint64_t set_mask;
   unsigned set_bits;     /* log2(sets): the xor fold's chunk width */
   unsigned way_bits;     /* log2(ways) for tree-PLRU */
   unsigned sector_log2;
@@ -102,6 +101,8 @@ int tlb_geometry_check(const tlb_geometry *g, diag *d) {
                     sets);
   if ((unsigned)g->policy > TLB_PLRU) return diag_set(d, NULL, 0, "unknown replacement policy");
   if ((unsigned)g->index > TLB_INDEX_XOR) return diag_set(d, NULL, 0, "unknown set index");
+  if (g->bank_bits > log2_u64(sets))
+    return diag_set(d, NULL, 0, "bank_bits (%u) exceeds log2 of the %u sets", g->bank_bits, sets);
   if (g->policy == TLB_PLRU && !is_pow2(g->ways))
     return diag_set(d, NULL, 0, "tree-PLRU needs a power-of-two number of ways, not %u", g->ways);
   if (!is_pow2(g->sector_pages) || g->sector_pages > TLB_MAX_SECTOR)
@@ -130,7 +131,6 @@ tlb *tlb_create(const tlb_geometry *g, diag *d) {
   t->g = *g;
   t->ways = g->ways;
   t->sets = g->entries / g->ways;
-  t->set_mask = t->sets - 1;
   t->set_bits = log2_u64(t->sets);
   t->way_bits = is_pow2(g->ways) ? log2_u64(g->ways) : 0;
   t->sector_log2 = log2_u64(g->sector_pages);
@@ -182,23 +182,26 @@ bool tlb_holds_size(const tlb *t, unsigned page_shift) {
   return false;
 }
 
-/* The set of a tag: its low bits, or all its bits XOR-folded in chunks of
- * log2(sets). One formula for look-ups and for tlb_set_index. */
-static inline uint64_t fold_set(uint64_t tag, tlb_index index, unsigned set_bits, uint64_t set_mask) {
-  if (index == TLB_INDEX_MODULO || set_bits == 0) return tag & set_mask;
-  uint64_t s = 0;
-  for (; tag; tag >>= set_bits) s ^= tag;
-  return s & set_mask;
+/* The set of a tag: its low bits, or its bank bits followed by the other
+ * bits XOR-folded in chunks of the remaining index width. One formula for
+ * look-ups and for tlb_set_index. */
+static inline uint64_t fold_set(uint64_t tag, tlb_index index, unsigned set_bits, unsigned bank_bits) {
+  uint64_t set_mask = (1ull << set_bits) - 1;
+  if (index == TLB_INDEX_MODULO || set_bits == bank_bits) return tag & set_mask;
+  unsigned chunk = set_bits - bank_bits;
+  uint64_t bank = tag & ((1ull << bank_bits) - 1), s = 0;
+  for (tag >>= bank_bits; tag; tag >>= chunk) s ^= tag;
+  return (s & ((1ull << chunk) - 1)) << bank_bits | bank;
 }
 
 static inline uint64_t set_of(const tlb *t, uint64_t tag) {
-  return fold_set(tag, t->g.index, t->set_bits, t->set_mask);
+  return fold_set(tag, t->g.index, t->set_bits, t->g.bank_bits);
 }
 
 uint64_t tlb_set_index(const tlb_geometry *g, uint64_t va, unsigned page_shift) {
   uint64_t sets = g->entries / g->ways;
   uint64_t tag = (va >> page_shift) >> log2_u64(g->sector_pages ? g->sector_pages : 1);
-  return fold_set(tag, g->index, log2_u64(sets), sets - 1);
+  return fold_set(tag, g->index, log2_u64(sets), g->bank_bits);
 }
 
 static inline uint64_t meta_of(uint32_t asid, unsigned page_shift) {

@@ -45,6 +45,8 @@ check 1 "--preset: no preset named 'nope'" -- "$tlbsim" run --preset nope "$demo
 check 1 "--set:1: unknown key 'entriez' in [tlb.l1d]" -- "$tlbsim" run --set tlb.l1d.entriez=4 "$demo"
 check 1 "--set:2: tlb.l1d.entries: 'abc' is not a whole number" -- \
   "$tlbsim" run --set tlb.l1d.ways=4 --set tlb.l1d.entries=abc "$demo"
+check 1 "--set:3: tlb.l1d.bank_bits: 5 bank bits do not fit the 16 sets' index" -- \
+  "$tlbsim" run --set tlb.l1d.ways=4 --set tlb.l1d.index=xor --set tlb.l1d.bank_bits=5 "$demo"
 check 1 "--set:1: 'tlb.l1d.entries': expected SECTION.KEY=VALUE" -- "$tlbsim" run --set tlb.l1d.entries "$demo"
 check 1 "$work/typo.ini:5: unknown key 'wayz' in [tlb.l1d]" -- "$tlbsim" run --config "$work/typo.ini" "$demo"
 check 1 "use --preset or --config, not both" -- "$tlbsim" run --preset x86-64 --config "$work/typo.ini" "$demo"
@@ -64,6 +66,7 @@ check 2 "--stride: '12' is not a positive multiple of 8 bytes" -- "$tlbsim" chas
 check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
 check 2 "--footprint: 1KiB holds no node at a 4KiB stride" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1K
 check 2 "--steps: '0' is not a valid count" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
+check 2 "--order: 'sideways' is not seq or random" -- "$tlbsim" validate --order sideways "$work/short.csv"
 check 2 "--min-nodes: 'x' is not a count" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
 check 2 "--mapping: 'managed' is not contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" calibrate --preset x86-64 "$work/short.csv"
