@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,10 +167,33 @@ int cmd_validate(int argc, char **argv) {
   return rc;
 }
 
-/* Measured points and predicted lines for the VMM mappings: one panel per
- * mapping/order, one colour per stride, x = footprint (log), y = cycles. */
+/* Measured points and predicted lines: one panel per mapping/order present,
+ * one colour per stride, x = footprint (log), y = cycles. */
+enum { PLOT_PANELS = (CHASE_ALIASED + 1) * 2, PLOT_STRIDES = 64 };
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The colour of a stride: its rank among the rows' strides. */
+static unsigned stride_colour(const uint64_t *strides, size_t n, uint64_t s) {
+  const uint64_t *p = bsearch(&s, strides, n, sizeof *strides, cmp_u64);
+  return p ? (unsigned)(p - strides) % 8 + 1 : 1;
+}
+
 static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
                       size_t n, diag *d) {
+  uint64_t strides[PLOT_STRIDES];
+  size_t nstrides = 0;
+  bool present[PLOT_PANELS] = {false};
+  for (size_t i = 0; i < n; i++) {
+    present[rows[i].spec.mapping * 2 + rows[i].spec.order] = true;
+    bool known = false;
+    for (size_t j = 0; j < nstrides && !known; j++) known = strides[j] == rows[i].spec.stride;
+    if (!known && nstrides < PLOT_STRIDES) strides[nstrides++] = rows[i].spec.stride;
+  }
+  qsort(strides, nstrides, sizeof *strides, cmp_u64);
   /* The points go to a temporary file, removed afterwards. */
   const char *tmp = getenv("TMPDIR");
   char data[4096];
@@ -182,45 +204,51 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
     if (fd >= 0) close(fd);
     return diag_set(d, data, 0, "cannot write a temporary file");
   }
-  /* Block k holds one mapping/order; a blank line between strides breaks
-   * the predicted line there. Rows come stride-major from tlbsim-gpu. */
-  for (int k = 0; k < 4; k++) {
+  /* One block per panel; a blank line between strides breaks the predicted
+   * line there. Rows come stride-major from tlbsim-gpu. */
+  char names[PLOT_PANELS * 24] = "";
+  unsigned panels = 0;
+  for (int k = 0; k < PLOT_PANELS; k++) {
+    if (!present[k]) continue;
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof names - len, "%s%s/%s", panels ? " " : "", chase_mapping_name((chase_mapping)(k / 2)),
+             k % 2 ? "random" : "seq");
+    panels++;
     uint64_t last_stride = 0;
     for (size_t i = 0; i < n; i++) {
       const chase_spec *s = &rows[i].spec;
-      int key = (s->mapping == CHASE_SHUFFLED) * 2 + (s->order == CHASE_RANDOM);
-      if (key != k || (s->mapping != CHASE_CONTIGUOUS && s->mapping != CHASE_SHUFFLED)) continue;
+      if ((int)(s->mapping * 2 + s->order) != k) continue;
       if (last_stride && s->stride != last_stride) fputc('\n', f);
       last_stride = s->stride;
-      fprintf(f, "%llu %llu %.3f %.3f\n", (unsigned long long)s->footprint, (unsigned long long)s->stride,
+      fprintf(f, "%llu %u %.3f %.3f\n", (unsigned long long)s->footprint, stride_colour(strides, nstrides, s->stride),
               rows[i].measured, predicted[i]);
     }
-    fprintf(f, "%s\n\n", last_stride ? "" : "0 0 NaN NaN");
+    fputs("\n\n", f);
   }
   fclose(f);
-  /* A 2x2 grid, one panel per mapping/order; colour = stride. The script
-   * goes to gnuplot's stdin: no shell quoting. */
-  FILE *gp = popen("gnuplot", "w");
+  /* A grid of two columns, one panel per mapping/order; colour = stride.
+   * The script goes to gnuplot's stdin: no shell quoting. */
+  FILE *gp = panels ? popen("gnuplot", "w") : NULL;
   if (!gp) {
     unlink(data);
-    return diag_set(d, png, 0, "cannot run gnuplot");
+    return diag_set(d, png, 0, panels ? "cannot run gnuplot" : "no rows to plot");
   }
+  unsigned grid_rows = (panels + 1) / 2;
   fprintf(gp,
-          "set terminal pngcairo size 1400,1000 font ',10'\n"
+          "set terminal pngcairo noenhanced size 1400,%u font ',10'\n"
           "set output '%s'\n"
-          "set multiplot layout 2,2 title 'measured (points) vs predicted (lines), colour = stride: %s'\n"
+          "set multiplot layout %u,2 title 'measured (points) vs predicted (lines), colour = stride: %s'\n"
           "set logscale x 2\n"
-          "set xtics ('1M' 2**20, '32M' 2**25, '1G' 2**30, '32G' 2**35, '1T' 2**40)\n"
+          "set xtics ('1M' 2**20, '32M' 2**25, '1G' 2**30, '32G' 2**35, '256G' 2**38, '1T' 2**40, '4T' 2**42)\n"
           "set xlabel 'footprint'; set ylabel 'cycles per access'; set key off; set grid\n"
-          "names = 'contiguous/seq contiguous/random shuffled/seq shuffled/random'\n"
-          "colour(s) = int(log(s) / log(2)) %% 8 + 1\n"
-          "do for [k=0:3] {\n"
+          "names = '%s'\n"
+          "do for [k=0:%u] {\n"
           "  set title word(names, k + 1)\n"
-          "  plot '%s' index k using 1:3:(colour(column(2))) with points pt 7 ps 0.6 lc variable, \\\n"
-          "       '' index k using 1:4:(colour(column(2))) with lines lc variable\n"
+          "  plot '%s' index k using 1:3:2 with points pt 7 ps 0.6 lc variable, \\\n"
+          "       '' index k using 1:4:2 with lines lc variable\n"
           "}\n"
           "unset multiplot\n",
-          png, csv_name, data);
+          250 + 375 * grid_rows, png, grid_rows, csv_name, names, panels - 1, data);
   int status = pclose(gp);
   unlink(data);
   if (status != 0) return diag_set(d, png, 0, "gnuplot failed");
