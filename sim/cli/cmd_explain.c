@@ -30,9 +30,12 @@ static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
       if (!holds) continue;
       uint64_t sets = g->entries / g->ways;
       shown++;
-      printf("  TLB %-6s set %llu of %llu (%u-way, %s index)\n", mc->level[i].name,
-             (unsigned long long)tlb_set_index(g, va, shift), (unsigned long long)sets, g->ways,
-             g->index == TLB_INDEX_XOR ? "xor-folded" : "modulo");
+      uint64_t set = tlb_set_index(g, va, shift);
+      printf("  TLB %-6s set %llu of %llu (%u-way, %s index", mc->level[i].name, (unsigned long long)set,
+             (unsigned long long)sets, g->ways, g->index == TLB_INDEX_XOR ? "xor-folded" : "modulo");
+      if (g->index == TLB_INDEX_XOR && g->bank_bits)
+        printf(", bank %llu of %u", (unsigned long long)(set & ((1ull << g->bank_bits) - 1)), 1u << g->bank_bits);
+      printf(")\n");
     }
   if (!shown) printf("  no TLB level holds pages of this size: every access walks\n");
 }
