@@ -22,5 +22,13 @@ add_test(NAME validate_h200_aliased_random
 add_test(NAME validate_h200_banks
   COMMAND tlbsim validate --preset h200 --set tlb.l3.latency=147 --order seq --max-mean-error 1
           --max-error-cycles 8 ${PROJECT_SOURCE_DIR}/gpu/results/h200/chase_banks.csv)
+# The whole suite again on a fourth H200 (gpu/results/h200/run2), the preset unchanged: the target,
+# and the sequential aliased rows (the bank strides included).
+add_test(NAME validate_h200_run2
+  COMMAND tlbsim validate --preset h200 --mapping contiguous,shuffled,cudamalloc --min-footprint 32M
+          --min-nodes 64 --max-mean-error 1 --max-error-cycles 8 ${PROJECT_SOURCE_DIR}/gpu/results/h200/run2/chase.csv)
+add_test(NAME validate_h200_run2_aliased_seq
+  COMMAND tlbsim validate --preset h200 --mapping aliased --order seq --max-mean-error 1 --max-error-cycles 8
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run2/chase.csv)
 set_tests_properties(validate_h200 validate_h200_aliased_seq validate_h200_aliased_random validate_h200_banks
-  PROPERTIES TIMEOUT 1800)
+  validate_h200_run2 validate_h200_run2_aliased_seq PROPERTIES TIMEOUT 1800)
