@@ -27,14 +27,18 @@ static const char calibrate_help[] =
     "Fits the latency parameters of a preset (default h200) to a measured chase CSV by least\n"
     "squares: [latency] data_cycles (only with --data-latency preset, or when the CSV has no\n"
     "base_cycles), each [tlb.NAME] latency, [latency] walk_cycles and walk_ref_cycles, [ptcache]\n"
-    "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. Prints the\n"
-    "fitted values and the fit's error; --out writes the preset's file with those values\n"
-    "(never over an existing file).\n";
+    "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. No latency\n"
+    "goes below 0 (one the fit wants negative is held at 0 and the rest refitted); one paid on\n"
+    "exactly the same loads as another (L2 when no load hits L1) keeps its preset value. Prints\n"
+    "the fitted values and the fit's error; --out writes the preset's file with those values\n"
+    "(never over an existing file). Filters: --min-footprint, --min-nodes, --mapping, --order.\n";
 
 typedef struct param {
   char section[MMU_NAME_MAX + 8], key[24];
   double preset, value; /* value: the fit (the preset's while not fitted) */
   bool fitted;
+  bool held; /* the unconstrained fit wanted it below zero: held at 0 */
+  int same_as; /* >= 0: paid on exactly the rows and loads of that parameter, kept at the preset */
 } param;
 
 typedef struct calibrate_opts {
@@ -71,14 +75,14 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
 /* The parameters, in column order: data, each level, walk, ref, line hit. */
 static unsigned list_params(const mmu_config *mc, param *p) {
   unsigned n = 0;
-  p[n++] = (param){"latency", "data_cycles", mc->data_cycles, mc->data_cycles, false};
+  p[n++] = (param){"latency", "data_cycles", mc->data_cycles, mc->data_cycles, false, false, -1};
   for (unsigned l = 0; l < mc->nlevels; l++) {
-    p[n] = (param){"", "latency", mc->level[l].latency, mc->level[l].latency, false};
+    p[n] = (param){"", "latency", mc->level[l].latency, mc->level[l].latency, false, false, -1};
     snprintf(p[n++].section, sizeof p[0].section, "tlb.%s", mc->level[l].name);
   }
-  p[n++] = (param){"latency", "walk_cycles", mc->walk_cycles, mc->walk_cycles, false};
-  p[n++] = (param){"latency", "walk_ref_cycles", mc->walk_ref_cycles, mc->walk_ref_cycles, false};
-  p[n++] = (param){"ptcache", "hit_cycles", mc->line_cache.hit_cycles, mc->line_cache.hit_cycles, false};
+  p[n++] = (param){"latency", "walk_cycles", mc->walk_cycles, mc->walk_cycles, false, false, -1};
+  p[n++] = (param){"latency", "walk_ref_cycles", mc->walk_ref_cycles, mc->walk_ref_cycles, false, false, -1};
+  p[n++] = (param){"ptcache", "hit_cycles", mc->line_cache.hit_cycles, mc->line_cache.hit_cycles, false, false, -1};
   return n;
 }
 
@@ -119,7 +123,8 @@ static int solve(double *a, double *b, unsigned k) {
   return 0;
 }
 
-/* Columns worth fitting: exercised by some row, not a copy of an earlier one. */
+/* Columns worth fitting: exercised by some row, not a copy of an earlier one
+ * (a copy keeps its preset value; the earlier one absorbs any difference). */
 static unsigned choose(const double *x, size_t n, unsigned np, bool fit_data, param *p, unsigned *cols) {
   unsigned k = 0;
   for (unsigned j = fit_data ? 0 : 1; j < np; j++) {
@@ -129,6 +134,7 @@ static unsigned choose(const double *x, size_t n, unsigned np, bool fit_data, pa
       bool same = true;
       for (size_t i = 0; i < n && same; i++) same = fabs(x[i * np + j] - x[i * np + cols[c]]) < 1e-12;
       copy = same;
+      if (copy) p[j].same_as = (int)cols[c];
     }
     if (used && !copy) {
       cols[k++] = j;
@@ -148,6 +154,26 @@ static int fit(const double *x, const double *y, size_t n, unsigned np, const un
     }
   if (solve(a, b, k)) return -1;
   for (unsigned r = 0; r < k; r++) p[cols[r]].value = b[r];
+  return 0;
+}
+
+/* Least squares with every latency >= 0: while the fit wants one below
+ * zero, the most negative is held at 0 and the rest refitted (a cycle count
+ * cannot be negative; a negative one only absorbs other terms' error). */
+static int fit_nonnegative(const double *x, const double *y, size_t n, unsigned np, const unsigned *cols, unsigned k,
+                           param *p) {
+  unsigned free_cols[MAX_PARAMS];
+  memcpy(free_cols, cols, k * sizeof *cols);
+  while (k) {
+    if (fit(x, y, n, np, free_cols, k, p)) return -1;
+    unsigned worst = k;
+    for (unsigned r = 0; r < k; r++)
+      if (p[free_cols[r]].value < 0 && (worst == k || p[free_cols[r]].value < p[free_cols[worst]].value)) worst = r;
+    if (worst == k) return 0;
+    p[free_cols[worst]].value = 0;
+    p[free_cols[worst]].held = true;
+    free_cols[worst] = free_cols[--k];
+  }
   return 0;
 }
 
@@ -174,13 +200,13 @@ static int write_preset(const char *src, const char *out, const char *csv, const
     if (sscanf(line, " %63[A-Za-z0-9_] =", key) == 1)
       for (unsigned j = 0; j < np; j++)
         if (p[j].fitted && !done[j] && !strcmp(section, p[j].section) && !strcmp(key, p[j].key)) {
-          fprintf(o, "%s = %.0f\n", key, p[j].value < 0 ? 0 : round(p[j].value));
+          fprintf(o, "%s = %.0f\n", key, round(p[j].value));
           done[j] = replaced = true;
         }
     if (!replaced) fputs(line, o);
   }
   for (unsigned j = 0; j < np; j++)
-    if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].section, p[j].key, p[j].value < 0 ? 0 : round(p[j].value));
+    if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].section, p[j].key, round(p[j].value));
   bool bad = ferror(in) || ferror(o);
   fclose(in);
   if (fclose(o) || bad) return diag_set(d, out, 0, "write error");
@@ -190,7 +216,12 @@ static int write_preset(const char *src, const char *out, const char *csv, const
 static void report(const param *p, unsigned np, const double *x, const double *base, const chase_row *rows, size_t n) {
   printf("%-22s %-16s %10s %10s\n", "section", "key", "preset", "fitted");
   for (unsigned j = 0; j < np; j++)
-    if (p[j].fitted) printf("%-22s %-16s %10.0f %10.1f\n", p[j].section, p[j].key, p[j].preset, p[j].value);
+    if (p[j].fitted)
+      printf("%-22s %-16s %10.0f %10.1f%s\n", p[j].section, p[j].key, p[j].preset, p[j].value,
+             p[j].held ? "  (held at 0: the fit wanted it negative)" : "");
+    else if (p[j].same_as >= 0)
+      printf("%-22s %-16s %10.0f %10s  (kept: paid exactly when %s %s is)\n", p[j].section, p[j].key, p[j].preset,
+             "-", p[p[j].same_as].section, p[p[j].same_as].key);
   double sum = 0, worst = 0;
   for (size_t i = 0; i < n; i++) {
     double pred = base[i];
@@ -239,7 +270,11 @@ int cmd_calibrate(int argc, char **argv) {
     y[i] = rows[i].measured - base[i];
   }
   unsigned k = choose(x, n, np, fit_data, p, cols);
-  if (n == 0 || k == 0 || fit(x, y, n, np, cols, k, p)) {
+  /* What the parameters left at the preset cost is not the fit's to explain. */
+  for (size_t i = 0; i < n; i++)
+    for (unsigned j = fit_data ? 0 : 1; j < np; j++)
+      if (!p[j].fitted) y[i] -= x[i * np + j] * p[j].value;
+  if (n == 0 || k == 0 || fit_nonnegative(x, y, n, np, cols, k, p)) {
     diag_set(&d, o.csv, 0, "%s", n == 0 ? "no chase rows to fit" : "the rows do not determine the latencies");
     goto out;
   }
