@@ -113,35 +113,37 @@ static int row_spec(const csv_line *l, const int *col, const char *file, unsigne
   return 1;
 }
 
-int chase_rows_mappings(const char *list, unsigned *mask, char *bad, size_t bad_len) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", list);
-  char *save = NULL;
-  *mask = 0;
-  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    chase_mapping m;
-    if (chase_mapping_parse(tok, &m)) {
-      snprintf(bad, bad_len, "%s", tok);
-      return -1;
-    }
-    *mask |= 1u << m;
-  }
-  return *mask ? 0 : (snprintf(bad, bad_len, "%s", list), -1);
+/* One name of a comma-separated list → its bit number; -1 when unknown. */
+typedef int (*name_bit_fn)(const char *name, unsigned *bit);
+
+static int mapping_bit(const char *name, unsigned *bit) {
+  chase_mapping m;
+  if (chase_mapping_parse(name, &m)) return -1;
+  *bit = (unsigned)m;
+  return 0;
 }
 
-/* "seq,random" → a mask of chase_order bits; -1 names the bad one in *bad. */
-static int order_mask(const char *list, unsigned *mask, char *bad, size_t bad_len) {
+static int order_bit(const char *name, unsigned *bit) {
+  chase_order o;
+  if (chase_order_parse(name, &o)) return -1;
+  *bit = (unsigned)o;
+  return 0;
+}
+
+/* "a,b" → a mask of the names' bits; -1 names the bad one (or the empty
+ * list) in *bad. */
+static int name_mask(const char *list, name_bit_fn bit_of, unsigned *mask, char *bad, size_t bad_len) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
   char *save = NULL;
   *mask = 0;
   for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    chase_order o;
-    if (chase_order_parse(tok, &o)) {
+    unsigned bit;
+    if (bit_of(tok, &bit)) {
       snprintf(bad, bad_len, "%s", tok);
       return -1;
     }
-    *mask |= 1u << o;
+    *mask |= 1u << bit;
   }
   return *mask ? 0 : (snprintf(bad, bad_len, "%s", list), -1);
 }
@@ -205,11 +207,11 @@ int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd
     return size_parse(arg, &f->min_footprint) ? cli_usage_error(cmd, "--min-footprint: '%s' is not a size", arg) : 0;
   case 'N': return u64_parse(arg, &f->min_nodes) ? cli_usage_error(cmd, "--min-nodes: '%s' is not a count", arg) : 0;
   case 'm':
-    if (chase_rows_mappings(arg, &f->mappings, bad, sizeof bad))
+    if (name_mask(arg, mapping_bit, &f->mappings, bad, sizeof bad))
       return cli_usage_error(cmd, "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
     return 0;
   case 'R':
-    if (order_mask(arg, &f->orders, bad, sizeof bad))
+    if (name_mask(arg, order_bit, &f->orders, bad, sizeof bad))
       return cli_usage_error(cmd, "--order: '%s' is not seq or random", bad);
     return 0;
   case 'D':

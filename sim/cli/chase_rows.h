@@ -39,7 +39,4 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
  * (the message printed for command cmd), -1 not one of them. */
 int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd, int ch, const char *arg);
 
-/* "contiguous,shuffled" → a mask of chase_mapping bits; -1 names the bad one in *bad. */
-int chase_rows_mappings(const char *list, unsigned *mask, char *bad, size_t bad_len);
-
 #endif

@@ -72,17 +72,26 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
   return 0;
 }
 
+/* A parameter at its preset value, not yet fitted. */
+static param preset_param(const char *section, const char *key, double value) {
+  param p = {.preset = value, .value = value, .same_as = -1};
+  snprintf(p.section, sizeof p.section, "%s", section);
+  snprintf(p.key, sizeof p.key, "%s", key);
+  return p;
+}
+
 /* The parameters, in column order: data, each level, walk, ref, line hit. */
 static unsigned list_params(const mmu_config *mc, param *p) {
   unsigned n = 0;
-  p[n++] = (param){"latency", "data_cycles", mc->data_cycles, mc->data_cycles, false, false, -1};
+  p[n++] = preset_param("latency", "data_cycles", mc->data_cycles);
   for (unsigned l = 0; l < mc->nlevels; l++) {
-    p[n] = (param){"", "latency", mc->level[l].latency, mc->level[l].latency, false, false, -1};
-    snprintf(p[n++].section, sizeof p[0].section, "tlb.%s", mc->level[l].name);
+    char section[sizeof p[0].section];
+    snprintf(section, sizeof section, "tlb.%s", mc->level[l].name);
+    p[n++] = preset_param(section, "latency", mc->level[l].latency);
   }
-  p[n++] = (param){"latency", "walk_cycles", mc->walk_cycles, mc->walk_cycles, false, false, -1};
-  p[n++] = (param){"latency", "walk_ref_cycles", mc->walk_ref_cycles, mc->walk_ref_cycles, false, false, -1};
-  p[n++] = (param){"ptcache", "hit_cycles", mc->line_cache.hit_cycles, mc->line_cache.hit_cycles, false, false, -1};
+  p[n++] = preset_param("latency", "walk_cycles", mc->walk_cycles);
+  p[n++] = preset_param("latency", "walk_ref_cycles", mc->walk_ref_cycles);
+  p[n++] = preset_param("ptcache", "hit_cycles", mc->line_cache.hit_cycles);
   return n;
 }
 

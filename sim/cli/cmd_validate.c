@@ -187,6 +187,7 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
   uint64_t strides[PLOT_STRIDES];
   size_t nstrides = 0;
   bool present[PLOT_PANELS] = {false};
+  if (n == 0) return diag_set(d, png, 0, "no rows to plot");
   for (size_t i = 0; i < n; i++) {
     present[rows[i].spec.mapping * 2 + rows[i].spec.order] = true;
     bool known = false;
@@ -228,10 +229,10 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
   fclose(f);
   /* A grid of two columns, one panel per mapping/order; colour = stride.
    * The script goes to gnuplot's stdin: no shell quoting. */
-  FILE *gp = panels ? popen("gnuplot", "w") : NULL;
+  FILE *gp = popen("gnuplot", "w");
   if (!gp) {
     unlink(data);
-    return diag_set(d, png, 0, panels ? "cannot run gnuplot" : "no rows to plot");
+    return diag_set(d, png, 0, "cannot run gnuplot");
   }
   unsigned grid_rows = (panels + 1) / 2;
   fprintf(gp,
