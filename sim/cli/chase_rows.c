@@ -76,10 +76,12 @@ static int field_u64(const csv_line *l, int col, uint64_t def, uint64_t *out) {
 }
 
 /* Fills spec and measured from one row; 1 when the row is simulated, 0 when
- * skipped, -1 on bad input. */
-static int row_spec(const csv_line *l, const int *col, const char *file, unsigned long ln, chase_row *r, diag *d) {
-  for (int c = 0; c < NCOLS; c++)
-    if (col[c] >= l->n) return diag_set(d, file, ln, "%d fields, the header has more", l->n);
+ * skipped, -1 on bad input. A row of another width than the header is bad:
+ * a line cut short (an interrupted sweep) would otherwise give a truncated
+ * last number. */
+static int row_spec(const csv_line *l, int header_fields, const int *col, const char *file, unsigned long ln,
+                    chase_row *r, diag *d) {
+  if (l->n != header_fields) return diag_set(d, file, ln, "%d fields, the header has %d", l->n, header_fields);
   if (strcmp(l->field[col[C_PATTERN]], "chase")) return 0;
   /* One thread and L1-bypassing loads: what the simulator models. */
   if (col[C_LANES] >= 0 && *l->field[col[C_LANES]] && strcmp(l->field[col[C_LANES]], "1")) return 0;
@@ -163,13 +165,14 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
   size_t cap = 0;
   unsigned long ln = 0;
   bool too_long;
-  int col[NCOLS], rc = 0;
+  int col[NCOLS], header_fields = 0, rc = 0;
   d->msg[0] = '\0';
   if (!line || !read_line(in, line, &ln, &too_long) || too_long || csv_split(line) ||
       find_columns(line, col, path, d)) {
     if (!d->msg[0]) diag_set(d, path, 1, "expected a chase CSV header");
     rc = -1;
   }
+  header_fields = line ? line->n : 0;
   while (rc == 0 && read_line(in, line, &ln, &too_long)) {
     if (!line->buf[0]) continue;
     if (too_long || csv_split(line)) {
@@ -185,7 +188,7 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
       }
       *rows = grown;
     }
-    int use = row_spec(line, col, path, ln, &(*rows)[*n], d);
+    int use = row_spec(line, header_fields, col, path, ln, &(*rows)[*n], d);
     if (use < 0) rc = -1;
     else if (use && kept(&(*rows)[*n], f)) (*n)++;
     else (*skipped)++;

@@ -34,6 +34,8 @@ head -c 10 "$work/t.gz" >"$work/cut.gz"
 printf 'pattern,order,mapping\nchase,seq,contiguous\n' >"$work/short.csv"
 printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access' \
   'chase,seq,contiguous,2097152,2097152,16777216,4096,abc' >"$work/badrow.csv"
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access' \
+  'chase,seq,contiguous,2097152,2097152,16777216,4096' >"$work/cutrow.csv"
 
 check 2 "expected a COMMAND" -- "$tlbsim"
 check 2 "unknown command 'bogus'" -- "$tlbsim" bogus
@@ -66,6 +68,7 @@ check 2 "--stride: '12' is not a positive multiple of 8 bytes" -- "$tlbsim" chas
 check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
 check 2 "--footprint: 1KiB holds no node at a 4KiB stride" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1K
 check 2 "--steps: '0' is not a valid count" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
+check 1 "$work/cutrow.csv:2: 7 fields, the header has 8" -- "$tlbsim" validate "$work/cutrow.csv"
 check 2 "--order: 'sideways' is not seq or random" -- "$tlbsim" validate --order sideways "$work/short.csv"
 check 2 "--min-nodes: 'x' is not a count" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
 check 2 "--mapping: 'managed' is not contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
