@@ -149,15 +149,15 @@ static int parse_args(int argc, char **argv, options *opt) {
       rc = !strcmp(v, "din") ? (opt->format = FMT_DIN, 0)
            : !strcmp(v, "lackey") ? (opt->format = FMT_LACKEY, 0) : -1;
     } else if (!strcmp(a, "--lines")) {
-      rc = u64_parse(v, &opt->lines);
+      rc = num_parse_whole(v, &opt->lines);
     } else if (!strcmp(a, "--footprint")) {
-      rc = size_parse(v, &opt->footprint);
+      rc = num_parse_size(v, &opt->footprint);
       if (rc == 0 && opt->footprint < WORD) rc = -1;
     } else if (!strcmp(a, "--jump")) {
-      rc = u64_parse(v, &opt->jump_ppm);
+      rc = num_parse_whole(v, &opt->jump_ppm);
       if (rc == 0 && opt->jump_ppm > JUMP_SCALE) rc = -1;
     } else if (!strcmp(a, "--seed")) {
-      rc = u64_parse(v, &opt->seed);
+      rc = num_parse_whole(v, &opt->seed);
     } else {
       fprintf(stderr, "bench_gen_din: unknown option %s\n", a);
       return -1;

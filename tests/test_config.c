@@ -28,19 +28,19 @@ static void test_load_and_get(void) {
   bool b;
   cfg_get_str(c, "machine", "format", "x", &s);
   CU_ASSERT_STRING_EQUAL(s, "hopper");
-  CU_ASSERT_EQUAL(cfg_get_size(c, "machine", "page_size", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_size(c, "machine", "page_size", 0, 0, UINT64_MAX, &v, &d), 0);
   CU_ASSERT_EQUAL(v, 65536);
-  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "entries", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "entries", 0, 0, UINT64_MAX, &v, &d), 0);
   CU_ASSERT_EQUAL(v, 64);
-  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "ways", 0, &v, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l1d", "ways", 0, 0, UINT64_MAX, &v, &d), 0);
   CU_ASSERT_EQUAL(v, 4);
   CU_ASSERT_EQUAL(cfg_get_bool(c, "tlb.l1d", "flag", false, &b, &d), 0);
   CU_ASSERT_TRUE(b);
-  CU_ASSERT_EQUAL(cfg_get_size_list(c, "tlb.l1d", "sizes", list, 4, &n, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_size_list(c, "tlb.l1d", "sizes", 0, UINT64_MAX, list, 4, &n, &d), 0);
   CU_ASSERT_EQUAL(n, 3);
   CU_ASSERT_EQUAL(list[1], 2u << 20);
   CU_ASSERT_EQUAL(list[2], 1u << 30);
-  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l2", "entries", 7, &v, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "tlb.l2", "entries", 7, 0, UINT64_MAX, &v, &d), 0);
   CU_ASSERT_EQUAL(v, 7);
   CU_ASSERT_EQUAL(cfg_check_unused(c, &d), 0);
   CU_ASSERT_EQUAL(cfg_section_count(c), 2);
@@ -54,7 +54,7 @@ static void test_errors_have_locations(void) {
   const char *p = write_file("cfg_bad.ini", "[a]\nx = 12q\ny = 1\n");
   CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
   uint64_t v;
-  CU_ASSERT_EQUAL(cfg_get_u64(c, "a", "x", 0, &v, &d), -1);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "a", "x", 0, 0, UINT64_MAX, &v, &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "cfg_bad.ini:2: a.x: '12q' is not a whole number");
   CU_ASSERT_EQUAL(cfg_check_unused(c, &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "cfg_bad.ini:3: unknown key 'y' in [a]");
@@ -103,16 +103,16 @@ static void test_set_overrides(void) {
   CU_ASSERT_EQUAL(cfg_set(c, "tlb.l1d:2M.entries=8", "--set", 2, &d), 0);
   CU_ASSERT_EQUAL(cfg_set(c, "tlb.l1d.entries=32", "--set", 3, &d), 0); /* later wins */
   uint64_t v;
-  cfg_get_u64(c, "tlb.l1d", "entries", 0, &v, &d);
+  cfg_get_u64(c, "tlb.l1d", "entries", 0, 0, UINT64_MAX, &v, &d);
   CU_ASSERT_EQUAL(v, 32);
-  cfg_get_u64(c, "tlb.l1d:2M", "entries", 0, &v, &d);
+  cfg_get_u64(c, "tlb.l1d:2M", "entries", 0, 0, UINT64_MAX, &v, &d);
   CU_ASSERT_EQUAL(v, 8);
   CU_ASSERT_EQUAL(cfg_set(c, "noequals", "--set", 4, &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "--set:4: 'noequals': expected SECTION.KEY=VALUE");
   CU_ASSERT_EQUAL(cfg_set(c, "nodot=1", "--set", 5, &d), -1);
   CU_ASSERT_EQUAL(cfg_set(c, "a.=1", "--set", 6, &d), -1);
   CU_ASSERT_EQUAL(cfg_set(c, "x.y=bad", "--set", 7, &d), 0);
-  CU_ASSERT_EQUAL(cfg_get_u64(c, "x", "y", 0, &v, &d), -1);
+  CU_ASSERT_EQUAL(cfg_get_u64(c, "x", "y", 0, 0, UINT64_MAX, &v, &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "--set:7: x.y: 'bad' is not a whole number");
   cfg_destroy(c);
 }
@@ -131,32 +131,32 @@ static void test_presets_found_by_name(void) {
 
 static void test_sizes(void) {
   uint64_t v;
-  CU_ASSERT_EQUAL(size_parse("4096", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("4096", &v), 0);
   CU_ASSERT_EQUAL(v, 4096);
-  CU_ASSERT_EQUAL(size_parse("0x1000", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("0x1000", &v), 0);
   CU_ASSERT_EQUAL(v, 4096);
-  CU_ASSERT_EQUAL(size_parse("4K", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("4K", &v), 0);
   CU_ASSERT_EQUAL(v, 4096);
-  CU_ASSERT_EQUAL(size_parse("2MiB", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("2MiB", &v), 0);
   CU_ASSERT_EQUAL(v, 2u << 20);
-  CU_ASSERT_EQUAL(size_parse("1g", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("1g", &v), 0);
   CU_ASSERT_EQUAL(v, 1u << 30);
-  CU_ASSERT_EQUAL(size_parse("128GiB", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("128GiB", &v), 0);
   CU_ASSERT_EQUAL(v, 128ull << 30);
-  CU_ASSERT_EQUAL(size_parse("", &v), -1);
-  CU_ASSERT_EQUAL(size_parse("4X", &v), -1);
-  CU_ASSERT_EQUAL(size_parse("-4K", &v), -1);
-  CU_ASSERT_EQUAL(size_parse("0x10K", &v), -1);
-  CU_ASSERT_EQUAL(size_parse("99999999999T", &v), -1);
-  CU_ASSERT_EQUAL(u64_parse("010", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_size("", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_size("4X", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_size("-4K", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_size("0x10K", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_size("99999999999T", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_whole("010", &v), 0);
   CU_ASSERT_EQUAL(v, 10);
-  CU_ASSERT_EQUAL(u64_parse("0x10", &v), 0);
+  CU_ASSERT_EQUAL(num_parse_whole("0x10", &v), 0);
   CU_ASSERT_EQUAL(v, 16);
-  CU_ASSERT_EQUAL(u64_parse("-1", &v), -1);
-  CU_ASSERT_EQUAL(u64_parse("1 ", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_whole("-1", &v), -1);
+  CU_ASSERT_EQUAL(num_parse_whole("1 ", &v), -1);
   char buf[32];
-  CU_ASSERT_STRING_EQUAL(size_format(2u << 20, buf, sizeof buf), "2MiB");
-  CU_ASSERT_STRING_EQUAL(size_format(1536, buf, sizeof buf), "1536B");
+  CU_ASSERT_STRING_EQUAL(num_format_size(2u << 20, buf, sizeof buf), "2MiB");
+  CU_ASSERT_STRING_EQUAL(num_format_size(1536, buf, sizeof buf), "1536B");
 }
 
 static void test_phys_buddy(void) {

@@ -14,6 +14,12 @@ static const char base_ini[] =
     "[tlb.l1d]\nentries = 8\nnext = stlb\n"
     "[tlb.stlb]\nentries = 32\nways = 4\npage_size = 4K,2M\nlatency = 3\nserves = both\n";
 
+/* A machine the way the CLI builds one: the spec read once, then built. */
+static machine *from_cfg(cfg *c, diag *d) {
+  machine_spec spec;
+  return machine_spec_read(c, &spec, d) ? NULL : machine_create(&spec, d);
+}
+
 static machine *make(const char *extra, cfg **out_cfg) {
   FILE *f = fopen("machine_test.ini", "w");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -23,7 +29,7 @@ static machine *make(const char *extra, cfg **out_cfg) {
   cfg *c = cfg_create();
   diag d;
   CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "machine_test.ini", &d), 0);
-  machine *m = machine_create(c, &d);
+  machine *m = from_cfg(c, &d);
   if (!m) fprintf(stderr, "%s\n", d.msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(cfg_check_unused(c, &d), 0);
@@ -210,7 +216,7 @@ static void test_fetch_without_inst_tlb_ignored(void) {
   cfg *c = cfg_create();
   diag d;
   CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "machine_noinst.ini", &d), 0);
-  machine *m = machine_create(c, &d);
+  machine *m = from_cfg(c, &d);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_EXEC, 0x400000, 4), &d), 0);
   CU_ASSERT_EQUAL(machine_get_stats(m)->accesses, 0);
@@ -248,7 +254,7 @@ static void test_config_errors(void) {
   } cases[] = {
       {"[machine]\nformat = sparc\n", "unknown page-table format 'sparc'"},
       {"[machine]\nformat = x86-64-4\npage_size = 64K\n[tlb.l1d]\nentries = 4\n", "not a page size of format x86-64-4"},
-      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 6\nways = 4\n", "bad.ini:4:"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 6\nways = 4\n", "bad.ini:5: tlb.l1d.ways"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\npolicy = mru\n", "unknown policy 'mru'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l9\n", "no TLB level named 'l9'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l2\n[tlb.l2]\nentries = 8\nnext = l1d\n",
@@ -258,8 +264,19 @@ static void test_config_errors(void) {
       {"[machine]\nformat = x86-64-4\n", "no TLB level configured"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nways = 4\n", "missing key 'entries'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[ptcache]\nentries = 4\nline_bytes = 12\n",
-       "line_bytes 12"},
+       "bad.ini:7: ptcache.line_bytes: not a power of two"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[mmu]\nfill_bytes = 24\n", "bad.ini:6: mmu.fill_bytes"},
+      /* Values past their field's range are errors, not truncated: the walk
+       * cache was silently off, the latency silently 1. */
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[pwc.PD]\nentries = 4294967296\n",
+       "bad.ini:6: pwc.PD.entries: '4294967296' is not a whole number of at most 16777216"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nlatency = 4294967297\n",
+       "bad.ini:5: tlb.l1d.latency: '4294967297' is not a whole number of at most 4294967295"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[latency]\nwalk_cycles = 99999999999\n",
+       "bad.ini:6: latency.walk_cycles"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[vas]\ncuda_small_max = 1Q\n",
+       "bad.ini:6: vas.cuda_small_max: '1Q' is not a size"},
+      {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nways = 3\n", "bad.ini:5: tlb.l1d.ways"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     FILE *f = fopen("bad.ini", "w");
@@ -269,13 +286,44 @@ static void test_config_errors(void) {
     cfg *c = cfg_create();
     diag d = {{0}};
     CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "bad.ini", &d), 0);
-    machine *m = machine_create(c, &d);
+    machine *m = from_cfg(c, &d);
     CU_ASSERT_PTR_NULL(m);
     if (!strstr(d.msg, cases[i].expect)) fprintf(stderr, "case %zu: got '%s'\n", i, d.msg);
     CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, cases[i].expect));
     machine_destroy(m);
     cfg_destroy(c);
   }
+}
+
+/* The allocator is configured through the one parameter table in a
+ * machine too ([vas] cuda_small_max used to be an unknown key there), and
+ * an alloc record's stream reaches the policy (the caching allocator used
+ * to reuse another stream's memory under `run` but not under `alloc`). */
+static void test_allocator_config_and_streams(void) {
+  cfg *c;
+  machine *m = make("[vas]\npolicy = caching\nmax_split_size = none\n", &c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  diag d;
+  trace_record a = {.kind = REC_ALLOC, .alloc_id = 1, .size = 4096};
+  CU_ASSERT_EQUAL(apply(m, a, &d), 0);
+  trace_record fr = {.kind = REC_FREE, .alloc_id = 1};
+  CU_ASSERT_EQUAL(apply(m, fr, &d), 0);
+  a.alloc_id = 2;
+  a.stream = 1;
+  CU_ASSERT_EQUAL(apply(m, a, &d), 0); /* another stream: a segment of its own */
+  CU_ASSERT_EQUAL(vas_get_stats(machine_get_vas(m))->driver_allocs, 2);
+  a.alloc_id = 3;
+  a.stream = 0;
+  CU_ASSERT_EQUAL(apply(m, a, &d), 0); /* stream 0 reuses its cached block */
+  CU_ASSERT_EQUAL(vas_get_stats(machine_get_vas(m))->driver_allocs, 2);
+  machine_destroy(m);
+  cfg_destroy(c);
+
+  m = make("[vas]\npolicy = cuda\ncuda_small_max = 1M\n", &c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(vas_get_config(machine_get_vas(m))->cuda_small_max, 1u << 20);
+  machine_destroy(m);
+  cfg_destroy(c);
 }
 
 int main(void) {
@@ -289,6 +337,7 @@ int main(void) {
                                     {"fetches without an instruction TLB", test_fetch_without_inst_tlb_ignored},
                                     {"phases", test_phases},
                                     {"configuration errors", test_config_errors},
+                                    {"allocator configuration and streams", test_allocator_config_and_streams},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"machine", cases}, {NULL, NULL}};
   return harness_run(suites);

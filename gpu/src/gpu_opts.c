@@ -111,7 +111,7 @@ static int size_item(const char *item, uint64_t *v, size_t max, size_t *n) {
   const char *dots = strstr(item, "..");
   uint64_t lo, hi;
   if (!dots) {
-    if (size_parse(item, &lo) || *n == max) return -1;
+    if (num_parse_size(item, &lo) || *n == max) return -1;
     v[(*n)++] = lo;
     return 0;
   }
@@ -120,7 +120,7 @@ static int size_item(const char *item, uint64_t *v, size_t max, size_t *n) {
   if (la >= sizeof a) return -1;
   memcpy(a, item, la);
   a[la] = '\0';
-  if (size_parse(a, &lo) || size_parse(dots + 2, &hi) || !lo || lo > hi) return -1;
+  if (num_parse_size(a, &lo) || num_parse_size(dots + 2, &hi) || !lo || lo > hi) return -1;
   for (uint64_t x = lo; x <= hi; x *= 2) {
     if (*n == max) return -1;
     v[(*n)++] = x;
@@ -174,7 +174,7 @@ static int int_list(const char *text, int *v, size_t max, size_t *n) {
   *n = 0;
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     uint64_t x;
-    if (u64_parse(tok, &x) || x > 100000 || *n == max) return -1;
+    if (num_parse_whole(tok, &x) || x > 100000 || *n == max) return -1;
     v[(*n)++] = (int)x;
   }
   return *n ? 0 : -1;
@@ -235,7 +235,7 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
   }
   int is_size = def->id == O_FMIN || def->id == O_FMAX || def->id == O_CHUNK || def->id == O_DFOOT ||
                 def->id == O_DSTRIDE || def->id == O_MIN_SIZE || def->id == O_MAX_SIZE;
-  if (is_size ? size_parse(val, &x) : u64_parse(val, &x)) return is_size ? BAD("size") : BAD("number");
+  if (is_size ? num_parse_size(val, &x) : num_parse_whole(val, &x)) return is_size ? BAD("size") : BAD("number");
   switch (def->id) {
   case O_FMIN: o->sweep.fmin = x; break;
   case O_FMAX: o->sweep.fmax = x; break;

@@ -72,7 +72,7 @@ static int find_columns(const csv_line *h, int *col, const char *file, diag *d) 
 
 static int field_u64(const csv_line *l, int col, uint64_t def, uint64_t *out) {
   if (col < 0 || col >= l->n || !*l->field[col]) return *out = def, 0;
-  return u64_parse(l->field[col], out);
+  return num_parse_whole(l->field[col], out);
 }
 
 /* Fills spec and measured from one row; 1 when the row is simulated, 0 when
@@ -92,9 +92,8 @@ static int row_spec(const csv_line *l, int header_fields, const int *col, const 
   if (chase_order_parse(l->field[col[C_ORDER]], &s->order))
     return diag_set(d, file, ln, "order '%s' is not seq or random", l->field[col[C_ORDER]]);
   uint64_t nodes, repeats;
-  char *end;
-  r->measured = strtod(l->field[col[C_CYCLES]], &end);
-  if (end == l->field[col[C_CYCLES]] || *end) return diag_set(d, file, ln, "cycles_per_access '%s' is not a number", l->field[col[C_CYCLES]]);
+  if (num_real_in(l->field[col[C_CYCLES]], 0, 1e12, &r->measured))
+    return diag_set(d, file, ln, "cycles_per_access '%s' is not a number from 0 to 1e12", l->field[col[C_CYCLES]]);
   if (field_u64(l, col[C_PAGE], 0, &s->page_size) || field_u64(l, col[C_STRIDE], 0, &s->stride) ||
       field_u64(l, col[C_FOOTPRINT], 0, &s->footprint) || field_u64(l, col[C_STEPS], 0, &s->steps) ||
       field_u64(l, col[C_SEED], 1, &s->seed) || field_u64(l, col[C_NODES], 0, &nodes) ||
@@ -104,8 +103,7 @@ static int row_spec(const csv_line *l, int header_fields, const int *col, const 
   if (!s->chunk) s->chunk = s->page_size; /* cudamalloc rows: no VMM chunks */
   r->base = -1;
   if (col[C_BASE_CYCLES] >= 0 && *l->field[col[C_BASE_CYCLES]]) {
-    r->base = strtod(l->field[col[C_BASE_CYCLES]], &end);
-    if (*end || !(r->base > 0)) return diag_set(d, file, ln, "base_cycles '%s' is not a positive number", l->field[col[C_BASE_CYCLES]]);
+    if (num_real_in(l->field[col[C_BASE_CYCLES]], 1e-9, 1e12, &r->base)) return diag_set(d, file, ln, "base_cycles '%s' is not a positive number", l->field[col[C_BASE_CYCLES]]);
   }
   r->line = ln;
   if (!s->stride || !s->page_size || !is_pow2(s->page_size) || !s->steps || !repeats || nodes > UINT32_MAX)
@@ -207,8 +205,8 @@ int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd
   char bad[64];
   switch (ch) {
   case 'F':
-    return size_parse(arg, &f->min_footprint) ? cli_usage_error(cmd, "--min-footprint: '%s' is not a size", arg) : 0;
-  case 'N': return u64_parse(arg, &f->min_nodes) ? cli_usage_error(cmd, "--min-nodes: '%s' is not a count", arg) : 0;
+    return num_parse_size(arg, &f->min_footprint) ? cli_usage_error(cmd, "--min-footprint: '%s' is not a size", arg) : 0;
+  case 'N': return num_parse_whole(arg, &f->min_nodes) ? cli_usage_error(cmd, "--min-nodes: '%s' is not a count", arg) : 0;
   case 'm':
     if (name_mask(arg, mapping_bit, &f->mappings, bad, sizeof bad))
       return cli_usage_error(cmd, "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);

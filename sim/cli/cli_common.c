@@ -64,17 +64,16 @@ cfg *cli_load_config(const cli_config *c, const char *fallback, const char **lab
   return conf;
 }
 
-cfg *cli_load_model(const cli_config *c, const char *fallback, const char **label, const pt_format **f,
-                    mmu_config *mc, diag *d) {
+cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d) {
   cfg *conf = cli_load_config(c, fallback, label, d);
   if (!conf) return NULL;
-  machine *whole = machine_create(conf, d);
-  int rc = !whole || cfg_check_unused(conf, d) || machine_pt_format(conf, f, d) || machine_mmu_config(conf, *f, mc, d);
-  machine_destroy(whole);
-  if (rc) {
+  machine *whole = NULL;
+  if (machine_spec_read(conf, spec, d) || !(whole = machine_create(spec, d)) || cfg_check_unused(conf, d)) {
+    machine_destroy(whole);
     cfg_destroy(conf);
     return NULL;
   }
+  machine_destroy(whole);
   return conf;
 }
 

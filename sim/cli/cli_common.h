@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "tlbsim/config.h"
-#include "tlbsim/mmu.h"
+#include "tlbsim/machine.h"
 
 #define CLI_MAX_SETS 256
 #define CLI_MAX_PRESET_DIRS 16
@@ -43,11 +43,11 @@ int cli_add_set(cli_config *c, const char *assignment);
  * applies the --sets in order. The name reported as "config" is put in *label. */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
 
-/* cli_load_config, then the page-table format and MMU configuration the
- * chase simulation needs; a whole machine is built once so that every key
- * of the configuration is checked. */
-cfg *cli_load_model(const cli_config *c, const char *fallback, const char **label, const pt_format **f,
-                    mmu_config *mc, diag *d);
+/* cli_load_config, then the whole machine_spec read from it; a machine is
+ * built once so that every key is checked, and a key nobody read is an
+ * error. The cfg is returned for what else the command needs of it (the
+ * preset's path); the spec does not refer to it. */
+cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
 
 /* Prints "tlbsim: MESSAGE" for a usage error and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

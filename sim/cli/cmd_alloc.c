@@ -52,7 +52,8 @@ static void usage(FILE *out) {
           "  --capacity SIZE        physical memory (default: --preset's machine.phys_memory, else\n"
           "                         the device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)\n"
           "  --preset NAME          preset whose machine.phys_memory is the capacity\n"
-          "  --set KEY=VALUE        allocator parameter (list below)\n"
+          "  --set KEY=VALUE        allocator parameter (list below; vas.KEY=VALUE too, as in a\n"
+          "                         configuration's [vas] section)\n"
           "  --timeline FILE.csv    one row per event: every policy's memory and fragmentation\n"
           "  --timeline-every N     write every Nth event only (default 1)\n"
           "  --input-format auto|snapshot|rmm|native\n"
@@ -99,7 +100,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
       else return cli_usage_error("alloc", "--format must be text, json or csv, not '%s'", optarg);
       break;
     case O_CAPACITY:
-      if (size_parse(optarg, &o->capacity) || !o->capacity)
+      if (num_parse_size(optarg, &o->capacity) || !o->capacity)
         return cli_usage_error("alloc", "--capacity: '%s' is not a size", optarg);
       o->capacity_set = true;
       break;
@@ -111,7 +112,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
       break;
     case O_TIMELINE: o->timeline = optarg; break;
     case O_EVERY:
-      if (u64_parse(optarg, &o->every) || !o->every)
+      if (num_parse_whole(optarg, &o->every) || !o->every)
         return cli_usage_error("alloc", "--timeline-every: '%s' is not a positive number", optarg);
       break;
     case O_INPUT:
@@ -120,7 +121,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
       break;
     case O_DEVICE: {
       uint64_t dev;
-      if (u64_parse(optarg, &dev) || dev > 1024) return cli_usage_error("alloc", "--device: '%s' is not a device", optarg);
+      if (num_parse_whole(optarg, &dev) || dev > 1024) return cli_usage_error("alloc", "--device: '%s' is not a device", optarg);
       o->device = (int)dev;
       break;
     }
@@ -152,7 +153,7 @@ static int preset_capacity(const char *name, uint64_t *out, diag *d) {
   const char *label;
   cfg *c = cli_load_config(&cc, name, &label, d);
   if (!c) return -1;
-  int rc = cfg_get_size(c, "machine", "phys_memory", 0, out, d);
+  int rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, UINT64_MAX, out, d);
   if (!rc && !*out) rc = diag_set(d, NULL, 0, "preset %s has no machine.phys_memory", name);
   cfg_destroy(c);
   return rc;
@@ -170,10 +171,11 @@ static int build_config(const opts *o, const alloctrace_info *info, vas_config *
   vc->max_split_size = info->max_split_size;
   for (unsigned i = 0; i < o->nparams; i++) {
     char key[64];
-    const char *eq = strchr(o->param[i], '=');
-    size_t n = (size_t)(eq - o->param[i]);
+    const char *eq = strchr(o->param[i], '='), *name = o->param[i];
+    if (!strncmp(name, "vas.", 4)) name += 4; /* the configuration's spelling works too */
+    size_t n = (size_t)(eq - name);
     if (n >= sizeof key) return diag_set(d, "--set", i + 1, "key too long");
-    memcpy(key, o->param[i], n);
+    memcpy(key, name, n);
     key[n] = '\0';
     diag why;
     if (vas_config_set(vc, key, eq + 1, &why)) return diag_set(d, "--set", i + 1, "%s", why.msg);

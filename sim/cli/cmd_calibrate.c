@@ -249,14 +249,14 @@ int cmd_calibrate(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  const pt_format *f;
-  mmu_config mc;
-  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  machine_spec spec;
+  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
   chase_row *rows = NULL;
   size_t n = 0, skipped;
   param p[MAX_PARAMS];
-  unsigned np = list_params(&mc, p), cols[MAX_PARAMS];
+  const mmu_config *mc = &spec.mmu;
+  unsigned np = list_params(mc, p), cols[MAX_PARAMS];
   double *x = NULL, *y = NULL, *base = NULL;
   rc = EXIT_INPUT;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
@@ -270,8 +270,8 @@ int cmd_calibrate(int argc, char **argv) {
   bool fit_data = o.preset_data_latency;
   for (size_t i = 0; i < n; i++) {
     chase_result r;
-    if (chase_run(f, &mc, &rows[i].spec, &r, &d)) goto out;
-    features(&mc, &r, &x[i * np]);
+    if (chase_run(spec.format, mc, &rows[i].spec, &r, &d)) goto out;
+    features(mc, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }
   for (size_t i = 0; i < n; i++) {

@@ -59,12 +59,12 @@ static int parse_footprints(const char *text, unsigned per_octave, uint64_t *out
     char *dots = strstr(buf, "..");
     uint64_t lo, hi;
     if (!dots) {
-      if (size_parse(buf, &lo) || *n == MAX_FOOTPRINTS) return -1;
+      if (num_parse_size(buf, &lo) || *n == MAX_FOOTPRINTS) return -1;
       out[(*n)++] = lo;
       continue;
     }
     *dots = '\0';
-    if (size_parse(buf, &lo) || size_parse(dots + 2, &hi) || lo == 0 || lo > hi) return -1;
+    if (num_parse_size(buf, &lo) || num_parse_size(dots + 2, &hi) || lo == 0 || lo > hi) return -1;
     for (unsigned k = 0;; k++) {
       double f = (double)lo * pow(2.0, (double)k / per_octave);
       if (f > (double)hi * (1 + 1e-9)) break;
@@ -98,11 +98,11 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
     case 'F': o->footprints = optarg; break;
     case 'P': o->page_text = optarg; break;
     case 'S':
-      if (size_parse(optarg, &o->spec.stride) || !o->spec.stride || o->spec.stride % 8)
+      if (num_parse_size(optarg, &o->spec.stride) || !o->spec.stride || o->spec.stride % 8)
         return cli_usage_error("chase", "--stride: '%s' is not a positive multiple of 8 bytes", optarg);
       break;
     case 'C':
-      if (size_parse(optarg, &o->spec.chunk) || !is_pow2(o->spec.chunk))
+      if (num_parse_size(optarg, &o->spec.chunk) || !is_pow2(o->spec.chunk))
         return cli_usage_error("chase", "--chunk: '%s' is not a power-of-two size", optarg);
       break;
     case 'o':
@@ -116,7 +116,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
       if (report_format_parse(optarg, &o->format)) return cli_usage_error("chase", "--format: '%s' is not text, json or csv", optarg);
       break;
     case 'O': case 'n': case 'w': case 'r': case 'e':
-      if (u64_parse(optarg, &v) || ((ch == 'O' || ch == 'n' || ch == 'r') && (v == 0 || v > UINT32_MAX)))
+      if (num_parse_whole(optarg, &v) || ((ch == 'O' || ch == 'n' || ch == 'r') && (v == 0 || v > UINT32_MAX)))
         return cli_usage_error("chase", "--%s: '%s' is not a valid count",
                                ch == 'O' ? "per-octave" : ch == 'n' ? "steps" : ch == 'w' ? "warmup" : ch == 'r' ? "repeats" : "seed",
                                optarg);
@@ -192,7 +192,7 @@ static void print_rows(json_object *rows, report_format f) {
     json_object *order, *mapping;
     json_object_object_get_ex(row, "order", &order);
     json_object_object_get_ex(row, "mapping", &mapping);
-    printf("%14s %7llu %9.1f %10.3f %s/%s\n", size_format(fp, buf, sizeof buf), (unsigned long long)nodes, cyc, walks,
+    printf("%14s %7llu %9.1f %10.3f %s/%s\n", num_format_size(fp, buf, sizeof buf), (unsigned long long)nodes, cyc, walks,
            json_object_get_string(order), json_object_get_string(mapping));
   }
 }
@@ -211,18 +211,17 @@ int cmd_chase(int argc, char **argv) {
   }
   diag d;
   const char *label;
-  const pt_format *f;
-  mmu_config mc;
-  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  machine_spec spec;
+  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) {
     free(footprints);
     return cli_input_error(&d);
   }
   rc = EXIT_OK;
-  if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &o.spec.page_size, &d))
-    rc = cli_input_error(&d);
-  else if (o.page_text && (size_parse(o.page_text, &o.spec.page_size) || !is_pow2(o.spec.page_size) ||
-                           pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0))
+  const pt_format *f = spec.format;
+  o.spec.page_size = spec.page_size;
+  if (o.page_text && (num_parse_size(o.page_text, &o.spec.page_size) || !is_pow2(o.spec.page_size) ||
+                      pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0))
     rc = cli_usage_error("chase", "--page-size: '%s' is not a page size of %s", o.page_text, f->name);
   json_object *rows = json_object_new_array();
   uint32_t last_nodes = 0;
@@ -231,16 +230,16 @@ int cmd_chase(int argc, char **argv) {
     double nodes = round((double)footprints[i] / (double)o.spec.stride);
     if (nodes < 1 || nodes > UINT32_MAX) {
       char fp[32], st[32];
-      rc = cli_usage_error("chase", "--footprint: %s holds %s at a %s stride", size_format(footprints[i], fp, sizeof fp),
-                           nodes < 1 ? "no node" : "more than 2^32 nodes", size_format(o.spec.stride, st, sizeof st));
+      rc = cli_usage_error("chase", "--footprint: %s holds %s at a %s stride", num_format_size(footprints[i], fp, sizeof fp),
+                           nodes < 1 ? "no node" : "more than 2^32 nodes", num_format_size(o.spec.stride, st, sizeof st));
       break;
     }
     o.spec.nodes = (uint32_t)nodes;
     if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;
-    if (chase_run(f, &mc, &o.spec, &r, &d)) rc = cli_input_error(&d);
-    else json_object_array_add(rows, row_json(&o.spec, &mc, &r));
+    if (chase_run(f, &spec.mmu, &o.spec, &r, &d)) rc = cli_input_error(&d);
+    else json_object_array_add(rows, row_json(&o.spec, &spec.mmu, &r));
   }
   if (rc == EXIT_OK) print_rows(rows, o.format);
   json_object_put(rows);

@@ -42,7 +42,7 @@ static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
 
 static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift, const char *text) {
   uint64_t va;
-  if (u64_parse(text, &va)) return cli_usage_error("explain", "'%s' is not an address", text);
+  if (num_parse_whole(text, &va)) return cli_usage_error("explain", "'%s' is not an address", text);
   if (f->va_bits < 64 && va >> f->va_bits)
     return fprintf(stderr, "tlbsim explain: %#llx is beyond the %u-bit address space of %s\n",
                    (unsigned long long)va, f->va_bits, f->name), EXIT_INPUT;
@@ -59,7 +59,7 @@ static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift,
   pt_walk w;
   pt_walk_va(t, va, &w);
   char buf[32];
-  printf("VA %#llx, format %s, %s page\n", (unsigned long long)va, f->name, size_format(page, buf, sizeof buf));
+  printf("VA %#llx, format %s, %s page\n", (unsigned long long)va, f->name, num_format_size(page, buf, sizeof buf));
   for (unsigned i = 0; i < w.nsteps; i++) {
     const pt_step *s = &w.step[i];
     print_bits(f, s->level, shift, va);
@@ -97,20 +97,18 @@ int cmd_explain(int argc, char **argv) {
   if (optind == argc) return cli_usage_error("explain", "expected at least one VADDR (see --help)");
   diag d;
   const char *label;
-  const pt_format *f;
-  mmu_config mc;
-  cfg *c = cli_load_model(&conf, "x86-64", &label, &f, &mc, &d);
+  machine_spec spec;
+  cfg *c = cli_load_spec(&conf, "x86-64", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
-  uint64_t page;
+  const pt_format *f = spec.format;
+  uint64_t page = spec.page_size;
   int rc = EXIT_OK;
-  if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, &page, &d)) {
-    rc = cli_input_error(&d);
-  } else if (page_text && size_parse(page_text, &page)) {
+  if (page_text && num_parse_size(page_text, &page)) {
     rc = cli_usage_error("explain", "--page-size: '%s' is not a size", page_text);
   } else if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0) {
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
   }
-  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &mc, log2_u64(page), argv[i]);
+  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &spec.mmu, log2_u64(page), argv[i]);
   cfg_destroy(c);
   return rc;
 }

@@ -19,7 +19,7 @@ static void list_formats(void) {
     printf("; pages");
     for (unsigned k = 0; k < f->nleaves; k++) {
       char buf[32];
-      printf(" %s@%s", size_format(1ull << f->leaf[k].page_shift, buf, sizeof buf), f->level[f->leaf[k].level].name);
+      printf(" %s@%s", num_format_size(1ull << f->leaf[k].page_shift, buf, sizeof buf), f->level[f->leaf[k].level].name);
     }
     printf("\n");
   }

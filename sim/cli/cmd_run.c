@@ -99,7 +99,7 @@ static void print_levels(const machine *m) {
       fprintf(stderr, " [%u entries, %u-way, %s", g->entries, g->ways, tlb_policy_name(g->policy));
       for (unsigned k = 0; k < g->npage_shifts; k++) {
         char buf[32];
-        fprintf(stderr, "%s%s", k ? "/" : ", ", size_format(1ull << g->page_shift[k], buf, sizeof buf));
+        fprintf(stderr, "%s%s", k ? "/" : ", ", num_format_size(1ull << g->page_shift[k], buf, sizeof buf));
       }
       fprintf(stderr, "]");
     }
@@ -127,8 +127,9 @@ int cmd_run(int argc, char **argv) {
   const char *label;
   cfg *conf = cli_load_config(&o.conf, "x86-64", &label, &d);
   if (!conf) return cli_input_error(&d);
-  machine *m = machine_create(conf, &d);
-  if (!m || cfg_check_unused(conf, &d)) {
+  machine_spec spec;
+  machine *m = NULL;
+  if (machine_spec_read(conf, &spec, &d) || !(m = machine_create(&spec, &d)) || cfg_check_unused(conf, &d)) {
     machine_destroy(m);
     cfg_destroy(conf);
     return cli_input_error(&d);

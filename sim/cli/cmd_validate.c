@@ -54,7 +54,6 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   int ch;
-  char *end;
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -65,8 +64,8 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
     switch (ch) {
     case 'P': o->plot = optarg; break;
     case 'M': case 'C': {
-      double v = strtod(optarg, &end);
-      if (end == optarg || *end || !(v >= 0))
+      double v;
+      if (num_real_in(optarg, 0, HUGE_VAL, &v))
         return cli_usage_error("validate", "--%s: '%s' is not a number", ch == 'M' ? "max-mean-error" : "max-error-cycles",
                                optarg);
       if (ch == 'M') o->max_mean = v;
@@ -86,8 +85,8 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
 static void print_row(const chase_row *r, double predicted) {
   char fp[32], st[32];
   double err = predicted - r->measured;
-  printf("%10s %8s %6s %-10s %7u %9.1f %9.1f %+8.1f %+7.2f%%\n", size_format(r->spec.footprint, fp, sizeof fp),
-         size_format(r->spec.stride, st, sizeof st), chase_order_name(r->spec.order),
+  printf("%10s %8s %6s %-10s %7u %9.1f %9.1f %+8.1f %+7.2f%%\n", num_format_size(r->spec.footprint, fp, sizeof fp),
+         num_format_size(r->spec.stride, st, sizeof st), chase_order_name(r->spec.order),
          chase_mapping_name(r->spec.mapping), r->spec.nodes, r->measured, predicted, err, 100.0 * err / r->measured);
 }
 
@@ -118,16 +117,15 @@ int cmd_validate(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  const pt_format *f;
-  mmu_config mc;
-  cfg *c = cli_load_model(&o.conf, "h200", &label, &f, &mc, &d);
+  machine_spec spec;
+  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
   chase_row *rows;
   size_t n, skipped;
   double *predicted = NULL;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
-      predict(f, &mc, rows, n, o.preset_data_latency, o.csv, predicted, &d)) {
+      predict(spec.format, &spec.mmu, rows, n, o.preset_data_latency, o.csv, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
     free(predicted);
@@ -149,8 +147,8 @@ int cmd_validate(int argc, char **argv) {
          n, label, skipped, mean, worst);
   if (n) {
     char fp[32], st[32];
-    printf(" (%s, stride %s, %s, %s)", size_format(rows[worst_i].spec.footprint, fp, sizeof fp),
-           size_format(rows[worst_i].spec.stride, st, sizeof st), chase_order_name(rows[worst_i].spec.order),
+    printf(" (%s, stride %s, %s, %s)", num_format_size(rows[worst_i].spec.footprint, fp, sizeof fp),
+           num_format_size(rows[worst_i].spec.stride, st, sizeof st), chase_order_name(rows[worst_i].spec.order),
            chase_mapping_name(rows[worst_i].spec.mapping));
   }
   printf("\n");

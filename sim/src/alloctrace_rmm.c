@@ -4,7 +4,6 @@
  * "allocate failure" (a recorded OOM). Pointers are hex; streams hex or
  * decimal; time either H:M:S:microseconds or seconds since the epoch. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,27 +71,27 @@ static int split(char *line, char **f) {
   return n;
 }
 
-static int parse_uint(const char *s, int base, uint64_t *out) {
-  if (!*s || *s == '-') return -1;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, base);
-  if (errno || *end) return -1;
-  *out = v;
-  return 0;
+/* A pointer as RMM prints it: hex digits, 0x or not. */
+static int parse_pointer(const char *s, uint64_t *out) {
+  const char *end = s + strlen(s);
+  if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+  return num_scan_hex(&s, end, out) || s != end ? -1 : 0;
 }
 
+/* RMM writes times as seconds (epoch, fractional) or as H:M:S:US; both
+ * become microseconds, which must fit 64 bits. */
 static int parse_time(const char *s, uint64_t *us) {
   if (strchr(s, ':')) {
-    unsigned long h, m, sec, frac;
-    char tail;
-    if (sscanf(s, "%lu:%lu:%lu:%lu%c", &h, &m, &sec, &frac, &tail) != 4) return -1;
-    *us = ((h * 60 + m) * 60 + sec) * 1000000ull + frac;
+    uint64_t part[4];
+    const char *p = s, *end = s + strlen(s);
+    for (int i = 0; i < 4; i++)
+      if (num_scan_dec(&p, end, &part[i]) || (i < 3 ? *p++ != ':' : p != end)) return -1;
+    if (part[0] > 1000000 || part[1] > 59 || part[2] > 59 || part[3] > 999999) return -1;
+    *us = ((part[0] * 60 + part[1]) * 60 + part[2]) * 1000000ull + part[3];
     return 0;
   }
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || v < 0) return -1;
+  double v;
+  if (num_real_in(s, 0, 1.8e13, &v)) return -1; /* 1.8e13 s * 1e6 < 2^64 */
   *us = (uint64_t)(v * 1e6 + 0.5);
   return 0;
 }
@@ -112,10 +111,10 @@ static int rmm_next(alloctrace *t, alloctrace_event *ev, diag *d) {
     uint64_t ptr, size, stream = 0, time = r->lineno;
     const char *p = f[r->col[COL_POINTER]];
     if (!strcmp(p, "(nil)")) ptr = 0;
-    else if (parse_uint(p, 16, &ptr)) return diag_set(d, t->path, r->lineno, "pointer '%s' is not hexadecimal", p);
-    if (parse_uint(f[r->col[COL_SIZE]], 10, &size))
+    else if (parse_pointer(p, &ptr)) return diag_set(d, t->path, r->lineno, "pointer '%s' is not hexadecimal", p);
+    if (num_parse_whole(f[r->col[COL_SIZE]], &size))
       return diag_set(d, t->path, r->lineno, "size '%s' is not a number", f[r->col[COL_SIZE]]);
-    if (r->col[COL_STREAM] >= 0 && parse_uint(f[r->col[COL_STREAM]], 0, &stream))
+    if (r->col[COL_STREAM] >= 0 && num_parse_whole(f[r->col[COL_STREAM]], &stream))
       return diag_set(d, t->path, r->lineno, "stream '%s' is not a number", f[r->col[COL_STREAM]]);
     if (r->col[COL_TIME] >= 0) {
       if (parse_time(f[r->col[COL_TIME]], &time))

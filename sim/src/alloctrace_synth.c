@@ -79,7 +79,7 @@ int alloctrace_synth_parse(alloctrace_synth *s, const char *spec, diag *d) {
                       "keep_for)",
                       item);
     uint64_t *field = (uint64_t *)(void *)((char *)s + keys[k].off);
-    if (keys[k].size ? size_parse(eq + 1, field) : u64_parse(eq + 1, field))
+    if (keys[k].size ? num_parse_size(eq + 1, field) : num_parse_whole(eq + 1, field))
       return diag_set(d, NULL, 0, "%s: '%s' is not a %s", item, eq + 1, keys[k].size ? "size" : "number");
   }
   return validate(s, d);

@@ -1,1 +1,1 @@
-tlbsim_module(base SOURCES diag.c size.c rng.c)
+tlbsim_module(base SOURCES diag.c num.c rng.c DEPS m)

@@ -208,22 +208,35 @@ int cfg_get_str(cfg *c, const char *section, const char *key, const char *def, c
   return 0;
 }
 
-int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d) {
+/* A whole number or size within [lo, hi], or the default when absent. */
+static int get_ranged(cfg *c, const char *section, const char *key, num_kind kind, uint64_t def, uint64_t lo,
+                      uint64_t hi, uint64_t *out, diag *d) {
   cfg_entry *e = take(c, section, key);
   if (!e) {
     *out = def;
     return 0;
   }
-  return u64_parse(e->value, out) ? bad_value(e, d, "a whole number") : 0;
+  num_status st = kind == NUM_SIZE ? num_size_in(e->value, lo, hi, out) : num_whole_in(e->value, lo, hi, out);
+  char what[96];
+  return st == NUM_OK ? 0 : bad_value(e, d, num_expect(kind, lo, hi, what, sizeof what));
 }
 
-int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d) {
-  cfg_entry *e = take(c, section, key);
-  if (!e) {
-    *out = def;
-    return 0;
-  }
-  return size_parse(e->value, out) ? bad_value(e, d, "a size (e.g. 4096, 4K, 2MiB, 0x1000)") : 0;
+int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
+                uint64_t *out, diag *d) {
+  return get_ranged(c, section, key, NUM_WHOLE, def, lo, hi, out, d);
+}
+
+int cfg_get_u32(cfg *c, const char *section, const char *key, uint32_t def, uint32_t lo, uint32_t hi,
+                uint32_t *out, diag *d) {
+  uint64_t v;
+  if (get_ranged(c, section, key, NUM_WHOLE, def, lo, hi, &v, d)) return -1;
+  *out = (uint32_t)v; /* within [lo, hi] of uint32_t */
+  return 0;
+}
+
+int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
+                 uint64_t *out, diag *d) {
+  return get_ranged(c, section, key, NUM_SIZE, def, lo, hi, out, d);
 }
 
 int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d) {
@@ -240,24 +253,22 @@ int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *o
   return bad_value(e, d, "true or false");
 }
 
-int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t *out, size_t max, size_t *n,
-                      diag *d) {
+int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
+                      size_t max, size_t *n, diag *d) {
   cfg_entry *e = take(c, section, key);
   *n = 0;
   if (!e) return 0;
-  char item[64];
-  const char *p = e->value;
-  for (;;) {
+  char what[128], range[96];
+  snprintf(what, sizeof what, "a list of at most %zu sizes, each %s", max, num_expect(NUM_SIZE, lo, hi, range, sizeof range));
+  for (const char *p = e->value;; p++) {
     while (*p == ' ') p++;
     size_t len = strcspn(p, ",");
-    while (len && p[len - 1] == ' ') len--;
-    if (len == 0 || len >= sizeof item || *n == max) return bad_value(e, d, "a list of sizes (e.g. 4K,2M)");
-    memcpy(item, p, len);
-    item[len] = '\0';
-    if (size_parse(item, &out[(*n)++])) return bad_value(e, d, "a list of sizes (e.g. 4K,2M)");
-    p += strcspn(p, ",");
+    const char *end = p + len;
+    while (end > p && end[-1] == ' ') end--;
+    if (*n == max || num_span_size(p, end, &out[*n]) || out[*n] < lo || out[*n] > hi) return bad_value(e, d, what);
+    (*n)++;
+    p += len;
     if (!*p) return 0;
-    p++;
   }
 }
 

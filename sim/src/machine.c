@@ -23,11 +23,10 @@ typedef struct context {
 } context;
 
 struct machine {
+  machine_spec spec;
   const pt_format *format;
   phys *frames;
   mmu *mmu;
-  char vas_policy_buf[32]; /* copied: the cfg may go before the machine */
-  vas_config vas_cfg;
   context ctx[MACHINE_MAX_CONTEXTS];
   unsigned nctx, cur;
   machine_demand demand;
@@ -149,43 +148,13 @@ static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
 
 /* --- construction --------------------------------------------------------- */
 
-static int read_demand(cfg *c, machine_demand *out, diag *d) {
-  const char *s;
-  cfg_get_str(c, "machine", "demand_paging", "auto", &s);
-  if (!strcmp(s, "auto")) *out = DEMAND_AUTO;
-  else if (!strcmp(s, "on") || !strcmp(s, "true")) *out = DEMAND_ON;
-  else if (!strcmp(s, "off") || !strcmp(s, "false")) *out = DEMAND_OFF;
-  else return cfg_error(c, "machine", "demand_paging", d, "'%s' is not auto, on or off", s);
-  return 0;
-}
-
-static int read_vas_config(machine *m, cfg *c, diag *d) {
-  const char *policy;
-  vas_config *vc = &m->vas_cfg;
-  uint64_t quarter = 1ull << (m->format->va_bits - 2);
-  cfg_get_str(c, "vas", "policy", "first-fit", &policy);
-  if (strlen(policy) >= sizeof m->vas_policy_buf) return cfg_error(c, "vas", "policy", d, "unknown policy");
-  strcpy(m->vas_policy_buf, policy);
-  if (cfg_get_size(c, "vas", "va_base", quarter, &vc->va_base, d) ||
-      cfg_get_size(c, "vas", "va_size", quarter, &vc->va_size, d) ||
-      cfg_get_size(c, "vas", "page_size", 1ull << m->page_shift, &vc->page_size, d) ||
-      cfg_get_size(c, "vas", "alignment", 256, &vc->alignment, d) ||
-      cfg_get_size(c, "vas", "max_split_size", UINT64_MAX, &vc->max_split_size, d) ||
-      cfg_get_u64(c, "machine", "seed", 1, &vc->seed, d))
-    return -1;
-  if (!is_pow2(vc->page_size) || pt_format_leaf_level(m->format, log2_u64(vc->page_size)) < 0)
-    return cfg_error(c, "vas", "page_size", d, "not a page size of format %s", m->format->name);
-  vc->phys_capacity = phys_capacity(m->frames);
-  return 0;
-}
-
 /* A new address space: its own page table and heap. */
 static int add_context(machine *m, uint32_t asid, diag *d) {
   context *x = &m->ctx[m->nctx];
   vas_hooks hooks = {.ctx = m, .map = vas_map_hook, .unmap = vas_unmap_hook};
   *x = (context){.asid = asid, .table = pt_create(m->format)};
   if (!x->table) return diag_set(d, NULL, 0, "out of memory");
-  x->heap = vas_create(m->vas_policy_buf, &m->vas_cfg, &hooks, d);
+  x->heap = vas_create(m->spec.vas_policy, &m->spec.vas, &hooks, d);
   if (!x->heap) {
     pt_destroy(x->table);
     return -1;
@@ -194,36 +163,23 @@ static int add_context(machine *m, uint32_t asid, diag *d) {
   return 0;
 }
 
-machine *machine_create(cfg *c, diag *d) {
+machine *machine_create(const machine_spec *s, diag *d) {
   machine *m = calloc(1, sizeof *m);
   if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
-  uint64_t page, capacity;
-  mmu_config mc;
-  if (machine_pt_format(c, &m->format, d) ||
-      cfg_get_size(c, "machine", "page_size", 1ull << m->format->leaf[0].page_shift, &page, d) ||
-      cfg_get_size(c, "machine", "phys_memory", 16ull << 30, &capacity, d) || read_demand(c, &m->demand, d))
-    goto fail;
-  if (!is_pow2(page) || pt_format_leaf_level(m->format, log2_u64(page)) < 0) {
-    cfg_error(c, "machine", "page_size", d, "not a page size of format %s", m->format->name);
-    goto fail;
-  }
-  m->page_shift = log2_u64(page);
+  m->spec = *s;
+  m->format = s->format;
+  m->demand = s->demand;
+  m->page_shift = log2_u64(s->page_size);
   unsigned min_shift = 63;
   for (unsigned i = 0; i < m->format->nleaves; i++)
     if (m->format->leaf[i].page_shift < min_shift) min_shift = m->format->leaf[i].page_shift;
   m->min_page = 1ull << min_shift;
-  if (!(m->frames = phys_create(capacity, min_shift))) {
-    cfg_error(c, "machine", "phys_memory", d, "smaller than one page");
+  if (!(m->frames = phys_create(s->phys_memory, min_shift))) {
+    diag_set(d, NULL, 0, "out of memory for %llu bytes of physical memory", (unsigned long long)s->phys_memory);
     goto fail;
   }
-  if (read_vas_config(m, c, d)) goto fail;
-  diag why;
-  if (add_context(m, 0, &why)) {
-    cfg_error(c, "vas", "policy", d, "%s", why.msg);
-    goto fail;
-  }
-  if (machine_mmu_config(c, m->format, &mc, d)) goto fail;
-  if (!(m->mmu = mmu_create(&mc, m->ctx[0].table, d))) goto fail;
+  m->spec.vas.phys_capacity = phys_capacity(m->frames);
+  if (add_context(m, 0, d) || !(m->mmu = mmu_create(&s->mmu, m->ctx[0].table, d))) goto fail;
   mmu_set_fault_handler(m->mmu, demand_fault, m);
   return m;
 fail:
@@ -308,7 +264,7 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   a->size = r->size;
   a->ctx = m->cur;
   diag why;
-  int rc = vas_alloc(m->ctx[m->cur].heap, r->size, r->align, 0, &a->va, &why);
+  int rc = vas_alloc(m->ctx[m->cur].heap, r->size, r->align, r->stream, &a->va, &why);
   if (rc == VAS_ERR) return diag_set(d, file, r->line, "%s", why.msg);
   if (rc == VAS_OOM) {
     a->failed = true;

@@ -223,9 +223,9 @@ static int check_map(const pt *t, uint64_t va, uint64_t pa, unsigned page_shift,
   char buf[32];
   if (pt_format_leaf_level(f, page_shift) < 0)
     return diag_set(d, NULL, 0, "format %s has no %s pages", f->name,
-                    size_format(page_shift < 64 ? UINT64_C(1) << page_shift : 0, buf, sizeof buf));
+                    num_format_size(page_shift < 64 ? UINT64_C(1) << page_shift : 0, buf, sizeof buf));
   uint64_t mask = (UINT64_C(1) << page_shift) - 1;
-  size_format(mask + 1, buf, sizeof buf);
+  num_format_size(mask + 1, buf, sizeof buf);
   if (va & mask)
     return diag_set(d, NULL, 0, "va 0x%llx is not aligned to its %s page", (unsigned long long)va,
                     buf);
@@ -263,7 +263,7 @@ int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, 
   if (path_overlaps(t, &c, va, page_shift, leaf_level)) {
     char buf[32];
     return diag_set(d, NULL, 0, "va 0x%llx (%s page) overlaps a page already mapped",
-                    (unsigned long long)va, size_format(UINT64_C(1) << page_shift, buf, sizeof buf));
+                    (unsigned long long)va, num_format_size(UINT64_C(1) << page_shift, buf, sizeof buf));
   }
   pt_node *n = c.node[c.depth - 1];
   while (n->level < leaf_level) {

@@ -21,9 +21,9 @@ static int bad(const trace_line *ln, diag *d, const char *what) {
 /* Dinero lets either number carry a 0x prefix. */
 static int din_hex(const char **p, const char *end, uint64_t *out) {
   if (end - *p > 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X') &&
-      trace_hexval[(unsigned char)(*p)[2]])
+      num_hexval[(unsigned char)(*p)[2]])
     *p += 2;
-  return trace_hex(p, end, out);
+  return num_scan_hex(p, end, out);
 }
 
 int trace_din_parse(const trace_line *ln, trace_record *rec, diag *d) {
@@ -49,8 +49,8 @@ bool trace_din_sniff(const char *s, size_t len) {
   const char *p = s, *end = s + len;
   while (p < end && trace_is_blank(*p)) p++;
   if (p == end || *p < '0' || *p > '9') return false;
-  while (p < end && trace_hexval[(unsigned char)*p]) p++;
+  while (p < end && num_hexval[(unsigned char)*p]) p++;
   if (p == end || !trace_is_blank(*p)) return false;
   while (p < end && trace_is_blank(*p)) p++;
-  return p < end && trace_hexval[(unsigned char)*p];
+  return p < end && num_hexval[(unsigned char)*p];
 }

@@ -30,43 +30,7 @@ typedef bool trace_sniff_fn(const char *s, size_t len);
 trace_parse_fn trace_native_parse, trace_lackey_parse, trace_din_parse;
 trace_sniff_fn trace_native_sniff, trace_lackey_sniff, trace_din_sniff;
 
-/* A hex digit's value plus one, 0 for any other byte: the hot parsers index
- * it once per character. */
-extern const uint8_t trace_hexval[256];
-
 static inline bool trace_is_blank(char c) { return c == ' ' || c == '\t'; }
-
-/* Reads hex digits at *p (at least one, at most 64 bits' worth; leading
- * zeros are free); advances *p past them. -1 on no digit or overflow. */
-static inline int trace_hex(const char **p, const char *end, uint64_t *out) {
-  const char *s = *p;
-  uint64_t v = 0;
-  unsigned digit;
-  while (s < end && (digit = trace_hexval[(unsigned char)*s]) != 0) {
-    if (v >> 60) return -1;
-    v = v << 4 | (digit - 1);
-    s++;
-  }
-  if (s == *p) return -1;
-  *p = s;
-  *out = v;
-  return 0;
-}
-
-/* Decimal digits at *p, as trace_hex. */
-static inline int trace_dec(const char **p, const char *end, uint64_t *out) {
-  const char *s = *p;
-  uint64_t v = 0;
-  while (s < end && *s >= '0' && *s <= '9') {
-    unsigned digit = (unsigned)(*s++ - '0');
-    if (v > (UINT64_MAX - digit) / 10) return -1;
-    v = v * 10 + digit;
-  }
-  if (s == *p) return -1;
-  *p = s;
-  *out = v;
-  return 0;
-}
 
 /* Fills every field of rec for an access, so no stale field survives from
  * the caller's previous record without a memset per line. */

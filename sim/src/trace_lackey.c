@@ -40,10 +40,10 @@ int trace_lackey_parse(const trace_line *ln, trace_record *rec, diag *d) {
   if (p == q) return bad(ln, d, "expected a blank after the kind", ln->text);
 
   uint64_t addr, size;
-  if (trace_hex(&p, end, &addr)) return bad(ln, d, "bad hex address", p);
+  if (num_scan_hex(&p, end, &addr)) return bad(ln, d, "bad hex address", p);
   if (p == end || *p != ',') return bad(ln, d, "expected ',SIZE' after the address", p);
   p++;
-  if (trace_dec(&p, end, &size)) return bad(ln, d, "bad decimal size", p);
+  if (num_scan_dec(&p, end, &size)) return bad(ln, d, "bad decimal size", p);
   while (p < end && trace_is_blank(*p)) p++;
   if (p != end) return bad(ln, d, "unexpected text after the size", p);
   if (size == 0) return bad(ln, d, "size 0", ln->text);

@@ -36,15 +36,6 @@ typedef struct record_spec {
 
 /* ---- values ------------------------------------------------------------ */
 
-/* A whole field as an unsigned integer: decimal, or hex after 0x. */
-static int parse_num(const char *s, const char *end, uint64_t *v) {
-  if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s += 2;
-    return trace_hex(&s, end, v) || s != end ? -1 : 0;
-  }
-  return trace_dec(&s, end, v) || s != end ? -1 : 0;
-}
-
 static int bad_value(const trace_line *ln, diag *d, const char *what, const char *s,
                      const char *expect) {
   char ex[48];
@@ -56,23 +47,21 @@ static int bad_value(const trace_line *ln, diag *d, const char *what, const char
 
 static int get_num(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t max,
                    uint64_t *v) {
-  if (parse_num(s, s + strlen(s), v) || *v > max)
+  if (num_span_whole(s, s + strlen(s), v) || *v > max)
     return bad_value(ln, d, what, s, max == UINT64_MAX ? "a number, decimal or 0x hex"
                                                        : "a 32-bit number, decimal or 0x hex");
   return 0;
 }
 
-/* A size of at least one byte in any size_parse form; plain decimal, the
- * common case on access lines, skips size_parse's suffix search. */
+/* A size of at least one byte in any of the numbers module's size forms. */
 static int get_size(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
-  const char *p = s, *end = s + strlen(s);
-  if ((trace_dec(&p, end, v) || p != end) && size_parse(s, v)) *v = 0;
-  if (*v == 0) return bad_value(ln, d, what, s, "a non-zero size, " SIZE_FORMS);
+  if (num_span_size(s, s + strlen(s), v) || *v == 0)
+    return bad_value(ln, d, what, s, "a non-zero size, " SIZE_FORMS);
   return 0;
 }
 
 static int get_pow2(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
-  if (size_parse(s, v) || !is_pow2(*v))
+  if (num_parse_size(s, v) || !is_pow2(*v))
     return bad_value(ln, d, what, s, "a power of two, " SIZE_FORMS);
   return 0;
 }
@@ -116,10 +105,10 @@ static int build_access(const trace_line *ln, const fields *f, trace_record *rec
   if (relative) {
     const char *plus = strchr(s, '+');
     const char *id_end = plus ? plus : s + strlen(s);
-    if (parse_num(s + 1, id_end, &id) || (plus && size_parse(plus + 1, &addr)))
+    if (num_span_whole(s + 1, id_end, &id) || (plus && num_parse_size(plus + 1, &addr)))
       return bad_value(ln, d, "address", s, "@ID or @ID+OFFSET, e.g. @3+0x40");
     if (!plus) addr = 0;
-  } else if (parse_num(s, s + strlen(s), &addr)) {
+  } else if (num_span_whole(s, s + strlen(s), &addr)) {
     return bad_value(ln, d, "address", s, "a number, decimal or 0x hex, or @ID+OFFSET");
   }
   if (f->npos > 1 && get_size(ln, d, "access size", f->pos[1], &size)) return -1;
@@ -242,7 +231,8 @@ static int split(const trace_line *ln, char **field, size_t *n, diag *d) {
       return diag_set(d, ln->file, ln->no, "too many fields (no record has more than %d)",
                       MAX_FIELDS);
     field[(*n)++] = p;
-    while (p < end && !trace_is_blank(*p)) p++;
+    while (p < end && !trace_is_blank(*p))
+      if (*p++ == '\0') return diag_set(d, ln->file, ln->no, "a NUL byte inside a field");
     *p = '\0'; /* a blank, or the NUL already at text[len] */
     if (p < end) p++;
   }
@@ -297,7 +287,7 @@ static int version_line(const trace_line *ln, diag *d) {
   uint64_t v;
   while (p < end && trace_is_blank(*p)) p++;
   const char *num = p;
-  if (trace_dec(&p, end, &v)) return diag_set(d, ln->file, ln->no, "version line needs a number");
+  if (num_scan_dec(&p, end, &v)) return diag_set(d, ln->file, ln->no, "version line needs a number");
   while (p < end && trace_is_blank(*p)) p++;
   if (p != end || v != TRACE_VERSION)
     return diag_set(d, ln->file, ln->no, "unsupported trace version '%.*s' (tlbsim reads %d)",

@@ -20,37 +20,36 @@ const char *vas_policy_summary(size_t i) { return i < NPOLICIES ? policies[i]->s
 
 /* --- parameters by name --------------------------------------------------- */
 
-typedef enum { P_SIZE, P_U64 } param_kind;
-
 typedef struct param {
   const char *name;
   size_t offset;
-  param_kind kind;
+  num_kind kind;
+  bool pow2;    /* a power of two (or 0: the policy's default) */
   const char *doc;
 } param;
 
-#define P(field, kind, doc) {#field, offsetof(vas_config, field), kind, doc}
+#define P(field, kind, pow2, doc) {#field, offsetof(vas_config, field), kind, pow2, doc}
 static const param params[] = {
-    {"capacity", offsetof(vas_config, phys_capacity), P_SIZE, "physical memory the policy may map"},
-    P(va_base, P_SIZE, "start of the managed VA range"),
-    P(va_size, P_SIZE, "length of the managed VA range"),
-    P(page_size, P_SIZE, "generic policies: granule and page size"),
-    P(alignment, P_SIZE, "generic policies: minimum alignment"),
-    P(max_split_size, P_SIZE, "caching: blocks this large are never split ('none': no limit)"),
-    P(seed, P_U64, "seed for policies that make random choices"),
-    P(cuda_small_align, P_SIZE, "cuda: small requests round up to this"),
-    P(cuda_small_max, P_SIZE, "cuda: requests up to this size share regions"),
-    P(cuda_large_round, P_SIZE, "cuda: large requests round up to this"),
-    P(cuda_region_size, P_SIZE, "cuda: size of the regions small requests share"),
-    P(cuda_small_page, P_SIZE, "cuda: page size of small regions"),
-    P(cuda_large_page, P_SIZE, "cuda: page size of large requests"),
-    P(cuda_va_chunk, P_SIZE, "cuda, caching: VA set aside top-down in chunks this large (0: first fit)"),
-    P(min_block, P_SIZE, "caching: kMinBlockSize"),
-    P(small_size, P_SIZE, "caching: kSmallSize"),
-    P(small_buffer, P_SIZE, "caching: kSmallBuffer"),
-    P(min_large_alloc, P_SIZE, "caching: kMinLargeAlloc"),
-    P(large_buffer, P_SIZE, "caching: kLargeBuffer"),
-    P(round_large, P_SIZE, "caching: kRoundLarge"),
+    {"capacity", offsetof(vas_config, phys_capacity), NUM_SIZE, false, "physical memory the policy may map"},
+    P(va_base, NUM_SIZE, false, "start of the managed VA range"),
+    P(va_size, NUM_SIZE, false, "length of the managed VA range"),
+    P(page_size, NUM_SIZE, true, "generic policies: granule and page size"),
+    P(alignment, NUM_SIZE, true, "generic policies: minimum alignment"),
+    P(max_split_size, NUM_SIZE, false, "caching: blocks this large are never split ('none': no limit)"),
+    P(seed, NUM_WHOLE, false, "seed for policies that make random choices"),
+    P(cuda_small_align, NUM_SIZE, true, "cuda: small requests round up to this"),
+    P(cuda_small_max, NUM_SIZE, false, "cuda: requests up to this size share regions"),
+    P(cuda_large_round, NUM_SIZE, true, "cuda: large requests round up to this"),
+    P(cuda_region_size, NUM_SIZE, true, "cuda: size of the regions small requests share"),
+    P(cuda_small_page, NUM_SIZE, true, "cuda: page size of small regions"),
+    P(cuda_large_page, NUM_SIZE, true, "cuda: page size of large requests"),
+    P(cuda_va_chunk, NUM_SIZE, false, "cuda, caching: VA set aside top-down in chunks this large (0: first fit)"),
+    P(min_block, NUM_SIZE, true, "caching: kMinBlockSize"),
+    P(small_size, NUM_SIZE, false, "caching: kSmallSize"),
+    P(small_buffer, NUM_SIZE, false, "caching: kSmallBuffer"),
+    P(min_large_alloc, NUM_SIZE, false, "caching: kMinLargeAlloc"),
+    P(large_buffer, NUM_SIZE, false, "caching: kLargeBuffer"),
+    P(round_large, NUM_SIZE, true, "caching: kRoundLarge"),
 };
 #undef P
 #define NPARAMS (sizeof params / sizeof params[0])
@@ -63,22 +62,40 @@ const char *vas_param_at(size_t i, const char **doc) {
   return params[i].name;
 }
 
-int vas_config_set(vas_config *c, const char *key, const char *value, diag *d) {
-  for (size_t i = 0; i < NPARAMS; i++) {
-    if (strcmp(key, params[i].name)) continue;
-    uint64_t *field = (uint64_t *)(void *)((char *)c + params[i].offset);
-    if (!strcmp(key, "max_split_size") && !strcmp(value, "none")) {
-      *field = UINT64_MAX;
-      return 0;
-    }
-    int rc = params[i].kind == P_SIZE ? size_parse(value, field) : u64_parse(value, field);
-    if (rc) return diag_set(d, NULL, 0, "%s: '%s' is not a %s", key, value, params[i].kind == P_SIZE ? "size" : "number");
+int vas_param_find(const char *name) {
+  for (size_t i = 0; i < NPARAMS; i++)
+    if (!strcmp(name, params[i].name)) return (int)i;
+  return -1;
+}
+
+int vas_param_set(vas_config *c, size_t i, const char *value, diag *d) {
+  const param *p = &params[i];
+  uint64_t *field = (uint64_t *)(void *)((char *)c + p->offset);
+  if (!strcmp(p->name, "max_split_size") && !strcmp(value, "none")) {
+    *field = UINT64_MAX;
     return 0;
   }
+  uint64_t v;
+  int bad = p->kind == NUM_SIZE ? num_parse_size(value, &v) : num_parse_whole(value, &v);
+  if (bad || (p->pow2 && v && !is_pow2(v))) {
+    char what[96];
+    return diag_set(d, NULL, 0, "'%s' is not %s%s", value, num_expect(p->kind, 0, UINT64_MAX, what, sizeof what),
+                    p->pow2 ? " that is a power of two" : "");
+  }
+  *field = v;
+  return 0;
+}
+
+int vas_config_set(vas_config *c, const char *key, const char *value, diag *d) {
+  int i = vas_param_find(key);
+  if (i >= 0) {
+    diag why;
+    return vas_param_set(c, (size_t)i, value, &why) ? diag_set(d, NULL, 0, "%s: %s", key, why.msg) : 0;
+  }
   char known[512] = "";
-  for (size_t i = 0; i < NPARAMS; i++) {
-    strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-    strncat(known, params[i].name, sizeof known - strlen(known) - 1);
+  for (size_t k = 0; k < NPARAMS; k++) {
+    strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);
+    strncat(known, params[k].name, sizeof known - strlen(known) - 1);
   }
   return diag_set(d, NULL, 0, "unknown allocator parameter '%s' (known: %s)", key, known);
 }

@@ -32,15 +32,23 @@ int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t nd
 int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long index, diag *d);
 
 /* Typed getters. Return 0 and the default when the key is absent, 0 and the
- * value when present and well-formed, -1 with "FILE:LINE: section.key: ..."
- * otherwise. Each marks the entry used. */
+ * value when present, well-formed and within [lo, hi], -1 with
+ * "FILE:LINE: section.key: '...' is not <what was expected>" otherwise. Each
+ * marks the entry used. Numbers go through the numbers module (num.h); the
+ * range is that of the field the value is stored in, so no caller narrows a
+ * value silently. */
 int cfg_get_str(cfg *c, const char *section, const char *key, const char *def, const char **out);
-int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d);
-int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t *out, diag *d);
+int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
+                uint64_t *out, diag *d);
+int cfg_get_u32(cfg *c, const char *section, const char *key, uint32_t def, uint32_t lo, uint32_t hi,
+                uint32_t *out, diag *d);
+int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
+                 uint64_t *out, diag *d);
 int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d);
-/* Comma-separated list of sizes; *n set to the count (0 when absent). */
-int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t *out, size_t max, size_t *n,
-                      diag *d);
+/* Comma-separated list of sizes, each within [lo, hi]; *n set to the count
+ * (0 when absent). */
+int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
+                      size_t max, size_t *n, diag *d);
 bool cfg_has(const cfg *c, const char *section, const char *key);
 /* Reports a bad value of an existing key at its source location. */
 int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const char *fmt, ...)

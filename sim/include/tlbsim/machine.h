@@ -1,6 +1,12 @@
 /* tlbsim/machine.h — one simulated machine: the pieces wired together and
  * driven by trace records.
  *
+ * machine_spec  everything a machine is built from, as plain data: the
+ *           page-table format, memory, demand paging, the allocator policy
+ *           with every one of its parameters, and the MMU (mmu_config).
+ *           machine_spec_read fills it from a cfg, reading each key once and
+ *           marking it used, so one spec can build many machines (a sweep,
+ *           chase points, explain) without touching the configuration again.
  * machine   owns a pt (page table of the configured format), a phys (frames),
  *           an mmu (TLBs, walk caches, latency model), a vas (allocator
  *           policy for `alloc` records) and the live allocations by id.
@@ -28,6 +34,19 @@
 
 typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
 
+#define MACHINE_POLICY_MAX 32
+
+typedef struct machine_spec {
+  const pt_format *format;       /* [machine] format */
+  uint64_t page_size;            /* [machine] page_size: demand paging, map and alloc default */
+  uint64_t phys_memory;          /* [machine] phys_memory */
+  machine_demand demand;         /* [machine] demand_paging */
+  uint64_t seed;                 /* [machine] seed: allocator and random replacement */
+  char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
+  vas_config vas;                /* [vas] every allocator parameter (vas_param_*); capacity = phys_memory */
+  mmu_config mmu;                /* [latency] [mmu] [ptcache] [tlb.*] [pwc.*] */
+} machine_spec;
+
 typedef struct machine_stats {
   uint64_t records;
   uint64_t accesses;          /* access records (a straddling one counts once) */
@@ -51,9 +70,10 @@ typedef struct machine_phase {
 
 typedef struct machine machine;
 
-/* Builds from configuration (sections machine, latency, mmu, vas, tlb.*,
- * pwc.*). Unknown keys are left unused for cfg_check_unused. */
-machine *machine_create(cfg *c, diag *d);
+/* Reads sections machine, latency, mmu, ptcache, vas, tlb.* and pwc.* into
+ * *s. Keys it does not know are left unused for cfg_check_unused. */
+int machine_spec_read(cfg *c, machine_spec *s, diag *d);
+machine *machine_create(const machine_spec *s, diag *d);
 void machine_destroy(machine *m);
 /* Applies one record; `file` names the trace in errors. */
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
@@ -71,10 +91,5 @@ uint64_t machine_default_page_size(const machine *m);
 /* Page-table usage summed over every address space. */
 pt_level_usage machine_pt_usage(const machine *m, unsigned level);
 uint64_t machine_pt_bytes(const machine *m);
-
-/* Builds the mmu_config part alone (used by chase and explain too). */
-int machine_mmu_config(cfg *c, const pt_format *f, mmu_config *out, diag *d);
-/* Resolves [machine] format (default x86-64-4). */
-int machine_pt_format(cfg *c, const pt_format **out, diag *d);
 
 #endif

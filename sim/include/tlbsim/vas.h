@@ -101,9 +101,15 @@ const char *vas_policy_at(size_t i);
 const char *vas_policy_summary(size_t i);
 
 /* Parameters by name ("capacity", "max_split_size", "cuda_small_max", ...):
- * sizes take the size_parse forms. Unknown keys are an error naming them. */
-int vas_config_set(vas_config *c, const char *key, const char *value, diag *d);
+ * the one table both `tlbsim alloc --set KEY=VALUE` and a configuration's
+ * [vas] section go through. Sizes take the numbers module's size forms;
+ * parameters that must be powers of two say so. */
 size_t vas_param_count(void);
 const char *vas_param_at(size_t i, const char **doc);
+int vas_param_find(const char *name); /* index, or -1 */
+/* Sets parameter i; d (no location, no name) says what is wrong. */
+int vas_param_set(vas_config *c, size_t i, const char *value, diag *d);
+/* vas_param_find + vas_param_set; unknown keys are an error naming them. */
+int vas_config_set(vas_config *c, const char *key, const char *value, diag *d);
 
 #endif

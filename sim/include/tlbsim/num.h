@@ -1,0 +1,89 @@
+/* tlbsim/num.h — every number that enters tlbsim goes through here: trace
+ * fields, configuration values, CSV and JSON inputs, command-line options.
+ *
+ * Forms
+ *   whole   decimal or 0x hex, no sign, no blanks; "010" is ten, not octal
+ *   size    a whole number, or decimal with a binary unit: 4K = 4KiB = 4KB =
+ *           4096; M, G, T likewise; "B" is bytes; any case
+ *   real    decimal floating point; finite only (nan and inf are refused)
+ *
+ * Scanners (num_scan_*) read digits at the front of a span and advance past
+ * them: the trace readers' hot path, with no NUL needed and no allocation.
+ * Parsers (num_parse_*) take a whole NUL-terminated string. Ranged parsers
+ * (num_*_in) also check [lo, hi] and say which check failed, so every
+ * caller can tell "not a number" from "too large" in its message, and no
+ * caller narrows a value with a cast: a value goes through the range of the
+ * field it is stored in (NUM_U32_MAX for uint32_t fields).
+ */
+#ifndef TLBSIM_NUM_H
+#define TLBSIM_NUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NUM_U32_MAX UINT64_C(0xffffffff)
+#define NUM_U8_MAX UINT64_C(0xff)
+
+typedef enum { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 } num_status;
+typedef enum { NUM_WHOLE, NUM_SIZE } num_kind;
+
+/* A hex digit's value plus one, 0 for any other byte. */
+extern const uint8_t num_hexval[256];
+
+/* Hex digits at *p (at least one; leading zeros free; at most 64 bits'
+ * worth); advances *p. -1 on no digit or overflow. */
+static inline int num_scan_hex(const char **p, const char *end, uint64_t *out) {
+  const char *s = *p;
+  uint64_t v = 0;
+  unsigned digit;
+  while (s < end && (digit = num_hexval[(unsigned char)*s]) != 0) {
+    if (v >> 60) return -1;
+    v = v << 4 | (digit - 1);
+    s++;
+  }
+  if (s == *p) return -1;
+  *p = s;
+  *out = v;
+  return 0;
+}
+
+/* Decimal digits at *p, as num_scan_hex. */
+static inline int num_scan_dec(const char **p, const char *end, uint64_t *out) {
+  const char *s = *p;
+  uint64_t v = 0;
+  while (s < end && *s >= '0' && *s <= '9') {
+    unsigned digit = (unsigned)(*s++ - '0');
+    if (v > (UINT64_MAX - digit) / 10) return -1;
+    v = v * 10 + digit;
+  }
+  if (s == *p) return -1;
+  *p = s;
+  *out = v;
+  return 0;
+}
+
+/* A whole number filling [s, end): decimal, or hex after 0x. */
+int num_span_whole(const char *s, const char *end, uint64_t *out);
+/* A size filling [s, end). */
+int num_span_size(const char *s, const char *end, uint64_t *out);
+
+/* Whole NUL-terminated strings: 0 or -1. */
+int num_parse_whole(const char *s, uint64_t *out);
+int num_parse_size(const char *s, uint64_t *out);
+int num_parse_real(const char *s, double *out);
+
+/* The same with a range check. */
+num_status num_whole_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+num_status num_size_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+num_status num_real_in(const char *s, double lo, double hi, double *out);
+
+/* What a ranged parse expected, for messages: "a whole number from 1 to
+ * 4294967295", "a size of at most 16MiB", "a number from 0 to 1". */
+const char *num_expect(num_kind k, uint64_t lo, uint64_t hi, char *buf, size_t len);
+const char *num_expect_real(double lo, double hi, char *buf, size_t len);
+
+/* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
+const char *num_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif
