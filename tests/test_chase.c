@@ -9,7 +9,7 @@
 
 /* One FA LRU level of `entries` 2 MiB entries (sector pages each), hopper. */
 static mmu_config one_level(uint32_t entries, uint32_t sector) {
-  mmu_config mc = {.nlevels = 1, .data_cycles = 100, .walk_cycles = 50, .asid_tagged = true};
+  mmu_config mc = {.nlevels = 1, .data_cycles = 100, .walker.walk_cycles = 50, .asid_tagged = true};
   mmu_level_config *l = &mc.level[0];
   strcpy(l->name, "l1d");
   l->narrays = 1;

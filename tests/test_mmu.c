@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "tlbsim/mmu.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,8 +26,8 @@ static mmu_level_config lvl(const char *name, tlb_geometry g, int next, uint8_t 
 
 /* l1d (0) and l1i (1), 1 entry each, in front of a 16-entry 4-way stlb (2). */
 static mmu_config split_config(void) {
-  mmu_config c = {.nlevels = 3, .data_cycles = 100, .walk_cycles = 10, .walk_ref_cycles = 50,
-                  .asid_tagged = true, .seed = 7};
+  mmu_config c = {.nlevels = 3, .data_cycles = 100, .walker = {.walk_cycles = 10, .walk_ref_cycles = 50, .seed = 7},
+                  .asid_tagged = true};
   c.level[0] = lvl("l1d", arr(1, 1, 12), 2, SERVES_DATA, 1);
   c.level[1] = lvl("l1i", arr(1, 1, 12), 2, SERVES_INST, 2);
   c.level[2] = lvl("stlb", arr(16, 4, 12), MMU_NEXT_WALK, SERVES_BOTH, 5);
@@ -48,7 +49,7 @@ static void map(pt *t, uint64_t va, uint64_t pa, unsigned shift, unsigned prot) 
 
 static mmu *new_mmu(const mmu_config *c, const pt *t) {
   diag d;
-  mmu *m = mmu_create(c, t, &d);
+  mmu *m = mmu_create(c, t, NULL, &d);
   if (!m) fprintf(stderr, "\nmmu_create: %s\n", d.msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   return m;
@@ -128,8 +129,8 @@ static void test_walk_caches(void) {
   map(t, M2 + 0x1000, 0x30000, 12, (PT_R | PT_W)); /* PD index 1: another PT */
   map(t, 2 * M2, 0x400000, 21, (PT_R | PT_W));     /* a 2 MiB leaf in PD index 2 */
   mmu_config c = split_config();
-  c.pwc[2] = (mmu_pwc_config){4, 4, TLB_LRU}; /* PD entries */
-  c.pwc[1] = (mmu_pwc_config){2, 2, TLB_LRU}; /* PDPT entries */
+  c.walker.pwc[2] = (walker_pwc_config){4, 4, TLB_LRU}; /* PD entries */
+  c.walker.pwc[1] = (walker_pwc_config){2, 2, TLB_LRU}; /* PDPT entries */
   mmu *m = new_mmu(&c, t);
   const mmu_stats *s = mmu_get_stats(m);
   /* Cold walk: PD cache miss, PDPT cache miss, 4 refs. */
@@ -273,7 +274,7 @@ static void test_shootdown(void) {
   map(t, 0x1000, 0x10000, 12, (PT_R | PT_W));
   map(t, 0x2000, 0x20000, 12, (PT_R | PT_W));
   mmu_config c = split_config();
-  c.pwc[2] = (mmu_pwc_config){4, 4, TLB_LRU};
+  c.walker.pwc[2] = (walker_pwc_config){4, 4, TLB_LRU};
   mmu *m = new_mmu(&c, t);
   tr(m, 0x1000, ACC_READ);
   tr(m, 0x2000, ACC_READ); /* l1d now holds 0x2000 only */
@@ -495,23 +496,23 @@ static void test_config_errors(void) {
   c.level[2].serves = SERVES_INST;
   expect_bad(&c, "no first level serves data");
   c = split_config();
-  c.pwc[2] = (mmu_pwc_config){6, 4, TLB_LRU};
+  c.walker.pwc[2] = (walker_pwc_config){6, 4, TLB_LRU};
   expect_bad(&c, "page-walk cache of page-table level 2: ways (4) does not divide entries (6)");
 
   /* Checks against the format happen in mmu_create. */
   pt *t = new_table();
   c = split_config();
-  c.pwc[3] = (mmu_pwc_config){4, 4, TLB_LRU};
+  c.walker.pwc[3] = (walker_pwc_config){4, 4, TLB_LRU};
   d.msg[0] = 0;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "level PT: the last level holds only leaves"));
-  c.pwc[3].entries = 0;
-  c.pwc[5] = (mmu_pwc_config){4, 4, TLB_LRU};
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, &d));
+  c.walker.pwc[3].entries = 0;
+  c.walker.pwc[5] = (walker_pwc_config){4, 4, TLB_LRU};
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "format x86-64-4 has 4 levels"));
-  c.pwc[5].entries = 0;
+  c.walker.pwc[5].entries = 0;
   c.level[1].next = 5;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "next is 5"));
   pt_destroy(t);
 }
@@ -527,7 +528,7 @@ static void test_line_cache(void) {
   map(t, 0x2000, 0x20000, 12, PT_R);
   map(t, 0x41000, 0x30000, 12, PT_R);
   mmu_config c = split_config();
-  c.line_cache = (mmu_line_cache_config){.entries = 8, .ways = 8, .line_bytes = 64, .hit_cycles = 3};
+  c.walker.line_cache = (walker_line_cache_config){.entries = 8, .ways = 8, .line_bytes = 64, .hit_cycles = 3};
   mmu *m = new_mmu(&c, t);
   CU_ASSERT_EQUAL(tr(m, 0x1000, ACC_READ).cycles, 316);
   mmu_outcome o = tr(m, 0x2000, ACC_READ);
@@ -536,10 +537,107 @@ static void test_line_cache(void) {
   CU_ASSERT_EQUAL(tr(m, 0x41000, ACC_READ).cycles, 100 + 1 + 5 + 10 + 3 * 3 + 50);
   CU_ASSERT_EQUAL(mmu_get_stats(m)->line_hits, 4 + 3);
   mmu_destroy(m);
-  c.line_cache.line_bytes = 12;
+  c.walker.line_cache.line_bytes = 12;
   diag d;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "line_bytes 12"));
+  pt_destroy(t);
+}
+
+/* Two MMUs (two SMs) with private l1d and l1i arrays share the stlb arrays
+ * and one walker: a page one filled into the stlb is an stlb hit for the
+ * other, and a walk cache filled by one saves the other's upper reads. */
+static void test_shared_levels_and_walker(void) {
+  pt *t = new_table();
+  map(t, 0x1000, 0x50000, 12, PT_RWX);
+  map(t, 0x2000, 0x60000, 12, PT_RWX);
+  mmu_config c = split_config();
+  c.walker.pwc[2] = (walker_pwc_config){4, 4, TLB_LRU};
+  mmu *a = new_mmu(&c, t);
+  diag d;
+  mmu_share share = {.level_from = {[2] = a}, .walker = mmu_get_walker(a)};
+  mmu *b = mmu_create(&c, t, &share, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL(tr(a, 0x1000, ACC_READ).hit_level, -1);
+  mmu_outcome o = tr(b, 0x1000, ACC_READ); /* b's own l1d misses, the shared stlb hits */
+  CU_ASSERT_EQUAL(o.hit_level, 2);
+  CU_ASSERT_EQUAL(o.missed, 1u);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(b, 2).hits, 1); /* each counts its own look-ups */
+  CU_ASSERT_EQUAL(mmu_level_get_stats(a, 2).hits, 0);
+  o = tr(b, 0x2000, ACC_READ); /* a walk: the PD entry is in the shared walk cache */
+  CU_ASSERT_EQUAL(o.walk_refs, 1);
+  CU_ASSERT_EQUAL(mmu_get_stats(b)->pwc_hits[2], 1);
+  /* A shootdown through either reaches the shared arrays. */
+  mmu_shootdown(a, 0x2000, 12);
+  CU_ASSERT_EQUAL(tr(b, 0x2000, ACC_READ).hit_level, 0); /* b's private l1d still holds it */
+  CU_ASSERT_EQUAL(tr(b, 0x1000, ACC_READ).hit_level, 2);
+  /* The lender's level must look the same. */
+  mmu_config other = c;
+  other.level[2].array[0].ways = 16;
+  CU_ASSERT_PTR_NULL(mmu_create(&other, t, &share, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "shared arrays differ"));
+  mmu_destroy(b); /* borrowers go first */
+  mmu_destroy(a);
+  pt_destroy(t);
+}
+
+typedef struct event_log {
+  char text[2048];
+  size_t len;
+} event_log;
+
+static void note(event_log *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(event_log *l, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  l->len += (size_t)vsnprintf(l->text + l->len, sizeof l->text - l->len, fmt, ap);
+  va_end(ap);
+}
+
+static void obs_lookup(void *ctx, const mmu_lookup_event *e) {
+  note(ctx, "L%u set %llu %s; ", e->level, (unsigned long long)e->set, e->hit ? "hit" : "miss");
+}
+
+static void obs_fill(void *ctx, const mmu_fill_event *e) {
+  note(ctx, "F%u set %llu victim %#llx; ", e->level, (unsigned long long)e->set,
+       (unsigned long long)(e->victim.evicted ? e->victim.va : 0));
+}
+
+static void obs_walk(void *ctx, uint64_t va, const walker_result *w) {
+  note(ctx, "W%#llx refs %u cycles %llu; ", (unsigned long long)va, w->refs, (unsigned long long)w->cycles);
+}
+
+static void obs_fault(void *ctx, uint64_t va, mmu_status st) { note(ctx, "X%#llx %d; ", (unsigned long long)va, (int)st); }
+
+static void obs_shootdown(void *ctx, uint64_t va, unsigned shift, unsigned dropped) {
+  note(ctx, "S%#llx %u %u; ", (unsigned long long)va, shift, dropped);
+}
+
+/* Lookups name their set and hit, fills their victim, walks their refs and
+ * cycles; faults and shootdowns are reported; no observer, no events. */
+static void test_observer(void) {
+  pt *t = new_table();
+  map(t, 0x1000, 0x50000, 12, PT_R);
+  map(t, 0x2000, 0x60000, 12, PT_R);
+  mmu_config c = split_config();
+  mmu *m = new_mmu(&c, t);
+  event_log log = {{0}, 0};
+  mmu_observer obs = {&log, obs_lookup, obs_fill, obs_walk, obs_fault, obs_shootdown};
+  tr(m, 0x1000, ACC_READ); /* unobserved: fills l1d with page 1 */
+  mmu_set_observer(m, &obs);
+  tr(m, 0x2000, ACC_READ); /* l1d (1 entry) misses, stlb misses, walk, fills evict page 1 from l1d */
+  CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 miss; L2 set 2 miss; W0x2000 refs 4 cycles 210; "
+                                   "F0 set 0 victim 0x1000; F2 set 2 victim 0; ");
+  log.len = 0;
+  tr(m, 0x2000, ACC_WRITE); /* protection fault on an l1d hit */
+  mmu_shootdown(m, 0x2000, 12);
+  CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 hit; X0x2000 2; S0x2000 12 2; ");
+  mmu_set_observer(m, NULL);
+  log.len = 0;
+  log.text[0] = '\0';
+  tr(m, 0x1000, ACC_READ);
+  CU_ASSERT_EQUAL(log.len, 0);
+  mmu_destroy(m);
   pt_destroy(t);
 }
 
@@ -555,6 +653,8 @@ int main(void) {
                                      {"protection", test_protection},
                                      {"asid", test_asid},
                                      {"fault_handler_and_latency", test_fault_handler_and_latency},
+                                     {"shared_levels_and_walker", test_shared_levels_and_walker},
+                                     {"observer", test_observer},
                                      {NULL, NULL}};
   static const test_case config[] = {{"config_errors", test_config_errors}, {NULL, NULL}};
   static const test_suite suites[] = {

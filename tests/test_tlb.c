@@ -25,7 +25,7 @@ static uint64_t pg(uint64_t n) { return n << 12; }
 /* One access: 'H' on a hit, else fills and returns 'M'. */
 static char acc(tlb *t, uint64_t n) {
   if (tlb_lookup(t, pg(n) + 0x10, 0, NULL)) return 'H';
-  CU_ASSERT(tlb_fill(t, pg(n), 0, 12, pg(n + 0x100), 7, 0));
+  CU_ASSERT(tlb_fill(t, pg(n), 0, 12, pg(n + 0x100), 7, 0, NULL));
   return 'M';
 }
 
@@ -245,7 +245,7 @@ static void test_sector(void) {
   tlb *t = tlb_create(&g, &d);
   CU_ASSERT_PTR_NOT_NULL_FATAL(t);
   tlb_hit h;
-  CU_ASSERT(tlb_fill(t, pg(0x10), 0, 12, 0x100000, PT_R, 0x5)); /* pages 0 and 2 */
+  CU_ASSERT(tlb_fill(t, pg(0x10), 0, 12, 0x100000, PT_R, 0x5, NULL)); /* pages 0 and 2 */
   CU_ASSERT(tlb_lookup(t, pg(0x10) + 0x123, 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x100123);
   CU_ASSERT_EQUAL(h.page_shift, 12);
@@ -254,7 +254,7 @@ static void test_sector(void) {
   CU_ASSERT_EQUAL(h.pa, 0x102008); /* base + 2 pages */
   CU_ASSERT_FALSE(tlb_lookup(t, pg(0x13), 0, NULL));
   /* Filling page 1 merges into the same entry, at its own pa. */
-  CU_ASSERT(tlb_fill(t, pg(0x11), 0, 12, 0x900000, PT_R, 0x2));
+  CU_ASSERT(tlb_fill(t, pg(0x11), 0, 12, 0x900000, PT_R, 0x2, NULL));
   CU_ASSERT_EQUAL(tlb_occupancy(t), 1);
   CU_ASSERT(tlb_lookup(t, pg(0x11), 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x900000);
@@ -271,9 +271,9 @@ static void test_sector(void) {
   CU_ASSERT_EQUAL(tlb_occupancy(t), 0);
 
   /* The page's own bit is always set; a different prot replaces bits. */
-  CU_ASSERT(tlb_fill(t, pg(0x21), 0, 12, 0x200000, PT_R, 0x0));
+  CU_ASSERT(tlb_fill(t, pg(0x21), 0, 12, 0x200000, PT_R, 0x0, NULL));
   CU_ASSERT(tlb_probe(t, pg(0x21), 0, NULL) && !tlb_probe(t, pg(0x20), 0, NULL));
-  CU_ASSERT(tlb_fill(t, pg(0x22), 0, 12, 0x300000, PT_R | PT_W, 0xC));
+  CU_ASSERT(tlb_fill(t, pg(0x22), 0, 12, 0x300000, PT_R | PT_W, 0xC, NULL));
   CU_ASSERT(!tlb_probe(t, pg(0x21), 0, NULL));
   CU_ASSERT(tlb_probe(t, pg(0x23), 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x301000);
@@ -281,7 +281,7 @@ static void test_sector(void) {
 
   /* Pages at unrelated pas: each keeps its own. */
   const uint64_t pas[4] = {0x7000, 0x3000, 0x9000, 0x1000};
-  CU_ASSERT(tlb_fill_sector(t, pg(0x41), 0, 12, pas, PT_R, 0xB)); /* pages 0, 1, 3 */
+  CU_ASSERT(tlb_fill_sector(t, pg(0x41), 0, 12, pas, PT_R, 0xB, NULL)); /* pages 0, 1, 3 */
   for (int i = 0; i < 4; i++) {
     bool hit = tlb_probe(t, pg(0x40 + (uint64_t)i) + 4, 0, &h);
     CU_ASSERT_EQUAL(hit, i != 2);
@@ -292,7 +292,7 @@ static void test_sector(void) {
   CU_ASSERT_EQUAL(tlb_occupancy(t), 1);
 
   /* Four sectors fill the four ways; a fifth evicts the LRU sector. */
-  for (uint64_t s = 0; s < 4; s++) tlb_fill(t, pg(0x100 + 4 * s), 0, 12, 0, PT_R, 1);
+  for (uint64_t s = 0; s < 4; s++) tlb_fill(t, pg(0x100 + 4 * s), 0, 12, 0, PT_R, 1, NULL);
   CU_ASSERT(!tlb_probe(t, pg(0x22), 0, NULL));
   tlb_destroy(t);
 }
@@ -309,21 +309,21 @@ static void test_multi_size(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(t);
   CU_ASSERT(tlb_holds_size(t, 21) && tlb_holds_size(t, 12) && !tlb_holds_size(t, 30));
   tlb_hit h;
-  CU_ASSERT(tlb_fill(t, 0x40000000, 0, 21, 0x80000000, PT_R, 0));
+  CU_ASSERT(tlb_fill(t, 0x40000000, 0, 21, 0x80000000, PT_R, 0, NULL));
   CU_ASSERT(tlb_lookup(t, 0x40012345, 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x80012345);
   CU_ASSERT_EQUAL(h.page_shift, 21);
   CU_ASSERT_FALSE(tlb_lookup(t, 0x200000, 0, NULL));
-  CU_ASSERT(tlb_fill(t, 0x200000, 0, 12, 0x5000, PT_R, 0));
+  CU_ASSERT(tlb_fill(t, 0x200000, 0, 12, 0x5000, PT_R, 0, NULL));
   CU_ASSERT(tlb_lookup(t, 0x200010, 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x5010);
   CU_ASSERT_EQUAL(h.page_shift, 12);
   CU_ASSERT(tlb_lookup(t, 0x401fffff, 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x801fffff);
   CU_ASSERT_FALSE(tlb_lookup(t, 0x201000, 0, NULL));
-  CU_ASSERT_FALSE(tlb_fill(t, 0, 0, 30, 0, PT_R, 0)); /* size not held */
+  CU_ASSERT_FALSE(tlb_fill(t, 0, 0, 30, 0, PT_R, 0, NULL)); /* size not held */
   /* A 4 KiB page at 0x1000 is in set 1 and the 2 MiB range [0, 2 MiB). */
-  CU_ASSERT(tlb_fill(t, 0x1000, 0, 12, 0x6000, PT_R, 0));
+  CU_ASSERT(tlb_fill(t, 0x1000, 0, 12, 0x6000, PT_R, 0, NULL));
   /* Invalidation drops what overlaps: a 2 MiB range takes the 4 KiB page
    * inside it but not the one at 0x200000; a 4 KiB page inside the 2 MiB
    * page takes the 2 MiB entry. */
@@ -350,22 +350,22 @@ static void test_invalidate_range_scan(void) {
 static void test_asid_and_flush(void) {
   tlb *t = mk(8, 2, TLB_LRU);
   tlb_hit h;
-  tlb_fill(t, pg(5), 1, 12, 0x10000, PT_R, 0);
+  tlb_fill(t, pg(5), 1, 12, 0x10000, PT_R, 0, NULL);
   CU_ASSERT_FALSE(tlb_lookup(t, pg(5), 2, NULL));
-  tlb_fill(t, pg(5), 2, 12, 0x20000, PT_R, 0);
+  tlb_fill(t, pg(5), 2, 12, 0x20000, PT_R, 0, NULL);
   CU_ASSERT(tlb_lookup(t, pg(5), 1, &h));
   CU_ASSERT_EQUAL(h.pa, 0x10000);
   CU_ASSERT(tlb_lookup(t, pg(5), 2, &h));
   CU_ASSERT_EQUAL(h.pa, 0x20000);
-  tlb_fill(t, pg(6), 1, 12, 0x30000, PT_R, 0);
+  tlb_fill(t, pg(6), 1, 12, 0x30000, PT_R, 0, NULL);
   CU_ASSERT_EQUAL(tlb_invalidate(t, pg(5), 12, 2), 1);
   CU_ASSERT(tlb_probe(t, pg(5), 1, NULL));
   CU_ASSERT_EQUAL(tlb_flush(t, 1), 2);
   CU_ASSERT_EQUAL(tlb_occupancy(t), 0);
-  tlb_fill(t, pg(5), 1, 12, 0x10000, PT_R, 0);
-  tlb_fill(t, pg(5), 2, 12, 0x20000, PT_R, 0);
+  tlb_fill(t, pg(5), 1, 12, 0x10000, PT_R, 0, NULL);
+  tlb_fill(t, pg(5), 2, 12, 0x20000, PT_R, 0, NULL);
   CU_ASSERT_EQUAL(tlb_invalidate(t, pg(5), 12, TLB_ANY_ASID), 2);
-  tlb_fill(t, pg(7), 3, 12, 0, PT_R, 0);
+  tlb_fill(t, pg(7), 3, 12, 0, PT_R, 0, NULL);
   CU_ASSERT_EQUAL(tlb_flush(t, TLB_ANY_ASID), 1);
   tlb_destroy(t);
 }
@@ -374,8 +374,8 @@ static void test_refill_updates(void) {
   /* Refilling a held page updates it in place, never duplicates it. */
   tlb *t = mk(4, 4, TLB_LRU);
   tlb_hit h;
-  tlb_fill(t, pg(1), 0, 12, 0x1000, PT_R, 0);
-  tlb_fill(t, pg(1), 0, 12, 0x2000, PT_R | PT_W, 0);
+  tlb_fill(t, pg(1), 0, 12, 0x1000, PT_R, 0, NULL);
+  tlb_fill(t, pg(1), 0, 12, 0x2000, PT_R | PT_W, 0, NULL);
   CU_ASSERT_EQUAL(tlb_occupancy(t), 1);
   CU_ASSERT(tlb_probe(t, pg(1), 0, &h));
   CU_ASSERT_EQUAL(h.pa, 0x2000);
@@ -399,7 +399,7 @@ static void test_last_slot_rechecked(void) {
   g.sector_pages = 2;
   diag d;
   t = tlb_create(&g, &d);
-  tlb_fill(t, pg(4), 0, 12, 0, PT_R, 1);
+  tlb_fill(t, pg(4), 0, 12, 0, PT_R, 1, NULL);
   CU_ASSERT(tlb_lookup(t, pg(4), 0, NULL));
   CU_ASSERT_FALSE(tlb_lookup(t, pg(5), 0, NULL));
   tlb_destroy(t);

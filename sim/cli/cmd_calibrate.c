@@ -89,9 +89,9 @@ static unsigned list_params(const mmu_config *mc, param *p) {
     snprintf(section, sizeof section, "tlb.%s", mc->level[l].name);
     p[n++] = preset_param(section, "latency", mc->level[l].latency);
   }
-  p[n++] = preset_param("latency", "walk_cycles", mc->walk_cycles);
-  p[n++] = preset_param("latency", "walk_ref_cycles", mc->walk_ref_cycles);
-  p[n++] = preset_param("ptcache", "hit_cycles", mc->line_cache.hit_cycles);
+  p[n++] = preset_param("latency", "walk_cycles", mc->walker.walk_cycles);
+  p[n++] = preset_param("latency", "walk_ref_cycles", mc->walker.walk_ref_cycles);
+  p[n++] = preset_param("ptcache", "hit_cycles", mc->walker.line_cache.hit_cycles);
   return n;
 }
 

@@ -130,7 +130,7 @@ int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, cha
   }
   if (gpu_chain_build(&cs, off, d) ||
       (aliased ? map_aliased(t, base, nodes, s, d) : map_region(t, base, size, s, d)) ||
-      !(m = mmu_create(mc, t, d)))
+      !(m = mmu_create(mc, t, NULL, d)))
     goto done;
   uint32_t pos = 0;
   walk_chain(m, base, off, nodes, &pos, s->warmup > nodes ? s->warmup : nodes);

@@ -179,7 +179,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
     goto fail;
   }
   m->spec.vas.phys_capacity = phys_capacity(m->frames);
-  if (add_context(m, 0, d) || !(m->mmu = mmu_create(&s->mmu, m->ctx[0].table, d))) goto fail;
+  if (add_context(m, 0, d) || !(m->mmu = mmu_create(&s->mmu, m->ctx[0].table, NULL, d))) goto fail;
   mmu_set_fault_handler(m->mmu, demand_fault, m);
   return m;
 fail:

@@ -200,7 +200,7 @@ static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc,
   for (unsigned i = 0; i < f->nlevels; i++) {
     if (strcasecmp(f->level[i].name, level)) continue;
     if (i + 1 == f->nlevels) return diag_set(d, NULL, 0, "[%s]: the last level holds only leaves", sec);
-    mmu_pwc_config *p = &mc->pwc[i];
+    walker_pwc_config *p = &mc->walker.pwc[i];
     const char *policy;
     if (cfg_get_u32(c, sec, "entries", 0, 0, TLB_MAX_ENTRIES, &p->entries, d) ||
         cfg_get_u32(c, sec, "ways", p->entries, p->entries ? 1 : 0, p->entries ? p->entries : U32, &p->ways, d))
@@ -213,11 +213,11 @@ static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc,
 }
 
 static int read_walker(cfg *c, mmu_config *mc, diag *d) {
-  mmu_line_cache_config *lc = &mc->line_cache;
+  walker_line_cache_config *lc = &mc->walker.line_cache;
   uint64_t fill;
   if (cfg_get_u32(c, "latency", "data_cycles", 0, 0, U32, &mc->data_cycles, d) ||
-      cfg_get_u32(c, "latency", "walk_cycles", 0, 0, U32, &mc->walk_cycles, d) ||
-      cfg_get_u32(c, "latency", "walk_ref_cycles", 0, 0, U32, &mc->walk_ref_cycles, d) ||
+      cfg_get_u32(c, "latency", "walk_cycles", 0, 0, U32, &mc->walker.walk_cycles, d) ||
+      cfg_get_u32(c, "latency", "walk_ref_cycles", 0, 0, U32, &mc->walker.walk_ref_cycles, d) ||
       cfg_get_bool(c, "mmu", "asid_tagged", true, &mc->asid_tagged, d) ||
       cfg_get_size(c, "mmu", "fill_bytes", 0, 0, 1u << 30, &fill, d) ||
       cfg_get_u32(c, "ptcache", "entries", 0, 0, TLB_MAX_ENTRIES, &lc->entries, d) ||
@@ -235,7 +235,7 @@ static int read_walker(cfg *c, mmu_config *mc, diag *d) {
 
 static int read_mmu(cfg *c, machine_spec *s, diag *d) {
   mmu_config *mc = &s->mmu;
-  *mc = (mmu_config){.seed = s->seed};
+  *mc = (mmu_config){.walker.seed = s->seed};
   if (read_walker(c, mc, d)) return -1;
   for (size_t i = 0; i < cfg_section_count(c); i++) {
     const char *sec = cfg_section_at(c, i);

@@ -1,5 +1,5 @@
-/* mmu.c — TLB levels, page-walk caches, the walker and the latency model
- * (see tlbsim/mmu.h for the contract).
+/* mmu.c — TLB levels, the latency model, and the walker's caller (see
+ * tlbsim/mmu.h for the contract; walks themselves are walker.c's).
  *
  * A translation runs down the chain of levels from the entry level of its
  * kind, remembering the levels that missed; a hit or a walk then fills those
@@ -17,6 +17,7 @@
 typedef struct mmu_level {
   tlb *arr[MMU_MAX_ARRAYS];
   uint8_t narrays;
+  bool owned;                /* false: the arrays are another MMU's (mmu_share) */
   int8_t array_of_shift[64]; /* which array a fill of 2^shift goes to, or NO_ARRAY */
   int next;
   uint32_t latency;
@@ -30,13 +31,13 @@ struct mmu {
   const pt_format *fmt;
   mmu_level lv[MMU_MAX_LEVELS];
   int entry[2];                 /* first level for data, instructions; -1 none */
-  tlb *pwc[PT_MAX_LEVELS];      /* by page-table level, NULL when none */
-  uint8_t pwc_order[PT_MAX_LEVELS]; /* levels with a walk cache, deepest first */
-  uint8_t npwc;
-  tlb *lines;                   /* page-table line cache, NULL when none */
+  walker *walker;
+  bool owns_walker;
   uint32_t asid;
   mmu_fault_fn on_fault;
   void *fault_ctx;
+  const mmu_observer *obs;      /* &obs_copy when set, else NULL: the one branch per event */
+  mmu_observer obs_copy;
   mmu_stats st;
 };
 
@@ -134,95 +135,61 @@ static int check_paths(const mmu_config *c, diag *d) {
   return 0;
 }
 
-static tlb_geometry pwc_geometry(const mmu_config *c, unsigned level, unsigned shift) {
-  const mmu_pwc_config *p = &c->pwc[level];
-  return (tlb_geometry){.entries = p->entries,
-                        .ways = p->ways,
-                        .policy = p->policy,
-                        .index = TLB_INDEX_MODULO,
-                        .sector_pages = 1,
-                        .npage_shifts = 1,
-                        .page_shift = {(uint8_t)shift},
-                        .seed = c->seed ^ (0x9e3779b97f4a7c15ull * (level + 1))};
-}
-
 int mmu_config_check(const mmu_config *c, diag *d) {
   if (c->nlevels < 1 || c->nlevels > MMU_MAX_LEVELS)
     return diag_set(d, NULL, 0, "%u TLB levels (1..%d allowed)", c->nlevels, MMU_MAX_LEVELS);
   for (unsigned l = 0; l < c->nlevels; l++)
     if (check_level(c, l, d)) return -1;
   if (check_cycles(c, d) || check_paths(c, d)) return -1;
-  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) {
-    if (!c->pwc[l].entries) continue;
-    tlb_geometry g = pwc_geometry(c, l, 12);
-    diag why;
-    if (tlb_geometry_check(&g, &why))
-      return diag_set(d, NULL, 0, "page-walk cache of page-table level %u: %s", l, why.msg);
-  }
-  return 0;
+  return walker_config_check(&c->walker, NULL, d);
 }
 
-/* Walk caches need a format level with non-leaf entries (not the last). */
-static int check_pwc_levels(const mmu_config *c, const pt_format *f, diag *d) {
-  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) {
-    if (!c->pwc[l].entries) continue;
-    if (l >= f->nlevels)
-      return diag_set(d, NULL, 0, "page-walk cache for level %u: format %s has %u levels", l,
-                      f->name, f->nlevels);
-    if (l + 1 == f->nlevels)
-      return diag_set(d, NULL, 0, "page-walk cache for level %s: the last level holds only "
-                                  "leaves", f->level[l].name);
-  }
+/* A level borrowed from another MMU must look the same there. */
+static int check_shared_level(const mmu_config *c, unsigned l, const mmu *from, diag *d) {
+  const mmu_level_config *mine = &c->level[l];
+  if (l >= from->cfg.nlevels) return diag_set(d, NULL, 0, "level '%s': the lender has no level %u", mine->name, l);
+  const mmu_level_config *theirs = &from->cfg.level[l];
+  if (mine->narrays != theirs->narrays)
+    return diag_set(d, NULL, 0, "level '%s': shared arrays differ from the lender's", mine->name);
+  for (unsigned a = 0; a < mine->narrays; a++)
+    if (memcmp(&mine->array[a], &theirs->array[a], sizeof mine->array[a]))
+      return diag_set(d, NULL, 0, "level '%s': shared arrays differ from the lender's", mine->name);
   return 0;
 }
 
 /* --- construction --------------------------------------------------------- */
 
-static int build_level(mmu_level *lv, const mmu_level_config *lc, diag *d) {
+static void index_arrays(mmu_level *lv, const mmu_level_config *lc) {
   memset(lv->array_of_shift, NO_ARRAY, sizeof lv->array_of_shift);
   lv->narrays = lc->narrays;
   lv->next = lc->next;
   lv->latency = lc->latency;
   lv->contiguous = lc->sector_needs_contiguous_pa;
+  for (unsigned a = 0; a < lc->narrays; a++)
+    for (unsigned i = 0; i < lc->array[a].npage_shifts; i++)
+      lv->array_of_shift[lc->array[a].page_shift[i]] = (int8_t)a;
+}
+
+static int build_level(mmu_level *lv, const mmu_level_config *lc, const mmu *from, unsigned l, diag *d) {
+  index_arrays(lv, lc);
+  if (from) {
+    for (unsigned a = 0; a < lc->narrays; a++) lv->arr[a] = from->lv[l].arr[a];
+    return 0;
+  }
+  lv->owned = true;
   for (unsigned a = 0; a < lc->narrays; a++) {
     diag why;
     if (!(lv->arr[a] = tlb_create(&lc->array[a], &why)))
       return diag_set(d, NULL, 0, "level '%s': %s", lc->name, why.msg);
-    for (unsigned i = 0; i < lc->array[a].npage_shifts; i++)
-      lv->array_of_shift[lc->array[a].page_shift[i]] = (int8_t)a;
   }
   return 0;
 }
 
-static int build_pwcs(mmu *m, diag *d) {
-  for (unsigned l = m->fmt->nlevels; l-- > 0;) {
-    if (!m->cfg.pwc[l].entries) continue;
-    tlb_geometry g = pwc_geometry(&m->cfg, l, m->fmt->level[l].shift);
-    diag why;
-    if (!(m->pwc[l] = tlb_create(&g, &why)))
-      return diag_set(d, NULL, 0, "page-walk cache for level %s: %s", m->fmt->level[l].name,
-                      why.msg);
-    m->pwc_order[m->npwc++] = (uint8_t)l;
-  }
-  return 0;
-}
-
-/* The line cache is a tlb whose "pages" are page-table lines (one asid). */
-static int build_line_cache(mmu *m, diag *d) {
-  const mmu_line_cache_config *lc = &m->cfg.line_cache;
-  if (!lc->entries) return 0;
-  if (!is_pow2(lc->line_bytes) || lc->line_bytes < 8)
-    return diag_set(d, NULL, 0, "page-table line cache: line_bytes %u is not a power of two >= 8", lc->line_bytes);
-  tlb_geometry g = {.entries = lc->entries, .ways = lc->ways ? lc->ways : lc->entries, .policy = TLB_LRU,
-                    .sector_pages = 1, .npage_shifts = 1, .page_shift = {(uint8_t)log2_u64(lc->line_bytes)}};
-  diag why;
-  if (!(m->lines = tlb_create(&g, &why))) return diag_set(d, NULL, 0, "page-table line cache: %s", why.msg);
-  return 0;
-}
-
-mmu *mmu_create(const mmu_config *c, const pt *table, diag *d) {
+mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, diag *d) {
   const pt_format *f = pt_get_format(table);
-  if (mmu_config_check(c, d) || check_pwc_levels(c, f, d)) return NULL;
+  if (mmu_config_check(c, d) || walker_config_check(&c->walker, f, d)) return NULL;
+  for (unsigned l = 0; share && l < c->nlevels; l++)
+    if (share->level_from[l] && check_shared_level(c, l, share->level_from[l], d)) return NULL;
   mmu *m = calloc(1, sizeof *m);
   if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
   m->cfg = *c;
@@ -232,8 +199,12 @@ mmu *mmu_create(const mmu_config *c, const pt *table, diag *d) {
   m->entry[0] = entry_level(c, SERVES_DATA, &a, &b);
   m->entry[1] = entry_level(c, SERVES_INST, &a, &b);
   for (unsigned l = 0; l < c->nlevels; l++)
-    if (build_level(&m->lv[l], &c->level[l], d)) goto fail;
-  if (build_pwcs(m, d) || build_line_cache(m, d)) goto fail;
+    if (build_level(&m->lv[l], &c->level[l], share ? share->level_from[l] : NULL, l, d)) goto fail;
+  m->walker = share ? share->walker : NULL;
+  if (!m->walker) {
+    if (!(m->walker = walker_create(&c->walker, f, d))) goto fail;
+    m->owns_walker = true;
+  }
   return m;
 fail:
   mmu_destroy(m);
@@ -243,17 +214,28 @@ fail:
 void mmu_destroy(mmu *m) {
   if (!m) return;
   for (unsigned l = 0; l < m->cfg.nlevels; l++)
-    for (unsigned a = 0; a < m->lv[l].narrays; a++) tlb_destroy(m->lv[l].arr[a]);
-  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) tlb_destroy(m->pwc[l]);
-  tlb_destroy(m->lines);
+    if (m->lv[l].owned)
+      for (unsigned a = 0; a < m->lv[l].narrays; a++) tlb_destroy(m->lv[l].arr[a]);
+  if (m->owns_walker) walker_destroy(m->walker);
   free(m);
 }
 
+walker *mmu_get_walker(mmu *m) { return m->walker; }
+
 /* --- translation ---------------------------------------------------------- */
 
-static inline bool level_lookup(mmu_level *lv, uint64_t va, uint32_t asid, tlb_hit *h) {
-  for (unsigned a = 0; a < lv->narrays; a++)
-    if (tlb_lookup(lv->arr[a], va, asid, h)) return true;
+static inline bool level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
+  mmu_level *lv = &m->lv[l];
+  for (unsigned a = 0; a < lv->narrays; a++) {
+    bool hit = tlb_lookup(lv->arr[a], va, m->asid, h);
+    if (m->obs && m->obs->lookup) {
+      const tlb_geometry *g = tlb_get_geometry(lv->arr[a]);
+      unsigned shift = hit ? h->page_shift : g->page_shift[0];
+      mmu_lookup_event e = {va, l, a, tlb_set_index(g, va, shift), hit};
+      m->obs->lookup(m->obs->ctx, &e);
+    }
+    if (hit) return true;
+  }
   return false;
 }
 
@@ -291,8 +273,16 @@ static uint64_t fetched_pages(const mmu *m, const pt_mapping *mp, unsigned n) {
   return ((span >= 64 ? UINT64_MAX : (1ull << span) - 1)) << first;
 }
 
+static void note_fill(const mmu *m, unsigned l, unsigned a, const tlb *t, const pt_mapping *mp,
+                      const tlb_victim *v) {
+  mmu_fill_event e = {mp->va, l, a, tlb_set_index(tlb_get_geometry(t), mp->va, mp->page_shift), mp->page_shift, *v};
+  m->obs->fill(m->obs->ctx, &e);
+}
+
 /* Inclusive fill of the levels that missed. */
 static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mapping *mp) {
+  bool observed = m->obs && m->obs->fill;
+  tlb_victim victim;
   for (unsigned i = 0; i < npath; i++) {
     mmu_level *lv = &m->lv[path[i]];
     int a = lv->array_of_shift[mp->page_shift];
@@ -300,62 +290,34 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
     tlb *t = lv->arr[a];
     unsigned n = tlb_get_geometry(t)->sector_pages;
     if (n == 1) {
-      tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1);
+      tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1, observed ? &victim : NULL);
     } else {
       uint64_t page_pa[TLB_MAX_SECTOR];
       uint64_t mask = sector_mask(m, mp, n, lv->contiguous, page_pa) & fetched_pages(m, mp, n);
-      tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask);
+      tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask, observed ? &victim : NULL);
     }
+    if (observed) note_fill(m, (unsigned)path[i], (unsigned)a, t, mp, &victim);
   }
 }
 
-/* Cycles of one entry read: a line-cache hit, or a memory reference that
- * brings the line in. */
-static uint64_t read_entry(mmu *m, uint64_t entry_pa) {
-  if (!m->lines) return m->cfg.walk_ref_cycles;
-  if (tlb_lookup(m->lines, entry_pa, 0, NULL)) {
-    m->st.line_hits++;
-    return m->cfg.line_cache.hit_cycles;
-  }
-  tlb_fill(m->lines, entry_pa, 0, log2_u64(m->cfg.line_cache.line_bytes), entry_pa, PT_R, 1);
-  return m->cfg.walk_ref_cycles;
-}
-
-/* One walk: probes the walk caches, reads the entries below the deepest
- * hit, fills the caches of the non-leaf entries read. Returns refs; adds
- * the references' cycles to *cycles. */
-static uint32_t walk(mmu *m, uint64_t va, pt_walk *w, uint64_t *cycles) {
-  int start = -1; /* deepest level known from a walk cache */
-  for (unsigned i = 0; i < m->npwc; i++) {
-    unsigned l = m->pwc_order[i];
-    m->st.pwc_lookups[l]++;
-    if (tlb_lookup(m->pwc[l], va, m->asid, NULL)) {
-      m->st.pwc_hits[l]++;
-      start = (int)l;
-      break;
-    }
-  }
-  pt_walk_va(m->table, va, w);
-  uint32_t refs = 0;
-  for (unsigned s = 0; s < w->nsteps; s++) {
-    const pt_step *st = &w->step[s];
-    if ((int)st->level <= start) continue;
-    refs++;
-    *cycles += read_entry(m, st->entry_pa);
-    tlb *c = m->pwc[st->level];
-    if (c && st->present && !st->leaf) /* only the hit matters: no pa kept */
-      tlb_fill(c, va, m->asid, m->fmt->level[st->level].shift, 0, PT_R, 1);
-  }
+/* One walk through the walker, counted as this MMU's. */
+static void walk(mmu *m, uint64_t va, walker_result *w) {
+  walker_walk(m->walker, m->table, va, m->asid, w);
   m->st.walks++;
-  m->st.walk_refs += refs;
-  return refs;
+  m->st.walk_refs += w->refs;
+  m->st.line_hits += w->line_hits;
+  for (uint32_t probed = w->pwc_probed; probed; probed &= probed - 1)
+    m->st.pwc_lookups[__builtin_ctz(probed)]++;
+  if (w->pwc_hit >= 0) m->st.pwc_hits[w->pwc_hit]++;
+  if (m->obs && m->obs->walk) m->obs->walk(m->obs->ctx, va, w);
 }
 
-static void finish(mmu *m, mmu_outcome *out, mmu_status status, uint64_t cycles) {
+static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status, uint64_t cycles) {
   out->status = status;
   out->cycles = cycles;
   m->st.cycles += cycles;
   if (status == MMU_FAULT_PROT) m->st.faults_prot++;
+  if (status != MMU_OK && m->obs && m->obs->fault) m->obs->fault(m->obs->ctx, va, status);
 }
 
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
@@ -369,13 +331,13 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
     mmu_level *lv = &m->lv[l];
     lv->st.accesses++;
     cycles += lv->latency;
-    if (level_lookup(lv, va, m->asid, &h)) {
+    if (level_lookup(m, (unsigned)l, va, &h)) {
       lv->st.hits++;
       out->hit_level = l;
       out->walk_refs = 0;
       out->pa = h.pa;
       if (!(h.prot & kind_prot[kind])) {
-        finish(m, out, MMU_FAULT_PROT, cycles);
+        finish(m, va, out, MMU_FAULT_PROT, cycles);
         return;
       }
       if (npath) {
@@ -383,7 +345,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
         pt_mapping mp = {va - off, h.pa - off, h.page_shift, h.prot};
         fill_levels(m, path, npath, &mp);
       }
-      finish(m, out, MMU_OK, cycles);
+      finish(m, va, out, MMU_OK, cycles);
       return;
     }
     lv->st.misses++;
@@ -393,25 +355,26 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   out->hit_level = -1;
   out->walk_refs = 0;
   out->pa = 0;
-  pt_walk w;
+  walker_result w;
   for (int attempt = 0;; attempt++) {
-    out->walk_refs += walk(m, va, &w, &cycles);
-    cycles += m->cfg.walk_cycles;
-    if (w.mapped) break;
+    walk(m, va, &w);
+    out->walk_refs += w.refs;
+    cycles += w.cycles;
+    if (w.walk.mapped) break;
     m->st.faults_unmapped++;
     if (attempt || !m->on_fault || !m->on_fault(m->fault_ctx, va, kind)) break;
   }
-  if (!w.mapped) {
-    finish(m, out, MMU_FAULT_UNMAPPED, cycles);
+  if (!w.walk.mapped) {
+    finish(m, va, out, MMU_FAULT_UNMAPPED, cycles);
     return;
   }
-  out->pa = w.map.pa + (va - w.map.va);
-  if (!(w.map.prot & kind_prot[kind])) {
-    finish(m, out, MMU_FAULT_PROT, cycles);
+  out->pa = w.walk.map.pa + (va - w.walk.map.va);
+  if (!(w.walk.map.prot & kind_prot[kind])) {
+    finish(m, va, out, MMU_FAULT_PROT, cycles);
     return;
   }
-  fill_levels(m, path, npath, &w.map);
-  finish(m, out, MMU_OK, cycles);
+  fill_levels(m, path, npath, &w.walk.map);
+  finish(m, va, out, MMU_OK, cycles);
 }
 
 bool mmu_serves(const mmu *m, acc_kind kind) { return m->entry[kind == ACC_EXEC] >= 0; }
@@ -431,16 +394,19 @@ static unsigned drop(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
     for (unsigned a = 0; a < m->lv[l].narrays; a++)
       n += page_shift < 64 ? tlb_invalidate(m->lv[l].arr[a], va, page_shift, asid)
                            : tlb_flush(m->lv[l].arr[a], asid);
-  for (unsigned l = 0; l < PT_MAX_LEVELS; l++)
-    if (m->pwc[l])
-      n += page_shift < 64 ? tlb_invalidate(m->pwc[l], va, page_shift, asid)
-                           : tlb_flush(m->pwc[l], asid);
-  return n;
+  return n + walker_invalidate(m->walker, va, page_shift, asid);
 }
 
 void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift) {
+  unsigned dropped = drop(m, va, page_shift, m->asid);
   m->st.shootdowns++;
-  m->st.entries_invalidated += drop(m, va, page_shift, m->asid);
+  m->st.entries_invalidated += dropped;
+  if (m->obs && m->obs->shootdown) m->obs->shootdown(m->obs->ctx, va, page_shift, dropped);
+}
+
+void mmu_set_observer(mmu *m, const mmu_observer *o) {
+  if (o) m->obs_copy = *o;
+  m->obs = o ? &m->obs_copy : NULL;
 }
 
 void mmu_flush(mmu *m) { drop(m, 0, 64, TLB_ANY_ASID); }

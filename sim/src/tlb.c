@@ -364,7 +364,7 @@ bool tlb_probe(const tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
 }
 
 /* The way a new entry takes in the set at `base`. */
-static uint32_t victim(tlb *t, size_t base) {
+static uint32_t victim_way(tlb *t, size_t base) {
   for (uint32_t w = 0; w < t->ways; w++)
     if (t->key[base + w].tag == NO_TAG) return w;
   switch (t->g.policy) {
@@ -381,8 +381,19 @@ static uint32_t victim(tlb *t, size_t base) {
 
 /* Shared by both fills: page_pa gives each sector page's base, or NULL for
  * pages contiguous with pa. */
+static void note_victim(const tlb *t, size_t slot, tlb_victim *v) {
+  const tlb_key *k = &t->key[slot];
+  v->evicted = k->tag != NO_TAG;
+  if (!v->evicted) return;
+  v->page_shift = (uint8_t)(k->meta & 0xff);
+  v->asid = (uint32_t)(k->meta >> 8);
+  v->va = (k->tag << t->sector_log2) << v->page_shift;
+  v->pages = t->e[slot].valid;
+}
+
 static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa,
-                 const uint64_t *page_pa, unsigned prot, uint64_t mask) {
+                 const uint64_t *page_pa, unsigned prot, uint64_t mask, tlb_victim *victim) {
+  if (victim) victim->evicted = false;
   if (!tlb_holds_size(t, shift)) return false;
   uint64_t vpn = va >> shift;
   uint64_t tag = vpn >> t->sector_log2;
@@ -397,7 +408,8 @@ static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa
     slot = base + (size_t)w;
     if (t->e[slot].prot != prot) t->e[slot].valid = 0; /* pages of one entry share prot */
   } else {
-    slot = base + victim(t, base);
+    slot = base + victim_way(t, base);
+    if (victim) note_victim(t, slot, victim);
     set_key(t, slot, tag, meta);
     t->e[slot] = (tlb_entry){.stamp = ++t->clock};
   }
@@ -420,14 +432,14 @@ static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa
 }
 
 bool tlb_fill(tlb *t, uint64_t va, uint32_t asid, unsigned page_shift, uint64_t pa,
-              unsigned prot, uint64_t valid_mask) {
-  return fill(t, va, asid, page_shift, pa, NULL, prot, valid_mask);
+              unsigned prot, uint64_t valid_mask, tlb_victim *victim) {
+  return fill(t, va, asid, page_shift, pa, NULL, prot, valid_mask, victim);
 }
 
 bool tlb_fill_sector(tlb *t, uint64_t va, uint32_t asid, unsigned page_shift,
-                     const uint64_t page_pa[], unsigned prot, uint64_t valid_mask) {
+                     const uint64_t page_pa[], unsigned prot, uint64_t valid_mask, tlb_victim *victim) {
   unsigned page = (unsigned)((va >> page_shift) & t->sector_mask);
-  return fill(t, va, asid, page_shift, page_pa[page], page_pa, prot, valid_mask);
+  return fill(t, va, asid, page_shift, page_pa[page], page_pa, prot, valid_mask, victim);
 }
 
 static inline bool asid_matches(uint64_t meta, uint32_t asid) {

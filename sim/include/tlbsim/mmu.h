@@ -1,26 +1,36 @@
-/* tlbsim/mmu.h — the translation hierarchy: named TLB levels, page-walk
- * caches, the walker and the latency model.
+/* tlbsim/mmu.h — the translation hierarchy: named TLB levels, a walker and
+ * the latency model.
  *
  * mmu_config        plain data the configuration layer fills: levels with
  *                   their arrays (tlb_geometry), where misses go, which
- *                   accesses they serve, latencies; one optional page-walk
- *                   cache per page-table level.
- * mmu               owns its tlb arrays and walk caches; reads (never owns
- *                   or changes) the pt it translates through.
+ *                   accesses they serve, latencies; the walker's config.
+ * mmu               one translation context (a CPU core, a GPU SM): its
+ *                   levels, each holding tlb arrays it owns or shares with
+ *                   other MMUs (mmu_share: an L2 TLB shared by the SMs of a
+ *                   group), and a walker it owns or shares. Reads (never owns
+ *                   or changes) the pt it translates through. Counts what
+ *                   its own translations did, on shared arrays too.
  * mmu_outcome       what one translation did: where it hit, walk refs,
  *                   cycles, fault.
+ * mmu_observer      optional callbacks for each look-up, fill (with its
+ *                   victim), walk step, fault and shootdown: what the
+ *                   per-access log and `explain` show. Off by default; the
+ *                   translation pays one branch per event site.
+ *
+ * mmu_translate is a pure function of the MMU's state and its arguments: it
+ * knows nothing of time, queues or other MMUs' requests in flight, which the
+ * concurrency model (gather) adds around it.
  *
  * Lookup path: an access enters at the one level that serves its kind and is
  * no other level's `next`; each miss goes to `next` until a hit or the walk.
  * A hit or a walk fills every level it passed on the way (inclusive fill).
- * The walk starts below the deepest page-walk-cache hit; each entry read
- * below that is one memory reference.
+ * The walk (walker.h) starts below the deepest page-walk-cache hit; each
+ * entry read below that is one memory reference.
  *
  * Cycles per translated access = data_cycles + the `latency` of every level
- * looked up + (on a walk) walk_cycles + walk_refs * walk_ref_cycles, where
- * a reference whose page-table line is in the line cache costs hit_cycles. A
+ * looked up + (on a walk) the walk's cycles (walk_cycles + its reads). A
  * faulting access costs the same; a walk repeated after the fault handler
- * mapped the page adds its walk_cycles and refs again.
+ * mapped the page adds its cycles again.
  *
  * Arrays of a level: a look-up probes every array of the level; a fill goes
  * to the array holding the page's size, and a size no array of the level
@@ -29,10 +39,6 @@
  * prot; with sector_needs_contiguous_pa also pa - va equal), found by free
  * pt_lookup calls.
  *
- * Page-walk caches: pwc[L] caches present non-leaf entries of page-table
- * level L, keyed by va >> (the level's index shift). A walk probes them
- * deepest level first and stops at the first hit; it reads only the entries
- * below that level and fills the caches of the non-leaf entries it read.
  * An access kind no level serves goes straight to the walk (mmu_serves says
  * whether one does).
  *
@@ -45,6 +51,7 @@
 
 #include "tlbsim/pt.h"
 #include "tlbsim/tlb.h"
+#include "tlbsim/walker.h"
 
 #define MMU_MAX_LEVELS 8
 #define MMU_MAX_ARRAYS TLB_MAX_PAGE_SIZES
@@ -64,40 +71,20 @@ typedef struct mmu_level_config {
   bool sector_needs_contiguous_pa;      /* sector bits only for physically contiguous pages */
 } mmu_level_config;
 
-typedef struct mmu_pwc_config {
-  uint32_t entries; /* 0: no cache for this page-table level */
-  uint32_t ways;
-  tlb_policy policy;
-} mmu_pwc_config;
-
-/* A cache of page-table memory lines the walker reads through (a GPU's
- * GMMU keeps page-table lines near it; a CPU's walker reads through L1/L2).
- * A walk reference whose line is cached costs hit_cycles instead of
- * walk_ref_cycles: walks along neighbouring entries get cheaper. */
-typedef struct mmu_line_cache_config {
-  uint32_t entries;    /* lines; 0: no line cache */
-  uint32_t ways;
-  uint32_t line_bytes; /* a power of two */
-  uint32_t hit_cycles;
-} mmu_line_cache_config;
-
 typedef struct mmu_config {
   uint8_t nlevels;
   mmu_level_config level[MMU_MAX_LEVELS];
-  mmu_pwc_config pwc[PT_MAX_LEVELS]; /* indexed by page-table level; caches that level's entries */
+  walker_config walker;
   uint32_t data_cycles;     /* the access itself once translated */
-  uint32_t walk_cycles;     /* fixed cost of starting a walk */
-  uint32_t walk_ref_cycles; /* per page-table entry read (a line-cache miss) */
-  mmu_line_cache_config line_cache;
   bool asid_tagged;         /* false: a context switch flushes every TLB */
   uint32_t fill_bytes;      /* a sector fill takes only the pages whose leaf entries share
                                this aligned block of the leaf table with the page filled
                                (what one walker fetch brings); 0: every mapped page */
-  uint64_t seed;            /* seeds random walk caches (level arrays have their own) */
 } mmu_config;
 
 /* Validates structure: unique names, next indices in range, no cycle, exactly
- * one entry level for data, at most one for instructions. */
+ * one entry level for data, at most one for instructions; the walker's
+ * config without a format. */
 int mmu_config_check(const mmu_config *c, diag *d);
 
 typedef enum { MMU_OK, MMU_FAULT_UNMAPPED, MMU_FAULT_PROT } mmu_status;
@@ -129,9 +116,44 @@ typedef struct mmu_stats {
 
 typedef struct mmu mmu;
 
+/* Events, for observers. `set` is the set a look-up probed (of the array's
+ * first page size on a miss) or a fill used. */
+typedef struct mmu_lookup_event {
+  uint64_t va;
+  unsigned level, array;
+  uint64_t set;
+  bool hit;
+} mmu_lookup_event;
+
+typedef struct mmu_fill_event {
+  uint64_t va;
+  unsigned level, array;
+  uint64_t set;
+  unsigned page_shift;
+  tlb_victim victim;
+} mmu_fill_event;
+
+typedef struct mmu_observer {
+  void *ctx;
+  void (*lookup)(void *ctx, const mmu_lookup_event *e);
+  void (*fill)(void *ctx, const mmu_fill_event *e);
+  /* One walk, its steps read or known from a walk cache (walker_result). */
+  void (*walk)(void *ctx, uint64_t va, const walker_result *w);
+  void (*fault)(void *ctx, uint64_t va, mmu_status status);
+  void (*shootdown)(void *ctx, uint64_t va, unsigned page_shift, unsigned dropped);
+} mmu_observer;
+
+/* What a new MMU takes from others instead of building its own: per level,
+ * the MMU whose same-indexed level's arrays it uses (same geometry), and a
+ * walker. Lenders outlive borrowers. */
+typedef struct mmu_share {
+  mmu *level_from[MMU_MAX_LEVELS];
+  walker *walker;
+} mmu_share;
+
 /* Also checks c against the table's format (walk caches only on levels that
- * have non-leaf entries). Starts in asid 0. */
-mmu *mmu_create(const mmu_config *c, const pt *table, diag *d);
+ * have non-leaf entries). Starts in asid 0. share may be NULL. */
+mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, diag *d);
 void mmu_destroy(mmu *m);
 /* Translates one page's worth of access (callers split straddling ones). */
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
@@ -141,6 +163,8 @@ bool mmu_serves(const mmu *m, acc_kind kind);
  * the page is mapped now; the walk runs once more. */
 typedef bool (*mmu_fault_fn)(void *ctx, uint64_t va, acc_kind kind);
 void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx);
+/* Events go to o (copied) from now on; NULL turns them off. */
+void mmu_set_observer(mmu *m, const mmu_observer *o);
 /* Invalidates the page at va in every level and walk cache (a shootdown). */
 void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift);
 /* A context switch to asid (counted when asid changes), same table. */
@@ -150,6 +174,7 @@ void mmu_set_asid(mmu *m, uint32_t asid);
 void mmu_set_context(mmu *m, uint32_t asid, const pt *table);
 /* Forgets all cached translations without counting a shootdown. */
 void mmu_flush(mmu *m);
+walker *mmu_get_walker(mmu *m);
 
 const mmu_stats *mmu_get_stats(const mmu *m);
 void mmu_reset_stats(mmu *m);

@@ -81,6 +81,15 @@ bool tlb_holds_size(const tlb *t, unsigned page_shift);
 bool tlb_lookup(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out);
 /* The same look-up without touching replacement state (explain, tests). */
 bool tlb_probe(const tlb *t, uint64_t va, uint32_t asid, tlb_hit *out);
+/* What a fill replaced: the per-access log and `explain` show it. */
+typedef struct tlb_victim {
+  bool evicted;       /* a valid entry of another tag was replaced */
+  uint64_t va;        /* the first page the entry covered */
+  uint8_t page_shift;
+  uint32_t asid;
+  uint64_t pages;     /* its valid bit per sector page (1 unsectored) */
+} tlb_victim;
+
 /* Installs the translation of the page at va (page base pa). For sector
  * entries, valid_mask has bit i set for each page i of the sector that is
  * valid (the page of va is always included); ignored otherwise. Pages in
@@ -88,13 +97,13 @@ bool tlb_probe(const tlb *t, uint64_t va, uint32_t asid, tlb_hit *out);
  * pa minus the page's own offset in the sector. A fill into an entry
  * already holding the sector ORs its bits in; a different prot replaces
  * the old bits instead. Returns false (nothing filled) when the array does
- * not hold page_shift. */
+ * not hold page_shift. victim (may be NULL) says what was evicted. */
 bool tlb_fill(tlb *t, uint64_t va, uint32_t asid, unsigned page_shift, uint64_t pa,
-              unsigned prot, uint64_t valid_mask);
+              unsigned prot, uint64_t valid_mask, tlb_victim *victim);
 /* tlb_fill for sector pages that need not be physically contiguous:
  * page_pa[i] is the page base of sector page i, read for each bit set. */
 bool tlb_fill_sector(tlb *t, uint64_t va, uint32_t asid, unsigned page_shift,
-                     const uint64_t page_pa[], unsigned prot, uint64_t valid_mask);
+                     const uint64_t page_pa[], unsigned prot, uint64_t valid_mask, tlb_victim *victim);
 /* Drops every entry (or sector page) of asid (any asid when asid ==
  * TLB_ANY_ASID) whose page overlaps the page of 2^page_shift at va, of any
  * size the array holds: a walk cache drops the directory entry covering it.
