@@ -2,6 +2,7 @@
  * (demand paging, straddles, allocations, mappings, shootdowns, protection,
  * address spaces, phases) and the errors a replay reports. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -326,6 +327,38 @@ static void test_allocator_config_and_streams(void) {
   cfg_destroy(c);
 }
 
+/* A replay by blocks (the CLI's path) and one record at a time agree on
+ * every counter, on each bundled sample. */
+static void test_blocks_equal_records(void) {
+  static const char *const samples[] = {"demo.trace", "stride.lackey", "stride.din", "teaching.trace"};
+  for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/traces/samples/%s", TLBSIM_SOURCE_DIR, samples[i]);
+    cfg *c1, *c2;
+    machine *by_block = make("", &c1), *by_record = make("", &c2);
+    diag d;
+    trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    trace_block *b = malloc(sizeof *b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    while (trace_read_block(r, b, &d) == 1) CU_ASSERT_EQUAL(machine_run_block(by_block, b, path, &d), 0);
+    trace_close(r);
+    free(b);
+    r = trace_open(path, TRACE_AUTO, &d);
+    trace_record rec;
+    while (trace_next(r, &rec, &d) == 1) CU_ASSERT_EQUAL(machine_apply(by_record, &rec, path, &d), 0);
+    trace_close(r);
+    CU_ASSERT_EQUAL(memcmp(machine_get_stats(by_block), machine_get_stats(by_record), sizeof(machine_stats)), 0);
+    CU_ASSERT_EQUAL(memcmp(mmu_get_stats(machine_get_mmu(by_block)), mmu_get_stats(machine_get_mmu(by_record)),
+                           sizeof(mmu_stats)), 0);
+    CU_ASSERT_TRUE(machine_get_stats(by_block)->accesses > 0);
+    machine_destroy(by_block);
+    machine_destroy(by_record);
+    cfg_destroy(c1);
+    cfg_destroy(c2);
+  }
+}
+
 int main(void) {
   static const test_case cases[] = {{"demand paging and straddles", test_demand_paging_and_straddles},
                                     {"laid-out traces fault", test_demand_off_faults},
@@ -338,6 +371,7 @@ int main(void) {
                                     {"phases", test_phases},
                                     {"configuration errors", test_config_errors},
                                     {"allocator configuration and streams", test_allocator_config_and_streams},
+                                    {"blocks equal records", test_blocks_equal_records},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"machine", cases}, {NULL, NULL}};
   return harness_run(suites);

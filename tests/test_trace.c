@@ -597,6 +597,69 @@ static void test_open_and_api(void) {
   unlink(path);
 }
 
+/* Blocks: accesses compact and in order with their lines, other records
+ * whole at their place, what the block holds summarised, an access too
+ * large for a trace_acc kept whole, a full block continued in the next, and
+ * a bad line handed out after the records before it. */
+static void test_blocks(void) {
+  char path[32];
+  const char *text = "# header\nr 0x1000 8\nalloc 1 64K\nw @1+0x40 4\n\nx 0x7fff0000 2\nr 0x10 5G\nmark m\n";
+  write_temp(text, strlen(text), path);
+  diag d;
+  trace_reader *r = trace_open(path, TRACE_NATIVE, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_block *b = malloc(sizeof *b);
+  CU_ASSERT_FATAL(b != NULL);
+  CU_ASSERT_EQUAL_FATAL(trace_read_block(r, b, &d), 1);
+  CU_ASSERT_EQUAL_FATAL(b->n, 6);
+  CU_ASSERT_EQUAL(b->nother, 4);
+  static const unsigned kinds[6] = {TRACE_READ, TRACE_ACC_OTHER, TRACE_ACC_OTHER, TRACE_EXEC, TRACE_ACC_OTHER,
+                                    TRACE_ACC_OTHER};
+  static const unsigned long lines[6] = {2, 3, 4, 6, 7, 8};
+  for (int i = 0; i < 6; i++) {
+    CU_ASSERT_EQUAL(b->acc[i].kind, kinds[i]);
+    CU_ASSERT_EQUAL(b->line[i], lines[i]);
+  }
+  CU_ASSERT_EQUAL(b->acc[0].addr, 0x1000);
+  CU_ASSERT_EQUAL(b->acc[0].size, 8);
+  CU_ASSERT_EQUAL(b->kinds, 1u << TRACE_READ | 1u << TRACE_EXEC);
+  CU_ASSERT_EQUAL(b->last_byte_or, 0x1007 | 0x7fff0001);
+  CU_ASSERT_EQUAL(b->other[0].kind, REC_ALLOC);
+  CU_ASSERT_TRUE(b->other[1].relative);
+  CU_ASSERT_EQUAL(b->other[2].kind, REC_ACCESS); /* 5 GiB does not fit a trace_acc */
+  CU_ASSERT_EQUAL(b->other[2].size, 5ull << 30);
+  CU_ASSERT_EQUAL(b->other[3].kind, REC_MARK);
+  CU_ASSERT_EQUAL(trace_read_block(r, b, &d), 0);
+  trace_close(r);
+  unlink(path);
+
+  size_t count = TRACE_BLOCK_MAX + 10, cap = count * 16 + 32, n = 0;
+  char *big = malloc(cap);
+  CU_ASSERT_FATAL(big != NULL);
+  for (size_t i = 0; i < count; i++) n += (size_t)snprintf(big + n, cap - n, "0 %zx\n", i * 64);
+  n += (size_t)snprintf(big + n, cap - n, "9 zz\n");
+  write_temp(big, n, path);
+  free(big);
+  r = trace_open(path, TRACE_DIN, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_EQUAL(trace_read_block(r, b, &d), 1);
+  CU_ASSERT_EQUAL(b->n, TRACE_BLOCK_MAX);
+  CU_ASSERT_EQUAL(trace_read_block(r, b, &d), 1);
+  CU_ASSERT_EQUAL(b->n, 10);
+  CU_ASSERT_EQUAL(b->line[9], count);
+  CU_ASSERT_EQUAL(trace_read_block(r, b, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "unknown label"));
+  trace_close(r);
+  unlink(path);
+  free(b);
+
+  uint64_t first;
+  CU_ASSERT_EQUAL(trace_pages(0x1ffe, 4, 12, &first), 2);
+  CU_ASSERT_EQUAL(first, 1);
+  CU_ASSERT_EQUAL(trace_pages(0x1000, 4096, 12, &first), 1);
+  CU_ASSERT_EQUAL(trace_pages(UINT64_MAX, 1, 12, &first), 1);
+}
+
 /* The samples shipped in traces/samples read cleanly. */
 static void test_samples(void) {
   static const struct { const char *file; trace_format fmt; size_t min; } samples[] = {
@@ -648,6 +711,7 @@ int main(void) {
       {"many lines", test_many_lines},
       {"stdin", test_stdin},
       {"open and api", test_open_and_api},
+      {"blocks", test_blocks},
       {"samples", test_samples},
       {NULL, NULL},
   };

@@ -1,6 +1,7 @@
 /* tlbsim run — replay a trace through a configured machine. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -108,14 +109,19 @@ static void print_levels(const machine *m) {
 }
 
 static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
-  trace_record rec;
-  uint64_t n = 0;
+  trace_block *b = malloc(sizeof *b);
+  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  uint64_t blocks = 0;
   int rc;
-  while ((rc = trace_next(r, &rec, d)) == 1) {
-    if (machine_apply(m, &rec, trace_get_path(r), d)) return -1;
-    if (p->on && (++n & 0xfffff) == 0) progress_tick(p, r, n);
+  while ((rc = trace_read_block(r, b, d)) == 1) {
+    if (machine_run_block(m, b, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+    if (p->on && (++blocks & 0xff) == 0) progress_tick(p, r, machine_get_stats(m)->records);
   }
   if (p->on) fprintf(stderr, "\r%*s\r", 60, "");
+  free(b);
   return rc;
 }
 

@@ -32,7 +32,9 @@ struct machine {
   machine_demand demand;
   bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
   unsigned page_shift;
+  unsigned min_shift;
   uint64_t min_page;
+  bool serves[3];   /* by acc_kind: some TLB level serves it (else it is not simulated) */
   machine_phase *phases; /* closed phases, then the open one */
   size_t nphases;
   char open_label[TRACE_LABEL_MAX];
@@ -173,6 +175,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
   unsigned min_shift = 63;
   for (unsigned i = 0; i < m->format->nleaves; i++)
     if (m->format->leaf[i].page_shift < min_shift) min_shift = m->format->leaf[i].page_shift;
+  m->min_shift = min_shift;
   m->min_page = 1ull << min_shift;
   if (!(m->frames = phys_create(s->phys_memory, min_shift))) {
     diag_set(d, NULL, 0, "out of memory for %llu bytes of physical memory", (unsigned long long)s->phys_memory);
@@ -181,6 +184,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
   m->spec.vas.phys_capacity = phys_capacity(m->frames);
   if (add_context(m, 0, d) || !(m->mmu = mmu_create(&s->mmu, m->ctx[0].table, NULL, d))) goto fail;
   mmu_set_fault_handler(m->mmu, demand_fault, m);
+  for (int k = ACC_READ; k <= ACC_EXEC; k++) m->serves[k] = mmu_serves(m->mmu, (acc_kind)k);
   return m;
 fail:
   machine_destroy(m);
@@ -213,9 +217,55 @@ static live_alloc *named_alloc(machine *m, const trace_record *r, const char *fi
   return a;
 }
 
+_Static_assert((int)ACC_READ == (int)TRACE_READ && (int)ACC_WRITE == (int)TRACE_WRITE &&
+                   (int)ACC_EXEC == (int)TRACE_EXEC,
+               "trace and MMU access kinds share their numbers");
+
+static bool beyond_va_bits(const machine *m, uint64_t va, uint64_t size) {
+  unsigned bits = m->format->va_bits;
+  return bits < 64 && (va + (size - 1)) >> bits; /* readers refuse accesses that wrap */
+}
+
+static int width_error(const machine *m, uint64_t va, const char *file, unsigned long line, diag *d) {
+  return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s",
+                  (unsigned long long)va, m->format->va_bits, m->format->name);
+}
+
+/* Translates every page [va, va + size) touches. Pages are found at the
+ * smallest page size; a mapping of a larger page is translated once. */
+static void translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+  m->stats.accesses++;
+  m->stats.accesses_by_kind[kind]++;
+  mmu_outcome o;
+  uint64_t first;
+  if (trace_pages(va, size, m->min_shift, &first) == 1) {
+    mmu_translate(m->mmu, va, kind, &o);
+    if (o.status != MMU_OK) m->stats.faults++;
+    for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+    return;
+  }
+  uint64_t end = va + (size - 1);
+  uint32_t missed = 0;
+  bool faulted = false;
+  unsigned pages = 0;
+  for (;; pages++) {
+    mmu_translate(m->mmu, va, kind, &o);
+    missed |= o.missed;
+    faulted |= o.status != MMU_OK;
+    pt_mapping map;
+    uint64_t next = pt_lookup(cur_table(m), va, &map) ? map.va + (1ull << map.page_shift)
+                                                       : (va | (m->min_page - 1)) + 1;
+    if (next == 0 || next > end) break;
+    va = next;
+  }
+  if (pages) m->stats.straddles++; /* a larger page may hold it all */
+  if (faulted) m->stats.faults++;
+  for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+}
+
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
-  acc_kind kind = r->access == TRACE_READ ? ACC_READ : r->access == TRACE_WRITE ? ACC_WRITE : ACC_EXEC;
-  uint64_t va = r->addr;
+  acc_kind kind = (acc_kind)r->access;
+  uint64_t va = r->addr, size = r->size ? r->size : 1;
   if (r->relative) {
     live_alloc *a = named_alloc(m, r, file, d);
     if (!a) return -1;
@@ -226,31 +276,9 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
     }
     va = a->va + r->addr;
   }
-  if (!mmu_serves(m->mmu, kind)) return 0; /* fetches with no level serving instructions */
-  if (m->format->va_bits < 64 && (va >> m->format->va_bits || (va + (r->size ? r->size - 1 : 0)) >> m->format->va_bits))
-    return diag_set(d, file, r->line, "address %#llx is beyond the %u-bit address space of format %s",
-                    (unsigned long long)va, m->format->va_bits, m->format->name);
-  m->stats.accesses++;
-  m->stats.accesses_by_kind[kind]++;
-  uint64_t size = r->size ? r->size : 1, end = va + size;
-  uint32_t missed = 0;
-  bool faulted = false;
-  unsigned pages = 0;
-  while (va < end) {
-    mmu_outcome o;
-    mmu_translate(m->mmu, va, kind, &o);
-    pages++;
-    missed |= o.missed;
-    if (o.status != MMU_OK) faulted = true;
-    uint64_t next = (va | (m->min_page - 1)) + 1;
-    if (next >= end || next == 0) break;
-    pt_mapping map;
-    va = pt_lookup(cur_table(m), va, &map) ? map.va + (1ull << map.page_shift) : next;
-  }
-  if (pages > 1) m->stats.straddles++;
-  if (faulted) m->stats.faults++;
-  for (int l = 0; missed; l++, missed >>= 1)
-    if (missed & 1) m->stats.access_misses[l]++;
+  if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
+  if (beyond_va_bits(m, va, size)) return width_error(m, va, file, r->line, d);
+  translate_access(m, kind, va, size);
   return 0;
 }
 
@@ -381,6 +409,25 @@ static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) 
   }
   m->cur = i;
   mmu_set_context(m->mmu, r->asid, m->ctx[i].table);
+  return 0;
+}
+
+int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d) {
+  /* What the configuration refuses or skips, checked once for the block. */
+  bool wide = m->format->va_bits < 64 && b->last_byte_or >> m->format->va_bits;
+  bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
+  size_t other = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    const trace_acc *a = &b->acc[i];
+    if (a->kind == TRACE_ACC_OTHER) {
+      if (machine_apply(m, &b->other[other++], file, d)) return -1;
+      continue;
+    }
+    m->stats.records++;
+    if (skip_fetches && a->kind == TRACE_EXEC) continue;
+    if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, file, b->line[i], d);
+    translate_access(m, (acc_kind)a->kind, a->addr, a->size);
+  }
   return 0;
 }
 

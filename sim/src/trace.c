@@ -1,6 +1,7 @@
 /* trace.c — the reader every format shares: opening (plain, gzip or stdin),
  * splitting input into lines in one fixed buffer, settling "auto", and
- * handing each line to its format's parser (trace_fmt.h).
+ * handing each line to its format's parser (trace_fmt.h), which appends
+ * its record to a block.
  *
  * The buffer holds raw input; lines are cut in place (the newline becomes a
  * NUL) and never copied. When a line runs off the end of the buffered data
@@ -47,6 +48,8 @@ struct trace_reader {
   trace_line line;
   uint64_t raw_bytes;    /* decompressed bytes read */
   diag err;
+  trace_block *one;      /* trace_next's block, and its next entry */
+  size_t one_at, one_other;
 };
 
 int trace_format_parse(const char *s, trace_format *out) {
@@ -213,19 +216,68 @@ trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
   return r;
 }
 
-int trace_next(trace_reader *r, trace_record *rec, diag *d) {
+trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line) {
+  trace_record *rec = &b->other[b->nother++];
+  memset(rec, 0, sizeof *rec);
+  rec->kind = kind;
+  rec->line = line;
+  b->acc[b->n] = (trace_acc){.kind = TRACE_ACC_OTHER};
+  b->line[b->n++] = line;
+  return rec;
+}
+
+/* A bad line ends the block before it: the records ahead of it are handed
+ * out first, and the error on the next call. */
+int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   if (r->failed) return fail(r, d);
-  for (;;) {
+  b->n = b->nother = 0;
+  b->last_byte_or = 0;
+  b->kinds = 0;
+  while (b->n < TRACE_BLOCK_MAX && b->nother < TRACE_BLOCK_OTHER_MAX) {
     if (r->pending) {
       r->pending = false;
     } else {
-      int k = read_line(r, d);
-      if (k <= 0) return k;
+      int k = read_line(r, NULL);
+      if (k < 0) break;
+      if (k == 0) return b->n > 0;
     }
-    int k = r->parse(&r->line, rec, &r->err);
-    if (k > 0) return k;
-    if (k < 0) return fail(r, d);
+    if (r->parse(&r->line, b, &r->err)) {
+      r->failed = true;
+      break;
+    }
   }
+  if (b->n) return 1;
+  return r->failed ? fail(r, d) : 0;
+}
+
+/* A trace_acc as the record it stands for. */
+static void expand(const trace_acc *a, unsigned long line, trace_record *rec) {
+  *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)a->kind, .addr = a->addr, .size = a->size,
+                        .line = line};
+}
+
+int trace_next(trace_reader *r, trace_record *rec, diag *d) {
+  if (!r->one) {
+    if (!(r->one = malloc(sizeof *r->one))) {
+      diag_set(&r->err, r->name, 0, "out of memory");
+      return fail(r, d);
+    }
+    r->one->n = 0;
+  }
+  trace_block *b = r->one;
+  if (r->one_at == b->n) {
+    int k = trace_read_block(r, b, d);
+    if (k <= 0) {
+      b->n = r->one_at = 0; /* an error repeats; the end stays the end */
+      return k;
+    }
+    r->one_at = r->one_other = 0;
+  }
+  const trace_acc *a = &b->acc[r->one_at];
+  if (a->kind == TRACE_ACC_OTHER) *rec = b->other[r->one_other++];
+  else expand(a, b->line[r->one_at], rec);
+  r->one_at++;
+  return 1;
 }
 
 trace_format trace_get_format(const trace_reader *r) { return r->fmt; }
@@ -242,5 +294,6 @@ void trace_close(trace_reader *r) {
   if (r->gz) gzclose(r->gz);
   free(r->buf);
   free(r->name);
+  free(r->one);
   free(r);
 }

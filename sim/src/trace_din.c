@@ -26,7 +26,7 @@ static int din_hex(const char **p, const char *end, uint64_t *out) {
   return num_scan_hex(p, end, out);
 }
 
-int trace_din_parse(const trace_line *ln, trace_record *rec, diag *d) {
+int trace_din_parse(const trace_line *ln, trace_block *b, diag *d) {
   static const int8_t access_of[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_READ, -1, -1};
   const char *p = ln->text, *end = p + ln->len;
   while (p < end && trace_is_blank(*p)) p++;
@@ -41,8 +41,8 @@ int trace_din_parse(const trace_line *ln, trace_record *rec, diag *d) {
   if (din_hex(&p, end, &addr) || (p < end && !trace_is_blank(*p)))
     return bad(ln, d, "bad hex address");
   if (access_of[label] < 0) return 0;
-  trace_set_access(rec, (trace_access)access_of[label], addr, 1, ln->no);
-  return 1;
+  trace_emit_access(b, (trace_access)access_of[label], addr, 1, ln->no);
+  return 0;
 }
 
 bool trace_din_sniff(const char *s, size_t len) {

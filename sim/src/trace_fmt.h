@@ -19,9 +19,10 @@ typedef struct trace_line {
   unsigned long no;
 } trace_line;
 
-/* 1: rec filled; 0: the line holds no record (blank, comment, a skipped
- * kind); -1: d holds "FILE:LINE: ...". */
-typedef int trace_parse_fn(const trace_line *ln, trace_record *rec, diag *d);
+/* Appends the line's record to b, if it holds one (blank lines, comments
+ * and skipped kinds add nothing); 0, or -1 with d as "FILE:LINE: ...". The
+ * caller leaves room for one entry and one `other` record. */
+typedef int trace_parse_fn(const trace_line *ln, trace_block *b, diag *d);
 /* Whether a meaningful line (not blank, comment or banner) looks like this
  * format. Formats are told apart by their first characters, so at most one
  * sniffer says yes. */
@@ -32,23 +33,26 @@ trace_sniff_fn trace_native_sniff, trace_lackey_sniff, trace_din_sniff;
 
 static inline bool trace_is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* Fills every field of rec for an access, so no stale field survives from
- * the caller's previous record without a memset per line. */
-static inline void trace_set_access(trace_record *rec, trace_access a, uint64_t addr,
-                                    uint64_t size, unsigned long line) {
-  rec->kind = REC_ACCESS;
-  rec->access = a;
-  rec->relative = false;
-  rec->prot = 0;
-  rec->asid = 0;
-  rec->stream = 0;
-  rec->alloc_id = 0;
-  rec->addr = addr;
-  rec->size = size;
-  rec->align = 0;
-  rec->page_size = 0;
-  rec->line = line;
-  rec->label[0] = '\0';
+/* Appends an access; one whose size does not fit a trace_acc goes to
+ * `other` whole. */
+trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line);
+
+static inline void trace_emit_access(trace_block *b, trace_access a, uint64_t addr, uint64_t size,
+                                     unsigned long line) {
+  if (size > UINT32_MAX) {
+    trace_record *r = trace_emit_other(b, REC_ACCESS, line);
+    r->access = a;
+    r->addr = addr;
+    r->size = size;
+    return;
+  }
+  trace_acc *acc = &b->acc[b->n];
+  acc->addr = addr;
+  acc->size = (uint32_t)size;
+  acc->kind = a;
+  b->line[b->n++] = line;
+  b->last_byte_or |= addr + (size - 1);
+  b->kinds |= 1u << a;
 }
 
 /* A line valgrind writes about the run rather than the trace:

@@ -19,7 +19,7 @@ static int bad(const trace_line *ln, diag *d, const char *what, const char *at) 
                   trace_excerpt(at, (size_t)(ln->text + ln->len - at), ex, sizeof ex));
 }
 
-int trace_lackey_parse(const trace_line *ln, trace_record *rec, diag *d) {
+int trace_lackey_parse(const trace_line *ln, trace_block *b, diag *d) {
   const char *p = ln->text, *end = p + ln->len;
   while (p < end && trace_is_blank(*p)) p++;
   trace_access a;
@@ -48,8 +48,8 @@ int trace_lackey_parse(const trace_line *ln, trace_record *rec, diag *d) {
   if (p != end) return bad(ln, d, "unexpected text after the size", p);
   if (size == 0) return bad(ln, d, "size 0", ln->text);
   if (addr + (size - 1) < addr) return bad(ln, d, "access wraps past the top of memory", ln->text);
-  trace_set_access(rec, a, addr, size, ln->no);
-  return 1;
+  trace_emit_access(b, a, addr, size, ln->no);
+  return 0;
 }
 
 bool trace_lackey_sniff(const char *s, size_t len) {

@@ -89,6 +89,23 @@ static int check_range(const trace_line *ln, diag *d, uint64_t addr, uint64_t si
 
 /* ---- builders, one per record kind ------------------------------------- */
 
+/* An access record, every field set (no memset on the hot path). */
+static void set_access(trace_record *rec, trace_access a, uint64_t addr, uint64_t size, unsigned long line) {
+  rec->kind = REC_ACCESS;
+  rec->access = a;
+  rec->relative = false;
+  rec->prot = 0;
+  rec->asid = 0;
+  rec->stream = 0;
+  rec->alloc_id = 0;
+  rec->addr = addr;
+  rec->size = size;
+  rec->align = 0;
+  rec->page_size = 0;
+  rec->line = line;
+  rec->label[0] = '\0';
+}
+
 /* Every builder but the access one (which sets each field itself) starts
  * from a zeroed record. */
 static void start(trace_record *rec, trace_rec_kind kind, const trace_line *ln) {
@@ -113,7 +130,7 @@ static int build_access(const trace_line *ln, const fields *f, trace_record *rec
   }
   if (f->npos > 1 && get_size(ln, d, "access size", f->pos[1], &size)) return -1;
   if (check_range(ln, d, addr, size)) return -1;
-  trace_set_access(rec, a, addr, size, ln->no);
+  set_access(rec, a, addr, size, ln->no);
   rec->relative = relative;
   rec->alloc_id = id;
   return 1;
@@ -299,8 +316,14 @@ static bool is_version_line(const char *s, size_t len) {
   return len >= 13 && !memcmp(s, "#tlbsim-trace", 13) && (len == 13 || trace_is_blank(s[13]));
 }
 
-int trace_native_parse(const trace_line *ln, trace_record *rec, diag *d) {
-  if (is_version_line(ln->text, ln->len)) return version_line(ln, d) ? -1 : 0;
+/* Absolute accesses go to the block compactly, everything else whole. */
+static void emit(trace_block *b, const trace_record *rec) {
+  if (rec->kind == REC_ACCESS && !rec->relative) trace_emit_access(b, rec->access, rec->addr, rec->size, rec->line);
+  else *trace_emit_other(b, rec->kind, rec->line) = *rec;
+}
+
+int trace_native_parse(const trace_line *ln, trace_block *b, diag *d) {
+  if (is_version_line(ln->text, ln->len)) return version_line(ln, d);
   char *field[MAX_FIELDS];
   size_t n;
   if (split(ln, field, &n, d)) return -1;
@@ -314,8 +337,10 @@ int trace_native_parse(const trace_line *ln, trace_record *rec, diag *d) {
                     trace_excerpt(field[0], strlen(field[0]), ex, sizeof ex));
   }
   fields f;
-  if (shape(ln, r, field, n, &f, d)) return -1;
-  return r->build(ln, &f, rec, d);
+  trace_record rec;
+  if (shape(ln, r, field, n, &f, d) || r->build(ln, &f, &rec, d) < 0) return -1;
+  emit(b, &rec);
+  return 0;
 }
 
 bool trace_native_sniff(const char *s, size_t len) {

@@ -77,6 +77,8 @@ machine *machine_create(const machine_spec *s, diag *d);
 void machine_destroy(machine *m);
 /* Applies one record; `file` names the trace in errors. */
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
+/* Applies a block's records in order: the replay's hot path. */
+int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
 
 const machine_stats *machine_get_stats(const machine *m);
 /* The phases of a replay that had marks (none otherwise): each mark

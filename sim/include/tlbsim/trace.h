@@ -1,8 +1,18 @@
 /* tlbsim/trace.h — streaming trace readers, one interface for every format.
  *
  * trace_record  one event: an access, an allocation, an explicit mapping, a
- *               context switch or a mark. Readers fill it; the machine
- *               applies it. Records carry their source line for errors.
+ *               context switch or a mark. Records carry their source line
+ *               for errors.
+ * trace_acc     one access in 16 bytes: what nearly every line of a real
+ *               trace is, and all the hot path of a replay needs.
+ * trace_block   a few thousand records in input order: compact accesses,
+ *               with every other record (and an access too large or too
+ *               unusual for a trace_acc) kept whole in `other` and its place
+ *               marked in the order; a source line per entry; what the
+ *               block holds (access kinds, the highest byte addressed) so a
+ *               consumer checks its configuration once per block, not per
+ *               record. One read feeds `run`, `mrc` and every configuration
+ *               of a sweep alike.
  * trace_reader  owns its input (a file, gzip transparently, or stdin for "-")
  *               and one fixed line buffer: memory is constant in the trace's
  *               length and nothing is allocated per record.
@@ -50,6 +60,36 @@ typedef struct trace_record {
   char label[TRACE_LABEL_MAX];
 } trace_record;
 
+/* A trace_acc of this kind stands for the block's next `other` record. */
+#define TRACE_ACC_OTHER 3u
+#define TRACE_BLOCK_MAX 4096
+#define TRACE_BLOCK_OTHER_MAX 256 /* a block ends early when this many are held */
+
+typedef struct trace_acc {
+  uint64_t addr;
+  uint32_t size; /* bytes, >= 1 */
+  uint32_t kind; /* trace_access, or TRACE_ACC_OTHER */
+} trace_acc;
+
+typedef struct trace_block {
+  size_t n;                               /* entries in acc and line */
+  size_t nother;                          /* records in other */
+  uint64_t last_byte_or;                  /* OR of addr + size - 1 over the trace_accs */
+  uint32_t kinds;                         /* bit (1 << kind) per kind present in acc */
+  trace_acc acc[TRACE_BLOCK_MAX];
+  unsigned long line[TRACE_BLOCK_MAX];    /* each entry's source line */
+  trace_record other[TRACE_BLOCK_OTHER_MAX];
+} trace_block;
+
+/* The pages of 2^page_shift bytes that [addr, addr + size) touches (size >=
+ * 1, no wrap): the count, and the first page's number in *first. An access
+ * that straddles page boundaries translates every page it touches: every
+ * consumer of accesses splits them with this. */
+static inline uint64_t trace_pages(uint64_t addr, uint64_t size, unsigned page_shift, uint64_t *first) {
+  *first = addr >> page_shift;
+  return ((addr + (size - 1)) >> page_shift) - *first + 1;
+}
+
 typedef enum { TRACE_AUTO, TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN } trace_format;
 
 /* "auto", "native", "lackey", "din"; -1 for anything else. */
@@ -63,8 +103,13 @@ typedef struct trace_reader trace_reader;
  * blank, a # comment or a valgrind ==PID== banner; an input with no such
  * line is an empty native trace. */
 trace_reader *trace_open(const char *path, trace_format fmt, diag *d);
-/* 1: *rec filled; 0: end of input; -1: error in d as "FILE:LINE: ...".
- * After -1 every further call repeats the same error. */
+/* Fills b with the next records (b->n > 0) and returns 1; 0 at the end of
+ * input; -1 with d as "FILE:LINE: ...". After -1 every further call repeats
+ * the same error. */
+int trace_read_block(trace_reader *r, trace_block *b, diag *d);
+/* The next record alone (an access as a trace_record too): for consumers
+ * that want few records; don't mix with trace_read_block on one reader.
+ * 1: *rec filled; 0: end of input; -1: error as above. */
 int trace_next(trace_reader *r, trace_record *rec, diag *d);
 trace_format trace_get_format(const trace_reader *r); /* resolved after auto */
 const char *trace_get_path(const trace_reader *r);    /* "<stdin>" for "-" */
