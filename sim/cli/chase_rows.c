@@ -2,6 +2,7 @@
 #include "chase_rows.h"
 
 #include "cli_common.h"
+#include "tlbsim/csv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,30 +17,10 @@ typedef struct csv_line {
   int n;
 } csv_line;
 
-/* Splits one CSV line in place (RFC 4180 quotes). -1 when malformed. */
-static int csv_split(csv_line *l) {
-  char *p = l->buf, *w;
-  l->n = 0;
-  for (;;) {
-    if (l->n == MAX_COLS) return -1;
-    l->field[l->n++] = w = p;
-    if (*p == '"') {
-      for (p++;; p++) {
-        if (!*p) return -1;
-        if (*p == '"' && p[1] == '"') *w++ = *p++;
-        else if (*p == '"') break;
-        else *w++ = *p;
-      }
-      p++;
-      if (*p && *p != ',') return -1;
-    } else {
-      while (*p && *p != ',') *w++ = *p++;
-    }
-    bool more = *p == ',';
-    *w = '\0';
-    if (!more) return 0;
-    p++;
-  }
+/* Splits the line in place (tlbsim/csv.h). -1 when malformed. */
+static int split_line(csv_line *l) {
+  l->n = csv_split(l->buf, l->field, MAX_COLS);
+  return l->n < 0 ? -1 : 0;
 }
 
 static bool read_line(FILE *f, csv_line *l, unsigned long *lineno, bool *too_long) {
@@ -165,7 +146,7 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
   bool too_long;
   int col[NCOLS], header_fields = 0, rc = 0;
   d->msg[0] = '\0';
-  if (!line || !read_line(in, line, &ln, &too_long) || too_long || csv_split(line) ||
+  if (!line || !read_line(in, line, &ln, &too_long) || too_long || split_line(line) ||
       find_columns(line, col, path, d)) {
     if (!d->msg[0]) diag_set(d, path, 1, "expected a chase CSV header");
     rc = -1;
@@ -173,7 +154,7 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
   header_fields = line ? line->n : 0;
   while (rc == 0 && read_line(in, line, &ln, &too_long)) {
     if (!line->buf[0]) continue;
-    if (too_long || csv_split(line)) {
+    if (too_long || split_line(line)) {
       rc = diag_set(d, path, ln, "malformed CSV line");
       break;
     }

@@ -10,6 +10,8 @@
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/alloctrace.h"
+#include "tlbsim/csv.h"
+#include "tlbsim/report.h"
 #include "tlbsim/vas.h"
 
 #define MAX_POLICIES 16
@@ -207,7 +209,12 @@ static void timeline_header(FILE *f, const replay *r, unsigned n, bool recorded)
   fprintf(f, "event,time_us,requested_bytes");
   if (recorded) fprintf(f, ",recorded.reserved_bytes");
   for (unsigned i = 0; i < n; i++)
-    for (size_t c = 0; c < NTCOLS; c++) fprintf(f, ",%s.%s", vas_policy_name(r[i].heap), timeline_cols[c]);
+    for (size_t c = 0; c < NTCOLS; c++) {
+      char name[96];
+      snprintf(name, sizeof name, "%s.%s", vas_policy_name(r[i].heap), timeline_cols[c]);
+      fputc(',', f);
+      csv_write_field(f, name);
+    }
   fputc('\n', f);
 }
 
@@ -282,32 +289,6 @@ static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t r
   return o;
 }
 
-/* "a.b" columns of an object whose values are scalars or objects of scalars. */
-static void csv_keys(FILE *f, json_object *o, const char *prefix, bool *first) {
-  json_object_object_foreach(o, k, v) {
-    if (json_object_is_type(v, json_type_object)) {
-      char p[128];
-      snprintf(p, sizeof p, "%s%s.", prefix, k);
-      csv_keys(f, v, p, first);
-      continue;
-    }
-    fprintf(f, "%s%s%s", *first ? "" : ",", prefix, k);
-    *first = false;
-  }
-}
-
-static void csv_values(FILE *f, json_object *o, bool *first) {
-  json_object_object_foreach(o, k, v) {
-    (void)k;
-    if (json_object_is_type(v, json_type_object)) {
-      csv_values(f, v, first);
-      continue;
-    }
-    fprintf(f, "%s%s", *first ? "" : ",", v ? json_object_get_string(v) : "");
-    *first = false;
-  }
-}
-
 /* 1234567 → "1,234,567": byte counts stay readable in the table. */
 static const char *grouped(json_object *v, char *buf, size_t len) {
   if (!v) return "-";
@@ -370,14 +351,8 @@ static void write_results(FILE *f, out_format fmt, json_object *arr, const alloc
     json_object *doc = json_object_array_length(arr) == 1 ? json_object_array_get_idx(arr, 0) : arr;
     fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   } else {
-    bool first = true;
-    csv_keys(f, json_object_array_get_idx(arr, 0), "", &first);
-    fputc('\n', f);
-    for (size_t i = 0; i < json_object_array_length(arr); i++) {
-      first = true;
-      csv_values(f, json_object_array_get_idx(arr, i), &first);
-      fputc('\n', f);
-    }
+    for (size_t i = 0; i < json_object_array_length(arr); i++)
+      report_write_csv_row(f, json_object_array_get_idx(arr, i), i == 0);
   }
 }
 

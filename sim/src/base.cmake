@@ -1,1 +1,1 @@
-tlbsim_module(base SOURCES diag.c num.c rng.c DEPS m)
+tlbsim_module(base SOURCES diag.c num.c rng.c csv.c DEPS m)

@@ -447,6 +447,7 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
 }
 
 const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }
+const machine_spec *machine_get_spec(const machine *m) { return &m->spec; }
 const mmu *machine_get_mmu(const machine *m) { return m->mmu; }
 const pt *machine_get_pt(const machine *m) { return m->ctx[m->cur].table; }
 const phys *machine_get_phys(const machine *m) { return m->frames; }

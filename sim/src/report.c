@@ -1,6 +1,9 @@
 /* Run results as a JSON document, rendered as JSON, CSV or text. */
 #include "tlbsim/report.h"
 
+#include "tlbsim/csv.h"
+#include "tlbsim/stats.h"
+
 #include <string.h>
 
 int report_format_parse(const char *s, report_format *out) {
@@ -19,45 +22,23 @@ static void put_ratio(json_object *o, const char *key, uint64_t num, uint64_t de
   json_object_object_add(o, key, json_object_new_double(den ? (double)num / (double)den : 0.0));
 }
 
-static json_object *tlb_json(const machine *m) {
-  const mmu *u = machine_get_mmu(m);
-  const mmu_config *mc = mmu_get_config(u);
-  const machine_stats *s = machine_get_stats(m);
-  json_object *levels = json_object_new_object();
-  for (unsigned i = 0; i < mc->nlevels; i++) {
-    mmu_level_stats ls = mmu_level_get_stats(u, i);
-    json_object *lv = json_object_new_object();
-    put_u64(lv, "accesses", ls.accesses);
-    put_u64(lv, "hits", ls.hits);
-    put_u64(lv, "misses", ls.misses);
-    put_ratio(lv, "miss_rate", ls.misses, ls.accesses);
-    put_u64(lv, "access_misses", s->access_misses[i]);
-    json_object_object_add(levels, mc->level[i].name, lv);
-  }
-  return levels;
-}
-
-static json_object *page_table_json(const machine *m, json_object **pwc) {
-  const pt_format *f = pt_get_format(machine_get_pt(m));
-  const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
-  json_object *levels = json_object_new_object();
-  *pwc = json_object_new_object();
-  for (unsigned i = 0; i < f->nlevels; i++) {
-    pt_level_usage u = machine_pt_usage(m, i);
-    json_object *lv = json_object_new_object();
-    put_u64(lv, "tables", u.tables);
-    put_u64(lv, "bytes", u.bytes);
-    put_u64(lv, "tables_peak", u.tables_peak);
-    put_u64(lv, "bytes_peak", u.bytes_peak);
-    json_object_object_add(levels, f->level[i].name, lv);
-    if (ms->pwc_lookups[i]) {
-      json_object *p = json_object_new_object();
-      put_u64(p, "lookups", ms->pwc_lookups[i]);
-      put_u64(p, "hits", ms->pwc_hits[i]);
-      json_object_object_add(*pwc, f->level[i].name, p);
+/* The object a dotted name's last part goes in: "tlb.l1d.misses" →
+ * doc.tlb.l1d, created on first use; *leaf gets "misses". */
+static json_object *parent_of(json_object *doc, const char *name, char *buf, size_t len, const char **leaf) {
+  snprintf(buf, len, "%s", name);
+  json_object *at = doc;
+  char *part = buf;
+  for (char *dot; (dot = strchr(part, '.')); part = dot + 1) {
+    *dot = '\0';
+    json_object *next;
+    if (!json_object_object_get_ex(at, part, &next)) {
+      next = json_object_new_object();
+      json_object_object_add(at, part, next);
     }
+    at = next;
   }
-  return levels;
+  *leaf = part;
+  return at;
 }
 
 /* Each phase's own counts: the difference of consecutive snapshots. */
@@ -86,63 +67,31 @@ static json_object *phases_json(machine *m) {
 }
 
 json_object *report_run_json(machine *m, const char *trace, const char *format_name, const char *config) {
-  const machine_stats *s = machine_get_stats(m);
-  const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
+  stats_schema sc;
+  stats_snapshot snap;
+  stats_schema_build(machine_get_spec(m), &sc);
+  stats_snapshot_take(m, &snap);
+  const char *label[STATS_NLABELS] = {[STATS_TRACE] = trace, [STATS_TRACE_FORMAT] = format_name,
+                                      [STATS_CONFIG] = config,
+                                      [STATS_PAGE_TABLE_FORMAT] = machine_get_spec(m)->format->name};
   json_object *doc = json_object_new_object();
-  json_object_object_add(doc, "trace", json_object_new_string(trace));
-  json_object_object_add(doc, "trace_format", json_object_new_string(format_name));
-  json_object_object_add(doc, "config", json_object_new_string(config));
-  json_object_object_add(doc, "page_table_format",
-                         json_object_new_string(pt_get_format(machine_get_pt(m))->name));
-  put_u64(doc, "accesses", s->accesses);
-  put_u64(doc, "reads", s->accesses_by_kind[ACC_READ]);
-  put_u64(doc, "writes", s->accesses_by_kind[ACC_WRITE]);
-  put_u64(doc, "fetches", s->accesses_by_kind[ACC_EXEC]);
-  put_u64(doc, "translations", ms->translations);
-  put_u64(doc, "straddles", s->straddles);
-  json_object_object_add(doc, "tlb", tlb_json(m));
-  put_u64(doc, "walks", ms->walks);
-  put_u64(doc, "walk_refs", ms->walk_refs);
-  json_object *pwc;
-  json_object *levels = page_table_json(m, &pwc);
-  json_object_object_add(doc, "pwc", pwc);
-  put_u64(doc, "page_faults", s->page_faults);
-  put_u64(doc, "faults", s->faults);
-  put_u64(doc, "faults_unmapped", ms->faults_unmapped);
-  put_u64(doc, "faults_protection", ms->faults_prot);
-  put_u64(doc, "shootdowns", ms->shootdowns);
-  put_u64(doc, "entries_invalidated", ms->entries_invalidated);
-  put_u64(doc, "page_table_bytes", machine_pt_bytes(m));
-  json_object_object_add(doc, "page_table", levels);
-  put_u64(doc, "phys_used_bytes", phys_used(machine_get_phys(m)));
-  put_u64(doc, "phys_used_peak_bytes", phys_used_peak(machine_get_phys(m)));
-  put_u64(doc, "allocs", s->allocs);
-  put_u64(doc, "frees", s->frees);
-  put_u64(doc, "maps", s->maps);
-  put_u64(doc, "unmaps", s->unmaps);
-  put_u64(doc, "context_switches", s->context_switches);
-  put_u64(doc, "ooms", s->oom);
-  put_u64(doc, "cycles", ms->cycles);
-  put_ratio(doc, "cycles_per_access", ms->cycles, s->accesses);
+  for (size_t i = 0; i < sc.n; i++) {
+    const stats_column *c = &sc.col[i];
+    char buf[STATS_NAME_MAX];
+    const char *leaf;
+    json_object *at = parent_of(doc, c->name, buf, sizeof buf, &leaf), *v;
+    if (c->kind == STATS_GROUP && json_object_object_get_ex(at, leaf, NULL)) continue;
+    if (c->kind == STATS_GROUP) v = json_object_new_object();
+    else if (c->kind == STATS_LABEL) v = json_object_new_string(label[c->at]);
+    else if (c->kind == STATS_COUNT) v = json_object_new_uint64(stats_count(&snap, c));
+    else v = json_object_new_double(stats_ratio(&snap, c));
+    json_object_object_add(at, leaf, v);
+  }
   json_object_object_add(doc, "phases", phases_json(m));
   return doc;
 }
 
 /* --- CSV: the document flattened ------------------------------------------ */
-
-/* Plain when safe, else quoted with quotes doubled (RFC 4180). */
-static void write_csv_string(FILE *out, const char *s) {
-  if (!s[strcspn(s, ",\"\n\r")]) {
-    fputs(s, out);
-    return;
-  }
-  fputc('"', out);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s, out);
-  }
-  fputc('"', out);
-}
 
 static void flatten(json_object *o, const char *prefix, FILE *out, bool header, bool *first) {
   json_object_object_foreach(o, key, val) {
@@ -155,9 +104,9 @@ static void flatten(json_object *o, const char *prefix, FILE *out, bool header, 
     if (json_object_is_type(val, json_type_array)) continue; /* phases: JSON and text only */
     fputs(*first ? "" : ",", out);
     *first = false;
-    if (header) fputs(name, out);
-    else if (json_object_is_type(val, json_type_string)) write_csv_string(out, json_object_get_string(val));
-    else fputs(json_object_to_json_string(val), out);
+    if (header) csv_write_field(out, name);
+    else if (json_object_is_type(val, json_type_string)) csv_write_field(out, json_object_get_string(val));
+    else if (val) fputs(json_object_to_json_string(val), out); /* null: an empty field */
   }
 }
 

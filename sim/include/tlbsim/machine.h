@@ -81,6 +81,7 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
 
 const machine_stats *machine_get_stats(const machine *m);
+const machine_spec *machine_get_spec(const machine *m);
 /* The phases of a replay that had marks (none otherwise): each mark
  * closes one. Call once the replay is over: it closes the last. Returns
  * the count; *out points into the machine. */

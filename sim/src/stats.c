@@ -1,0 +1,143 @@
+/* The statistics schema: the columns a configuration reports, from tables
+ * of where each value lives in a stats_snapshot. */
+#include "tlbsim/stats.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define SNAP(field) (uint32_t)offsetof(stats_snapshot, field)
+#define NONE 0
+
+/* How a column's offsets move with the index of its group (the TLB level,
+ * walk-cache level or page-table level it belongs to). */
+typedef enum { STEP_NONE, STEP_LEVEL, STEP_TABLE, STEP_U64 } column_step;
+
+typedef struct column_def {
+  const char *name;
+  stats_kind kind;
+  uint32_t at, over;
+  column_step step;
+} column_def;
+
+static const uint32_t step_bytes[] = {
+    [STEP_NONE] = 0,
+    [STEP_LEVEL] = sizeof(mmu_level_stats),
+    [STEP_TABLE] = sizeof(pt_level_usage),
+    [STEP_U64] = sizeof(uint64_t),
+};
+
+static const column_def labels[] = {
+    {"trace", STATS_LABEL, STATS_TRACE, NONE, STEP_NONE},
+    {"trace_format", STATS_LABEL, STATS_TRACE_FORMAT, NONE, STEP_NONE},
+    {"config", STATS_LABEL, STATS_CONFIG, NONE, STEP_NONE},
+    {"page_table_format", STATS_LABEL, STATS_PAGE_TABLE_FORMAT, NONE, STEP_NONE},
+};
+
+static const column_def accesses[] = {
+    {"accesses", STATS_COUNT, SNAP(machine.accesses), NONE, STEP_NONE},
+    {"reads", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_READ]), NONE, STEP_NONE},
+    {"writes", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_WRITE]), NONE, STEP_NONE},
+    {"fetches", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_EXEC]), NONE, STEP_NONE},
+    {"translations", STATS_COUNT, SNAP(mmu.translations), NONE, STEP_NONE},
+    {"straddles", STATS_COUNT, SNAP(machine.straddles), NONE, STEP_NONE},
+};
+
+static const column_def walks[] = {
+    {"walks", STATS_COUNT, SNAP(mmu.walks), NONE, STEP_NONE},
+    {"walk_refs", STATS_COUNT, SNAP(mmu.walk_refs), NONE, STEP_NONE},
+};
+
+static const column_def faults[] = {
+    {"page_faults", STATS_COUNT, SNAP(machine.page_faults), NONE, STEP_NONE},
+    {"faults", STATS_COUNT, SNAP(machine.faults), NONE, STEP_NONE},
+    {"faults_unmapped", STATS_COUNT, SNAP(mmu.faults_unmapped), NONE, STEP_NONE},
+    {"faults_protection", STATS_COUNT, SNAP(mmu.faults_prot), NONE, STEP_NONE},
+    {"shootdowns", STATS_COUNT, SNAP(mmu.shootdowns), NONE, STEP_NONE},
+    {"entries_invalidated", STATS_COUNT, SNAP(mmu.entries_invalidated), NONE, STEP_NONE},
+    {"page_table_bytes", STATS_COUNT, SNAP(table_bytes), NONE, STEP_NONE},
+};
+
+static const column_def memory[] = {
+    {"phys_used_bytes", STATS_COUNT, SNAP(phys_used), NONE, STEP_NONE},
+    {"phys_used_peak_bytes", STATS_COUNT, SNAP(phys_used_peak), NONE, STEP_NONE},
+    {"allocs", STATS_COUNT, SNAP(machine.allocs), NONE, STEP_NONE},
+    {"frees", STATS_COUNT, SNAP(machine.frees), NONE, STEP_NONE},
+    {"maps", STATS_COUNT, SNAP(machine.maps), NONE, STEP_NONE},
+    {"unmaps", STATS_COUNT, SNAP(machine.unmaps), NONE, STEP_NONE},
+    {"context_switches", STATS_COUNT, SNAP(machine.context_switches), NONE, STEP_NONE},
+    {"ooms", STATS_COUNT, SNAP(machine.oom), NONE, STEP_NONE},
+    {"cycles", STATS_COUNT, SNAP(mmu.cycles), NONE, STEP_NONE},
+    {"cycles_per_access", STATS_RATIO, SNAP(mmu.cycles), SNAP(machine.accesses), STEP_NONE},
+};
+
+/* Per TLB level l: offsets from level[0] and access_misses[0], moved by l. */
+static const column_def per_level[] = {
+    {"accesses", STATS_COUNT, SNAP(level[0].accesses), NONE, STEP_LEVEL},
+    {"hits", STATS_COUNT, SNAP(level[0].hits), NONE, STEP_LEVEL},
+    {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL},
+    {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL},
+    {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64},
+};
+
+static const column_def per_walk_cache[] = {
+    {"lookups", STATS_COUNT, SNAP(mmu.pwc_lookups[0]), NONE, STEP_U64},
+    {"hits", STATS_COUNT, SNAP(mmu.pwc_hits[0]), NONE, STEP_U64},
+};
+
+static const column_def per_table_level[] = {
+    {"tables", STATS_COUNT, SNAP(table[0].tables), NONE, STEP_TABLE},
+    {"bytes", STATS_COUNT, SNAP(table[0].bytes), NONE, STEP_TABLE},
+    {"tables_peak", STATS_COUNT, SNAP(table[0].tables_peak), NONE, STEP_TABLE},
+    {"bytes_peak", STATS_COUNT, SNAP(table[0].bytes_peak), NONE, STEP_TABLE},
+};
+
+#define COUNT_OF(defs) (sizeof defs / sizeof defs[0])
+
+/* Appends defs as the columns of group `index`, named "prefix.name" (or
+ * just "name" without a prefix). */
+static void add_group(stats_schema *sc, const char *prefix, const column_def *defs, size_t n, unsigned index) {
+  for (size_t i = 0; i < n; i++) {
+    stats_column *c = &sc->col[sc->n++];
+    uint32_t move = step_bytes[defs[i].step] * index;
+    *c = (stats_column){.kind = defs[i].kind, .at = defs[i].at + move, .over = defs[i].over ? defs[i].over + move : 0};
+    snprintf(c->name, sizeof c->name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", defs[i].name);
+  }
+}
+
+void stats_schema_build(const machine_spec *s, stats_schema *out) {
+  const mmu_config *mc = &s->mmu;
+  const pt_format *f = s->format;
+  char prefix[MMU_NAME_MAX + 12]; /* "page_table." or "tlb." and a name */
+  out->n = 0;
+  add_group(out, NULL, labels, COUNT_OF(labels), 0);
+  add_group(out, NULL, accesses, COUNT_OF(accesses), 0);
+  for (unsigned l = 0; l < mc->nlevels; l++) {
+    snprintf(prefix, sizeof prefix, "tlb.%s", mc->level[l].name);
+    add_group(out, prefix, per_level, COUNT_OF(per_level), l);
+  }
+  add_group(out, NULL, walks, COUNT_OF(walks), 0);
+  out->col[out->n++] = (stats_column){.name = "pwc", .kind = STATS_GROUP};
+  for (unsigned l = 0; l < f->nlevels; l++) {
+    if (!mc->walker.pwc[l].entries) continue;
+    snprintf(prefix, sizeof prefix, "pwc.%s", f->level[l].name);
+    add_group(out, prefix, per_walk_cache, COUNT_OF(per_walk_cache), l);
+  }
+  add_group(out, NULL, faults, COUNT_OF(faults), 0);
+  for (unsigned l = 0; l < f->nlevels; l++) {
+    snprintf(prefix, sizeof prefix, "page_table.%s", f->level[l].name);
+    add_group(out, prefix, per_table_level, COUNT_OF(per_table_level), l);
+  }
+  add_group(out, NULL, memory, COUNT_OF(memory), 0);
+}
+
+void stats_snapshot_take(const machine *m, stats_snapshot *out) {
+  const mmu *u = machine_get_mmu(m);
+  out->machine = *machine_get_stats(m);
+  out->mmu = *mmu_get_stats(u);
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) out->level[l] = mmu_level_get_stats(u, l);
+  const pt_format *f = pt_get_format(machine_get_pt(m));
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) out->table[l] = l < f->nlevels ? machine_pt_usage(m, l) : (pt_level_usage){0};
+  out->table_bytes = machine_pt_bytes(m);
+  out->phys_used = phys_used(machine_get_phys(m));
+  out->phys_used_peak = phys_used_peak(machine_get_phys(m));
+}
