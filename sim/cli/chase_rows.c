@@ -94,41 +94,6 @@ static int row_spec(const csv_line *l, int header_fields, const int *col, const 
   return 1;
 }
 
-/* One name of a comma-separated list → its bit number; -1 when unknown. */
-typedef int (*name_bit_fn)(const char *name, unsigned *bit);
-
-static int mapping_bit(const char *name, unsigned *bit) {
-  chase_mapping m;
-  if (chase_mapping_parse(name, &m)) return -1;
-  *bit = (unsigned)m;
-  return 0;
-}
-
-static int order_bit(const char *name, unsigned *bit) {
-  chase_order o;
-  if (chase_order_parse(name, &o)) return -1;
-  *bit = (unsigned)o;
-  return 0;
-}
-
-/* "a,b" → a mask of the names' bits; -1 names the bad one (or the empty
- * list) in *bad. */
-static int name_mask(const char *list, name_bit_fn bit_of, unsigned *mask, char *bad, size_t bad_len) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", list);
-  char *save = NULL;
-  *mask = 0;
-  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    unsigned bit;
-    if (bit_of(tok, &bit)) {
-      snprintf(bad, bad_len, "%s", tok);
-      return -1;
-    }
-    *mask |= 1u << bit;
-  }
-  return *mask ? 0 : (snprintf(bad, bad_len, "%s", list), -1);
-}
-
 static bool kept(const chase_row *r, const chase_row_filter *f) {
   return r->spec.footprint >= f->min_footprint && r->spec.nodes >= f->min_nodes &&
          (!f->mappings || (f->mappings >> r->spec.mapping & 1)) && (!f->orders || (f->orders >> r->spec.order & 1));
@@ -182,25 +147,4 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
   return rc;
 }
 
-int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd, int ch, const char *arg) {
-  char bad[64];
-  switch (ch) {
-  case 'F':
-    return num_parse_size(arg, &f->min_footprint) ? cli_usage_error(cmd, "--min-footprint: '%s' is not a size", arg) : 0;
-  case 'N': return num_parse_whole(arg, &f->min_nodes) ? cli_usage_error(cmd, "--min-nodes: '%s' is not a count", arg) : 0;
-  case 'm':
-    if (name_mask(arg, mapping_bit, &f->mappings, bad, sizeof bad))
-      return cli_usage_error(cmd, "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", bad);
-    return 0;
-  case 'R':
-    if (name_mask(arg, order_bit, &f->orders, bad, sizeof bad))
-      return cli_usage_error(cmd, "--order: '%s' is not seq or random", bad);
-    return 0;
-  case 'D':
-    if (strcmp(arg, "measured") && strcmp(arg, "preset"))
-      return cli_usage_error(cmd, "--data-latency: '%s' is not measured or preset", arg);
-    *preset_latency = !strcmp(arg, "preset");
-    return 0;
-  default: return -1;
-  }
-}
+const char *const chase_data_latency_names[] = {"measured", "preset", NULL};

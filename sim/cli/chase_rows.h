@@ -11,6 +11,7 @@
 #ifndef TLBSIM_CLI_CHASE_ROWS_H
 #define TLBSIM_CLI_CHASE_ROWS_H
 
+#include "cli_opts.h"
 #include "tlbsim/chase.h"
 
 typedef struct chase_row {
@@ -29,14 +30,24 @@ typedef struct chase_row_filter {
 /* Reads path; *rows (caller frees) gets the kept rows. Errors: "FILE:LINE: ...". */
 int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **rows, size_t *n, size_t *skipped,
                     diag *d);
-/* The getopt_long entries that choose rows and their data latency. */
-#define CHASE_ROW_OPTIONS                                                                           \
-  {"min-footprint", required_argument, NULL, 'F'}, {"min-nodes", required_argument, NULL, 'N'},    \
-      {"mapping", required_argument, NULL, 'm'}, {"order", required_argument, NULL, 'R'},           \
-      {"data-latency", required_argument, NULL, 'D'}
-
-/* Takes option ch if it is one of those: 0 taken, EXIT_USAGE taken but bad
- * (the message printed for command cmd), -1 not one of them. */
-int chase_rows_option(chase_row_filter *f, bool *preset_latency, const char *cmd, int ch, const char *arg);
+/* The options that choose rows and their data latency, as cli_opt entries
+ * (cli_opts.h) filling filter f and int data_latency (an index of
+ * chase_data_latency_names: 0 the row's measured base_cycles, 1 the
+ * preset's data_cycles). */
+extern const char *const chase_data_latency_names[];
+#define CHASE_ROW_OPTS(f, data_latency)                                                                     \
+  {.name = "min-footprint", .kind = OPT_SIZE, .dest = &(f)->min_footprint, .arg = "SIZE",                   \
+   .help = "only rows with at least this footprint"},                                                     \
+      {.name = "min-nodes", .kind = OPT_WHOLE, .dest = &(f)->min_nodes, .arg = "N",                         \
+       .help = "only rows with at least N nodes"},                                                         \
+      {.name = "mapping", .kind = OPT_CHOICES, .dest = &(f)->mappings, .arg = "LIST",                       \
+       .choices = chase_mapping_names, .help = "only these mappings (comma-separated)"},                   \
+      {.name = "order", .kind = OPT_CHOICES, .dest = &(f)->orders, .arg = "LIST", .choices = chase_order_names, \
+       .help = "only these orders (seq, random; comma-separated)"},                                         \
+      {.name = "data-latency", .kind = OPT_CHOICE, .dest = (data_latency), .arg = "KIND",                   \
+       .choices = chase_data_latency_names,                                                                 \
+       .help = "measured (default): a row's base_cycles column (the same lines'\n"                          \
+               "L2-hit latency, measured with translation hitting) stands for the\n"                       \
+               "preset's data_cycles; preset: use data_cycles for every row"}
 
 #endif

@@ -21,17 +21,9 @@ void cli_find_preset_dirs(cli_preset_dirs *out) {
   out->dir[out->n++] = TLBSIM_PRESET_INSTALL_DIR;
 }
 
-int cli_config_option(cli_config *c, int ch, const char *arg) {
-  switch (ch) {
-  case 'p': c->preset = arg; return 0;
-  case 'c': c->config = arg; return 0;
-  case 's': return cli_add_set(c, arg);
-  default: return -1;
-  }
-}
-
-int cli_add_set(cli_config *c, const char *assignment) {
-  if (c->nsets == CLI_MAX_SETS) return cli_usage_error("--set", "more than %d --set options", CLI_MAX_SETS);
+int cli_add_set(void *config, const char *assignment, char *why, size_t len) {
+  cli_config *c = config;
+  if (c->nsets == CLI_MAX_SETS) return snprintf(why, len, "one more: at most %d --set options", CLI_MAX_SETS), -1;
   c->sets[c->nsets++] = assignment;
   return 0;
 }

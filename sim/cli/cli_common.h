@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "tlbsim/config.h"
+#include "cli_opts.h"
 #include "tlbsim/machine.h"
 
 #define CLI_MAX_SETS 256
@@ -28,17 +29,16 @@ typedef struct cli_preset_dirs {
 
 void cli_find_preset_dirs(cli_preset_dirs *out);
 
-/* The getopt_long entries of --preset, --config and --set. */
-#define CLI_CONFIG_OPTIONS                                                                          \
-  {"preset", required_argument, NULL, 'p'}, {"config", required_argument, NULL, 'c'},              \
-      {"set", required_argument, NULL, 's'}
+/* --preset, --config and --set as cli_opt entries (cli_opts.h) that fill c. */
+#define CLI_CONFIG_OPTS(c)                                                                                    \
+  {.name = "preset", .kind = OPT_TEXT, .dest = &(c)->preset, .arg = "NAME",                                  \
+   .help = "a preset by name (tlbsim formats lists them)"},            \
+      {.name = "config", .kind = OPT_TEXT, .dest = &(c)->config, .arg = "FILE", .help = "an INI file instead of a preset"}, \
+      {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
+       .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
-/* Takes option ch if it is one of those: 0 taken, EXIT_USAGE taken but bad,
- * -1 not one of them. */
-int cli_config_option(cli_config *c, int ch, const char *arg);
-
-/* Records a --set (usage error when too many). Returns 0 or EXIT_USAGE. */
-int cli_add_set(cli_config *c, const char *assignment);
+/* Records a --set (an OPT_CALL of cli_opts.h). */
+int cli_add_set(void *config, const char *assignment, char *why, size_t len);
 /* Loads preset or config file (not both; default preset `fallback`) then
  * applies the --sets in order. The name reported as "config" is put in *label. */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);

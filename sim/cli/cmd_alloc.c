@@ -1,7 +1,6 @@
 /* tlbsim alloc — replay allocation requests through allocator policies and
  * compare what each reserves, maps, tears down and fragments. Every policy
  * sees the same events in lockstep, so one timeline row holds them all. */
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +18,6 @@
 #define FAILED_VA UINT64_MAX /* the allocation hit OOM in this policy */
 #define DEFAULT_PRESET "h200"  /* whose machine.phys_memory is the default capacity */
 
-typedef enum { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
-
 typedef struct replay {
   vas *heap;
   uint64_t *va; /* by trace id */
@@ -34,39 +31,34 @@ typedef struct opts {
   unsigned npolicies;
   const char *param[MAX_PARAMS];
   unsigned nparams;
-  out_format format;
-  uint64_t capacity;
-  bool capacity_set;
+  int format;            /* report_format */
+  uint64_t capacity;     /* 0: from a preset or the snapshot */
   const char *preset, *timeline, *emit_rmm, *trace, *synthetic;
   uint64_t every;
-  alloctrace_format input;
-  int device;
+  int input;             /* alloctrace_format */
+  uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
 } opts;
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: tlbsim alloc [OPTIONS] TRACE|-\n"
-          "       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]\n\n"
-          "Replays allocation requests (PyTorch memory snapshot JSON, RMM log CSV, native\n"
-          "trace alloc/free records; gzip or not) through allocator policies side by side.\n\n"
-          "  --policy NAME          policy to run (repeatable; default: cuda, caching, expandable)\n"
-          "  --format text|json|csv summary format (default text)\n"
-          "  --capacity SIZE        physical memory (default: --preset's machine.phys_memory, else\n"
-          "                         the device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)\n"
-          "  --preset NAME          preset whose machine.phys_memory is the capacity\n"
-          "  --set KEY=VALUE        allocator parameter (list below; vas.KEY=VALUE too, as in a\n"
-          "                         configuration's [vas] section)\n"
-          "  --timeline FILE.csv    one row per event: every policy's memory and fragmentation\n"
-          "  --timeline-every N     write every Nth event only (default 1)\n"
-          "  --input-format auto|snapshot|rmm|native\n"
-          "  --device N             which of a snapshot's device_traces (default: the one with events)\n"
-          "  --synthetic[=SPEC]     generate the operator workload instead of reading TRACE;\n"
-          "                         SPEC keys: seed requests temps temp_min temp_max keep_min\n"
-          "                         keep_max keep_for (docs/ALLOC.md)\n"
-          "  --emit-rmm FILE.csv    also write the requests read as an RMM log\n"
-          "  --help\n\npolicies:\n");
-  for (size_t i = 0; i < vas_policy_count(); i++)
-    fprintf(out, "  %-11s %s\n", vas_policy_at(i), vas_policy_summary(i));
+#define NO_DEVICE UINT64_MAX
+
+static int add_policy(void *dest, const char *arg, char *why, size_t len) {
+  opts *o = dest;
+  if (o->npolicies == MAX_POLICIES) return snprintf(why, len, "one more: at most %d policies", MAX_POLICIES), -1;
+  o->policy[o->npolicies++] = arg;
+  return 0;
+}
+
+static int add_param(void *dest, const char *arg, char *why, size_t len) {
+  opts *o = dest;
+  if (!strchr(arg, '=')) return snprintf(why, len, "KEY=VALUE"), -1;
+  if (o->nparams == MAX_PARAMS) return snprintf(why, len, "one more: at most %d --set options", MAX_PARAMS), -1;
+  o->param[o->nparams++] = arg;
+  return 0;
+}
+
+static void list_policies_and_params(FILE *out) {
+  fprintf(out, "\npolicies:\n");
+  for (size_t i = 0; i < vas_policy_count(); i++) fprintf(out, "  %-11s %s\n", vas_policy_at(i), vas_policy_summary(i));
   fprintf(out, "\nparameters (--set):\n");
   for (size_t i = 0; i < vas_param_count(); i++) {
     const char *doc, *name = vas_param_at(i, &doc);
@@ -75,71 +67,46 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, opts *o) {
-  enum { O_POLICY = 256, O_FORMAT, O_CAPACITY, O_PRESET, O_SET, O_TIMELINE, O_EVERY, O_INPUT, O_DEVICE, O_SYNTH,
-         O_EMIT, O_HELP };
-  static const struct option longs[] = {
-      {"policy", required_argument, NULL, O_POLICY},     {"format", required_argument, NULL, O_FORMAT},
-      {"capacity", required_argument, NULL, O_CAPACITY}, {"preset", required_argument, NULL, O_PRESET},
-      {"set", required_argument, NULL, O_SET},           {"timeline", required_argument, NULL, O_TIMELINE},
-      {"timeline-every", required_argument, NULL, O_EVERY}, {"input-format", required_argument, NULL, O_INPUT},
-      {"device", required_argument, NULL, O_DEVICE},     {"synthetic", optional_argument, NULL, O_SYNTH},
-      {"emit-rmm", required_argument, NULL, O_EMIT},     {"help", no_argument, NULL, O_HELP},
-      {NULL, 0, NULL, 0}};
-  *o = (opts){.every = 1, .device = -1};
-  optind = 1;
-  opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-    switch (c) {
-    case O_POLICY:
-      if (o->npolicies == MAX_POLICIES) return cli_usage_error("alloc", "at most %d --policy options", MAX_POLICIES);
-      o->policy[o->npolicies++] = optarg;
-      break;
-    case O_FORMAT:
-      if (!strcmp(optarg, "text")) o->format = OUT_TEXT;
-      else if (!strcmp(optarg, "json")) o->format = OUT_JSON;
-      else if (!strcmp(optarg, "csv")) o->format = OUT_CSV;
-      else return cli_usage_error("alloc", "--format must be text, json or csv, not '%s'", optarg);
-      break;
-    case O_CAPACITY:
-      if (num_parse_size(optarg, &o->capacity) || !o->capacity)
-        return cli_usage_error("alloc", "--capacity: '%s' is not a size", optarg);
-      o->capacity_set = true;
-      break;
-    case O_PRESET: o->preset = optarg; break;
-    case O_SET:
-      if (o->nparams == MAX_PARAMS) return cli_usage_error("alloc", "at most %d --set options", MAX_PARAMS);
-      if (!strchr(optarg, '=')) return cli_usage_error("alloc", "--set '%s' is not KEY=VALUE", optarg);
-      o->param[o->nparams++] = optarg;
-      break;
-    case O_TIMELINE: o->timeline = optarg; break;
-    case O_EVERY:
-      if (num_parse_whole(optarg, &o->every) || !o->every)
-        return cli_usage_error("alloc", "--timeline-every: '%s' is not a positive number", optarg);
-      break;
-    case O_INPUT:
-      if (alloctrace_format_parse(optarg, &o->input))
-        return cli_usage_error("alloc", "--input-format must be auto, snapshot, rmm or native, not '%s'", optarg);
-      break;
-    case O_DEVICE: {
-      uint64_t dev;
-      if (num_parse_whole(optarg, &dev) || dev > 1024) return cli_usage_error("alloc", "--device: '%s' is not a device", optarg);
-      o->device = (int)dev;
-      break;
-    }
-    case O_SYNTH: o->synthetic = optarg ? optarg : ""; break;
-    case O_EMIT: o->emit_rmm = optarg; break;
-    case O_HELP: usage(stdout); return -1;
-    default:
-      return cli_usage_error("alloc", "unknown or incomplete option '%s' (see tlbsim alloc --help)", argv[optind - 1]);
-    }
-  }
-  if (o->synthetic) {
-    if (optind != argc) return cli_usage_error("alloc", "--synthetic takes no TRACE");
-  } else {
-    if (optind + 1 != argc) return cli_usage_error("alloc", "expected one TRACE (or --synthetic); see --help");
-    o->trace = argv[optind];
-  }
+  *o = (opts){.every = 1, .device = NO_DEVICE};
+  const cli_opt opt[] = {
+      {.name = "policy", .kind = OPT_CALL, .dest = o, .arg = "NAME", .call = add_policy,
+       .help = "policy to run (repeatable; default: cuda, caching, expandable)"},
+      {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
+       .help = "summary format: text (default), json or csv"},
+      {.name = "capacity", .kind = OPT_SIZE, .dest = &o->capacity, .arg = "SIZE", .lo = 1,
+       .help = "physical memory (default: --preset's machine.phys_memory, else the\n"
+               "device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)"},
+      {.name = "preset", .kind = OPT_TEXT, .dest = &o->preset, .arg = "NAME",
+       .help = "preset whose machine.phys_memory is the capacity"},
+      {.name = "set", .kind = OPT_CALL, .dest = o, .arg = "KEY=VALUE", .call = add_param,
+       .help = "allocator parameter (list below; vas.KEY=VALUE too, as in a\n"
+               "configuration's [vas] section)"},
+      {.name = "timeline", .kind = OPT_TEXT, .dest = &o->timeline, .arg = "FILE.csv",
+       .help = "one row per event: every policy's memory and fragmentation"},
+      {.name = "timeline-every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1,
+       .help = "write every Nth event only (default 1)"},
+      {.name = "input-format", .kind = OPT_CHOICE, .dest = &o->input, .arg = "F", .choices = alloctrace_input_names,
+       .help = "auto (default), snapshot, rmm or native"},
+      {.name = "device", .kind = OPT_WHOLE, .dest = &o->device, .arg = "N", .hi = 1024,
+       .help = "which of a snapshot's device_traces (default: the one with events)"},
+      {.name = "synthetic", .kind = OPT_TEXT_OPTIONAL, .dest = &o->synthetic, .arg = "SPEC",
+       .help = "generate the operator workload instead of reading TRACE;\n"
+               "SPEC keys: seed requests temps temp_min temp_max keep_min\n"
+               "keep_max keep_for (docs/ALLOC.md)"},
+      {.name = "emit-rmm", .kind = OPT_TEXT, .dest = &o->emit_rmm, .arg = "FILE.csv",
+       .help = "also write the requests read as an RMM log"},
+  };
+  const cli_spec spec = {
+      .cmd = "alloc", .usage = "[OPTIONS] TRACE|-\n       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]",
+      .operands = "TRACE (or --synthetic)", .max_operands = 1,
+      .about = "Replays allocation requests (PyTorch memory snapshot JSON, RMM log CSV, native\n"
+               "trace alloc/free records; gzip or not) through allocator policies side by side.",
+      .more_help = list_policies_and_params, .opt = opt, .nopt = sizeof opt / sizeof opt[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  if (o->synthetic && first != argc) return cli_usage_error("alloc", "--synthetic takes no TRACE");
+  if (!o->synthetic && first + 1 != argc) return cli_usage_error("alloc", "expected one TRACE (or --synthetic); see --help");
+  if (!o->synthetic) o->trace = argv[first];
   if (!o->npolicies) {
     o->policy[o->npolicies++] = "cuda";
     o->policy[o->npolicies++] = "caching";
@@ -163,7 +130,7 @@ static int preset_capacity(const char *name, uint64_t *out, diag *d) {
 
 static int build_config(const opts *o, const alloctrace_info *info, vas_config *vc, diag *d) {
   *vc = (vas_config){0};
-  if (o->capacity_set) vc->phys_capacity = o->capacity;
+  if (o->capacity) vc->phys_capacity = o->capacity;
   else if (o->preset || !info->device_total) {
     if (preset_capacity(o->preset ? o->preset : DEFAULT_PRESET, &vc->phys_capacity, d)) return -1;
   } else {
@@ -344,10 +311,10 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   }
 }
 
-static void write_results(FILE *f, out_format fmt, json_object *arr, const alloctrace *t) {
-  if (fmt == OUT_TEXT) {
+static void write_results(FILE *f, report_format fmt, json_object *arr, const alloctrace *t) {
+  if (fmt == REPORT_TEXT) {
     write_text(f, arr, t);
-  } else if (fmt == OUT_JSON) {
+  } else if (fmt == REPORT_JSON) {
     json_object *doc = json_object_array_length(arr) == 1 ? json_object_array_get_idx(arr, 0) : arr;
     fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   } else {
@@ -474,7 +441,7 @@ static int replay_all(run *x) {
   if (got < 0) return cli_input_error(&d);
   json_object *arr = json_object_new_array();
   for (unsigned i = 0; i < x->n; i++) json_object_array_add(arr, policy_json(&x->r[i], x->t, x->requested_peak));
-  write_results(stdout, x->o.format, arr, x->t);
+  write_results(stdout, (report_format)x->o.format, arr, x->t);
   json_object_put(arr);
   return EXIT_OK;
 }
@@ -493,7 +460,7 @@ int cmd_alloc(int argc, char **argv) {
     }
     x.t = alloctrace_open_synth(&s, &d);
   } else {
-    x.t = alloctrace_open(x.o.trace, x.o.input, x.o.device, &d);
+    x.t = alloctrace_open(x.o.trace, (alloctrace_format)x.o.input, x.o.device == NO_DEVICE ? -1 : (int)x.o.device, &d);
   }
   if (!x.t) return cli_input_error(&d);
   rc = replay_all(&x);

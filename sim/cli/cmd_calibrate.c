@@ -6,7 +6,6 @@
  * latency, and a least-squares solve of measured = data + sum(count *
  * latency) gives them all. Latencies no row exercises, or whose counts
  * repeat an earlier one's exactly, keep their preset value. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +18,6 @@
 
 #define MAX_PARAMS (MMU_MAX_LEVELS + 4)
 
-static const char calibrate_help[] =
-    "usage: tlbsim calibrate [--preset NAME | --config FILE] [--set S.K=V]... [--out FILE.ini]\n"
-    "                        [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--order LIST]\n"
-    "                        [--data-latency measured|preset] MEASURED.csv\n"
-    "\n"
-    "Fits the latency parameters of a preset (default h200) to a measured chase CSV by least\n"
-    "squares: [latency] data_cycles (only with --data-latency preset, or when the CSV has no\n"
-    "base_cycles), each [tlb.NAME] latency, [latency] walk_cycles and walk_ref_cycles, [ptcache]\n"
-    "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. No latency\n"
-    "goes below 0 (one the fit wants negative is held at 0 and the rest refitted); one paid on\n"
-    "exactly the same loads as another (L2 when no load hits L1) keeps its preset value. Prints\n"
-    "the fitted values and the fit's error; --out writes the preset's file with those values\n"
-    "(never over an existing file). Filters: --min-footprint, --min-nodes, --mapping, --order.\n";
-
 typedef struct param {
   char section[MMU_NAME_MAX + 8], key[24];
   double preset, value; /* value: the fit (the preset's while not fitted) */
@@ -44,31 +29,31 @@ typedef struct param {
 typedef struct calibrate_opts {
   cli_config conf;
   chase_row_filter filter;
-  bool preset_data_latency;
+  int data_latency; /* 1: the preset's data_cycles, fitted, for every row */
   const char *out, *csv;
 } calibrate_opts;
 
 static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
-  static const struct option longopts[] = {CLI_CONFIG_OPTIONS, CHASE_ROW_OPTIONS,
-                                           {"out", required_argument, NULL, 'o'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  int ch;
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    int taken = cli_config_option(&o->conf, ch, optarg);
-    if (taken < 0) taken = chase_rows_option(&o->filter, &o->preset_data_latency, "calibrate", ch, optarg);
-    if (taken > 0) return taken;
-    if (taken == 0) continue;
-    switch (ch) {
-    case 'o': o->out = optarg; break;
-    case 'h': fputs(calibrate_help, stdout); return -1;
-    default: return cli_usage_error("calibrate", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1) return cli_usage_error("calibrate", "expected one MEASURED.csv (see --help)");
-  o->csv = argv[optind];
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&o->conf),
+      CHASE_ROW_OPTS(&o->filter, &o->data_latency),
+      {.name = "out", .kind = OPT_TEXT, .dest = &o->out, .arg = "FILE.ini",
+       .help = "write the preset's file with the fitted values (never over an existing file)"},
+  };
+  const cli_spec spec = {
+      .cmd = "calibrate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
+      .max_operands = 1,
+      .about = "Fits the latency parameters of a preset (default h200) to a measured chase CSV by least\n"
+               "squares: [latency] data_cycles (only with --data-latency preset, or when the CSV has no\n"
+               "base_cycles), each [tlb.NAME] latency, [latency] walk_cycles and walk_ref_cycles, [ptcache]\n"
+               "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. No latency\n"
+               "goes below 0 (one the fit wants negative is held at 0 and the rest refitted); one paid on\n"
+               "exactly the same loads as another (L2 when no load hits L1) keeps its preset value. Prints\n"
+               "the fitted values and the fit's error.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  o->csv = argv[first];
   return 0;
 }
 
@@ -267,7 +252,7 @@ int cmd_calibrate(int argc, char **argv) {
     diag_set(&d, o.csv, 0, "out of memory");
     goto out;
   }
-  bool fit_data = o.preset_data_latency;
+  bool fit_data = o.data_latency == 1;
   for (size_t i = 0; i < n; i++) {
     chase_result r;
     if (chase_run(spec.format, mc, &rows[i].spec, &r, &d)) goto out;

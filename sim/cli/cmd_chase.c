@@ -1,5 +1,4 @@
 /* tlbsim chase — simulate tlbsim-gpu's pointer chase over a footprint sweep. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,37 +12,12 @@
 
 #define MAX_FOOTPRINTS 4096
 
-static const char chase_help[] =
-    "usage: tlbsim chase [--preset NAME | --config FILE] [--set S.K=V]... --footprint LIST\n"
-    "                    --stride SIZE [--order seq|random] [--mapping contiguous|shuffled|cudamalloc|aliased]\n"
-    "                    [--page-size SIZE] [--chunk SIZE] [--per-octave N] [--steps N]\n"
-    "                    [--warmup N] [--repeats N] [--seed S] [--format csv|text|json]\n"
-    "\n"
-    "Simulates the GPU suite's pointer chase: nodes at i*stride over each footprint, visited in\n"
-    "sequential or seeded random order, warm-up then timed passes. One CSV row per footprint, in\n"
-    "the chase schema tlbsim-gpu writes, with per-TLB-level hit rates and walks added.\n"
-    "  --footprint LIST   comma-separated sizes or ranges LO..HI (e.g. 1M..128G)\n"
-    "  --per-octave N     footprints per doubling inside ranges (default 1); a footprint that\n"
-    "                     rounds to the previous one's node count is simulated once\n"
-    "  --stride SIZE      bytes between nodes (a multiple of 8)\n"
-    "  --order            seq (default) or random\n"
-    "  --mapping          contiguous (default), shuffled (chunks in a seeded physical order),\n"
-    "                     cudamalloc (as contiguous), aliased (one physical chunk per 16384 nodes,\n"
-    "                     only chunks holding a node mapped: footprints beyond memory)\n"
-    "  --page-size SIZE   default: the preset's [machine] page_size\n"
-    "  --chunk SIZE       physical pieces of the mapping (default 2M, the VMM granularity)\n"
-    "  --steps N          loads per timed pass (default 4096); --repeats N passes (default 5)\n"
-    "  --warmup N         untimed loads first, at least one pass over the chain (default 1024)\n"
-    "  --seed S           random order and chunk shuffle (default 1)\n"
-    "  --preset NAME      default h200\n";
-
 typedef struct chase_opts {
   cli_config conf;
   const char *footprints;
-  unsigned per_octave;
+  uint64_t per_octave, repeats, chunk, page_size; /* page_size 0: the configuration's */
+  int order, mapping, format;
   chase_spec spec;
-  const char *page_text;
-  report_format format;
 } chase_opts;
 
 /* Expands "1M,4M..64M" into sizes; ranges step 2^(1/per_octave). */
@@ -76,63 +50,55 @@ static int parse_footprints(const char *text, unsigned per_octave, uint64_t *out
 }
 
 static int parse_chase(int argc, char **argv, chase_opts *o) {
-  static const struct option longopts[] = {
-      CLI_CONFIG_OPTIONS, {"footprint", required_argument, NULL, 'F'},
-      {"stride", required_argument, NULL, 'S'},   {"order", required_argument, NULL, 'o'},
-      {"mapping", required_argument, NULL, 'm'},  {"page-size", required_argument, NULL, 'P'},
-      {"chunk", required_argument, NULL, 'C'},    {"per-octave", required_argument, NULL, 'O'},
-      {"steps", required_argument, NULL, 'n'},    {"warmup", required_argument, NULL, 'w'},
-      {"repeats", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 'e'},
-      {"format", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  int ch;
-  uint64_t v;
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    const char *name = argv[optind - 1];
-    int taken = cli_config_option(&o->conf, ch, optarg);
-    if (taken > 0) return taken;
-    if (taken == 0) continue;
-    switch (ch) {
-    case 'F': o->footprints = optarg; break;
-    case 'P': o->page_text = optarg; break;
-    case 'S':
-      if (num_parse_size(optarg, &o->spec.stride) || !o->spec.stride || o->spec.stride % 8)
-        return cli_usage_error("chase", "--stride: '%s' is not a positive multiple of 8 bytes", optarg);
-      break;
-    case 'C':
-      if (num_parse_size(optarg, &o->spec.chunk) || !is_pow2(o->spec.chunk))
-        return cli_usage_error("chase", "--chunk: '%s' is not a power-of-two size", optarg);
-      break;
-    case 'o':
-      if (chase_order_parse(optarg, &o->spec.order)) return cli_usage_error("chase", "--order: '%s' is not seq or random", optarg);
-      break;
-    case 'm':
-      if (chase_mapping_parse(optarg, &o->spec.mapping))
-        return cli_usage_error("chase", "--mapping: '%s' is not contiguous, shuffled, cudamalloc or aliased", optarg);
-      break;
-    case 'f':
-      if (report_format_parse(optarg, &o->format)) return cli_usage_error("chase", "--format: '%s' is not text, json or csv", optarg);
-      break;
-    case 'O': case 'n': case 'w': case 'r': case 'e':
-      if (num_parse_whole(optarg, &v) || ((ch == 'O' || ch == 'n' || ch == 'r') && (v == 0 || v > UINT32_MAX)))
-        return cli_usage_error("chase", "--%s: '%s' is not a valid count",
-                               ch == 'O' ? "per-octave" : ch == 'n' ? "steps" : ch == 'w' ? "warmup" : ch == 'r' ? "repeats" : "seed",
-                               optarg);
-      if (ch == 'O') o->per_octave = (unsigned)v;
-      else if (ch == 'n') o->spec.steps = v;
-      else if (ch == 'w') o->spec.warmup = v;
-      else if (ch == 'r') o->spec.repeats = (unsigned)v;
-      else o->spec.seed = v;
-      break;
-    case 'h': fputs(chase_help, stdout); return -1;
-    default: return cli_usage_error("chase", "unknown or incomplete option '%s' (see --help)", name);
-    }
-  }
-  if (optind != argc) return cli_usage_error("chase", "unexpected argument '%s'", argv[optind]);
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&o->conf),
+      {.name = "footprint", .kind = OPT_TEXT, .dest = &o->footprints, .arg = "LIST",
+       .help = "comma-separated sizes or ranges LO..HI (e.g. 1M..128G); required"},
+      {.name = "per-octave", .kind = OPT_WHOLE, .dest = &o->per_octave, .arg = "N", .lo = 1, .hi = 64,
+       .help = "footprints per doubling inside ranges (default 1); a footprint that\n"
+               "rounds to the previous one's node count is simulated once"},
+      {.name = "stride", .kind = OPT_SIZE, .dest = &o->spec.stride, .arg = "SIZE", .lo = 8,
+       .help = "bytes between nodes, a multiple of 8; required"},
+      {.name = "order", .kind = OPT_CHOICE, .dest = &o->order, .arg = "ORDER", .choices = chase_order_names,
+       .help = "seq (default) or random"},
+      {.name = "mapping", .kind = OPT_CHOICE, .dest = &o->mapping, .arg = "MAPPING", .choices = chase_mapping_names,
+       .help = "contiguous (default), shuffled (chunks in a seeded physical order),\n"
+               "cudamalloc (as contiguous), aliased (one physical chunk per 16384 nodes,\n"
+               "only chunks holding a node mapped: footprints beyond memory)"},
+      {.name = "page-size", .kind = OPT_SIZE, .dest = &o->page_size, .arg = "SIZE", .lo = 1,
+       .help = "default: the configuration's [machine] page_size"},
+      {.name = "chunk", .kind = OPT_SIZE, .dest = &o->chunk, .arg = "SIZE", .lo = 1,
+       .help = "physical pieces of the mapping, a power of two (default 2M, the VMM granularity)"},
+      {.name = "steps", .kind = OPT_WHOLE, .dest = &o->spec.steps, .arg = "N", .lo = 1, .hi = NUM_U32_MAX,
+       .help = "loads per timed pass (default 4096)"},
+      {.name = "repeats", .kind = OPT_WHOLE, .dest = &o->repeats, .arg = "N", .lo = 1, .hi = 1000,
+       .help = "timed passes (default 5); the median is reported"},
+      {.name = "warmup", .kind = OPT_WHOLE, .dest = &o->spec.warmup, .arg = "N", .hi = NUM_U32_MAX,
+       .help = "untimed loads first, at least one pass over the chain (default 1024)"},
+      {.name = "seed", .kind = OPT_WHOLE, .dest = &o->spec.seed, .arg = "S",
+       .help = "random order and chunk shuffle (default 1)"},
+      {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
+       .help = "csv (default), text or json"},
+  };
+  const cli_spec spec = {
+      .cmd = "chase", .usage = "[OPTIONS] --footprint LIST --stride SIZE", .max_operands = 0,
+      .about = "Simulates the GPU suite's pointer chase (default preset h200): nodes at i*stride over each\n"
+               "footprint, visited in sequential or seeded random order, warm-up then timed passes. One\n"
+               "CSV row per footprint, in the chase schema tlbsim-gpu writes, with per-TLB-level hit rates\n"
+               "and walks added.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
   if (!o->footprints) return cli_usage_error("chase", "--footprint is required");
   if (!o->spec.stride) return cli_usage_error("chase", "--stride is required");
+  if (o->spec.stride % 8) return cli_usage_error("chase", "--stride: %llu is not a multiple of 8 bytes",
+                                                 (unsigned long long)o->spec.stride);
+  if (!is_pow2(o->chunk)) return cli_usage_error("chase", "--chunk: %llu is not a power of two",
+                                                 (unsigned long long)o->chunk);
+  o->spec.order = (chase_order)o->order;
+  o->spec.mapping = (chase_mapping)o->mapping;
+  o->spec.repeats = (unsigned)o->repeats;
+  o->spec.chunk = o->chunk;
   return 0;
 }
 
@@ -198,14 +164,13 @@ static void print_rows(json_object *rows, report_format f) {
 }
 
 int cmd_chase(int argc, char **argv) {
-  chase_opts o = {.per_octave = 1,
-                  .format = REPORT_CSV,
-                  .spec = {.chunk = 2u << 20, .seed = 1, .warmup = 1024, .steps = 4096, .repeats = 5}};
+  chase_opts o = {.per_octave = 1, .repeats = 5, .chunk = 2u << 20, .format = REPORT_CSV,
+                  .spec = {.seed = 1, .warmup = 1024, .steps = 4096}};
   int rc = parse_chase(argc, argv, &o);
   if (rc) return rc < 0 ? EXIT_OK : rc;
   uint64_t *footprints = malloc(MAX_FOOTPRINTS * sizeof *footprints);
   size_t nfp;
-  if (!footprints || parse_footprints(o.footprints, o.per_octave, footprints, &nfp)) {
+  if (!footprints || parse_footprints(o.footprints, (unsigned)o.per_octave, footprints, &nfp)) {
     free(footprints);
     return cli_usage_error("chase", "--footprint: '%s' is not a list of sizes or LO..HI ranges", o.footprints);
   }
@@ -219,10 +184,10 @@ int cmd_chase(int argc, char **argv) {
   }
   rc = EXIT_OK;
   const pt_format *f = spec.format;
-  o.spec.page_size = spec.page_size;
-  if (o.page_text && (num_parse_size(o.page_text, &o.spec.page_size) || !is_pow2(o.spec.page_size) ||
-                      pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0))
-    rc = cli_usage_error("chase", "--page-size: '%s' is not a page size of %s", o.page_text, f->name);
+  o.spec.page_size = o.page_size ? o.page_size : spec.page_size;
+  if (!is_pow2(o.spec.page_size) || pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0)
+    rc = cli_usage_error("chase", "--page-size: %llu is not a page size of %s", (unsigned long long)o.spec.page_size,
+                         f->name);
   json_object *rows = json_object_new_array();
   uint32_t last_nodes = 0;
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
@@ -241,7 +206,7 @@ int cmd_chase(int argc, char **argv) {
     if (chase_run(f, &spec.mmu, &o.spec, &r, &d)) rc = cli_input_error(&d);
     else json_object_array_add(rows, row_json(&o.spec, &spec.mmu, &r));
   }
-  if (rc == EXIT_OK) print_rows(rows, o.format);
+  if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
   json_object_put(rows);
   cfg_destroy(c);
   free(footprints);

@@ -1,17 +1,10 @@
 /* tlbsim explain — one translation, step by step, as on a whiteboard. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/machine.h"
-
-static const char explain_help[] =
-    "usage: tlbsim explain [--preset NAME | --config FILE] [--set S.K=V]... [--page-size SIZE] VADDR...\n"
-    "\n"
-    "Maps the page holding each VADDR (with SIZE pages, default the preset's page size)\n"
-    "and walks it: per level the VA bits used, the index, the entry read, and the result.\n";
 
 static void print_bits(const pt_format *f, unsigned level, unsigned shift, uint64_t va) {
   unsigned bits = pt_format_index_bits(f, level, shift), lo = pt_format_index_shift(f, level, shift);
@@ -76,39 +69,31 @@ static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift,
 }
 
 int cmd_explain(int argc, char **argv) {
-  static const struct option longopts[] = {
-      CLI_CONFIG_OPTIONS, {"page-size", required_argument, NULL, 'P'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   cli_config conf = {0};
-  const char *page_text = NULL;
-  int ch;
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    int taken = cli_config_option(&conf, ch, optarg);
-    if (taken > 0) return taken;
-    if (taken == 0) continue;
-    switch (ch) {
-    case 'P': page_text = optarg; break;
-    case 'h': fputs(explain_help, stdout); return EXIT_OK;
-    default: return cli_usage_error("explain", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-    }
-  }
-  if (optind == argc) return cli_usage_error("explain", "expected at least one VADDR (see --help)");
+  uint64_t page_opt = 0;
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&conf),
+      {.name = "page-size", .kind = OPT_SIZE, .dest = &page_opt, .arg = "SIZE", .lo = 1,
+       .help = "the page to map (default: the configuration's [machine] page_size)"},
+  };
+  const cli_spec spec = {
+      .cmd = "explain", .usage = "[OPTIONS] VADDR...", .operands = "VADDR", .min_operands = 1, .max_operands = 4096,
+      .about = "Maps the page holding each VADDR (default preset x86-64) and walks it: per level the VA\n"
+               "bits used, the index, the entry read, and the result; then the set each TLB array would\n"
+               "use.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int optind_first, rc = cli_parse(&spec, argc, argv, &optind_first);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  machine_spec spec;
-  cfg *c = cli_load_spec(&conf, "x86-64", &label, &spec, &d);
+  machine_spec ms;
+  cfg *c = cli_load_spec(&conf, "x86-64", &label, &ms, &d);
   if (!c) return cli_input_error(&d);
-  const pt_format *f = spec.format;
-  uint64_t page = spec.page_size;
-  int rc = EXIT_OK;
-  if (page_text && num_parse_size(page_text, &page)) {
-    rc = cli_usage_error("explain", "--page-size: '%s' is not a size", page_text);
-  } else if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0) {
+  const pt_format *f = ms.format;
+  uint64_t page = page_opt ? page_opt : ms.page_size;
+  if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0)
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
-  }
-  for (int i = optind; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &spec.mmu, log2_u64(page), argv[i]);
+  for (int i = optind_first; rc == EXIT_OK && i < argc; i++) rc = explain_one(f, &ms.mmu, log2_u64(page), argv[i]);
   cfg_destroy(c);
   return rc;
 }

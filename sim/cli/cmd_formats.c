@@ -42,16 +42,19 @@ static void list_presets(void) {
 }
 
 int cmd_formats(int argc, char **argv) {
-  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: tlbsim formats\n\nLists page-table formats, presets, allocator policies, trace formats and\n"
-           "TLB replacement policies.\n");
-    return EXIT_OK;
-  }
-  if (argc > 1) return cli_usage_error("formats", "takes no arguments");
+  const cli_spec spec = {.cmd = "formats", .usage = "",
+                         .about = "Lists page-table formats, presets, allocator policies, trace formats and\n"
+                                  "TLB replacement policies."};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
   list_formats();
   list_presets();
   printf("allocator policies:\n ");
   for (size_t i = 0; i < vas_policy_count(); i++) printf(" %s", vas_policy_at(i));
-  printf("\ntrace formats:\n  auto native lackey din\nTLB replacement policies:\n  lru fifo random plru\n");
+  printf("\ntrace formats:\n ");
+  for (size_t i = 0; trace_format_names[i]; i++) printf(" %s", trace_format_names[i]);
+  printf("\nTLB replacement policies:\n ");
+  for (int p = TLB_LRU; p <= TLB_PLRU; p++) printf(" %s", tlb_policy_name((tlb_policy)p));
+  printf("\n");
   return EXIT_OK;
 }

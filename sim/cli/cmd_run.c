@@ -1,5 +1,4 @@
 /* tlbsim run — replay a trace through a configured machine. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,55 +10,31 @@
 #include "cmds.h"
 #include "tlbsim/report.h"
 
-static const char run_help[] =
-    "usage: tlbsim run [--preset NAME | --config FILE] [--set SECTION.KEY=VALUE]...\n"
-    "                  [--format text|json|csv] [--trace-format auto|native|lackey|din]\n"
-    "                  [--verbose] TRACE|-\n"
-    "\n"
-    "Replays TRACE (a file, gzip or not, or - for stdin) and reports TLB hits and misses,\n"
-    "page walks, faults, page-table size and predicted cycles per access.\n"
-    "  --preset NAME      a preset from sim/presets (default x86-64); see tlbsim formats\n"
-    "  --config FILE      an INI file instead of a preset\n"
-    "  --set S.K=V        override key K of section S (repeatable), e.g. tlb.l1d.entries=64\n"
-    "  --format F         text (default), json or csv\n"
-    "  --trace-format F   auto (default), native, lackey or din\n"
-    "  --verbose          print the configuration's TLB levels before replaying\n";
-
 typedef struct run_opts {
   cli_config conf;
-  report_format format;
-  trace_format trace_fmt;
+  int format, trace_fmt; /* report_format, trace_format */
   bool verbose;
   const char *trace;
 } run_opts;
 
 static int parse_run(int argc, char **argv, run_opts *o) {
-  static const struct option longopts[] = {
-      CLI_CONFIG_OPTIONS, {"format", required_argument, NULL, 'f'},
-      {"trace-format", required_argument, NULL, 't'}, {"verbose", no_argument, NULL, 'v'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-  int ch;
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    int taken = cli_config_option(&o->conf, ch, optarg);
-    if (taken > 0) return taken;
-    if (taken == 0) continue;
-    switch (ch) {
-    case 'f':
-      if (report_format_parse(optarg, &o->format)) return cli_usage_error("run", "--format: '%s' is not text, json or csv", optarg);
-      break;
-    case 't':
-      if (trace_format_parse(optarg, &o->trace_fmt))
-        return cli_usage_error("run", "--trace-format: unknown format '%s'", optarg);
-      break;
-    case 'v': o->verbose = true; break;
-    case 'h': fputs(run_help, stdout); return -1;
-    default: return cli_usage_error("run", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1) return cli_usage_error("run", "expected one TRACE argument (see --help)");
-  o->trace = argv[optind];
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&o->conf),
+      {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
+       .help = "text (default), json or csv"},
+      {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
+       .help = "auto (default), native, lackey or din"},
+      {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
+  };
+  const cli_spec spec = {
+      .cmd = "run", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
+      .about = "Replays TRACE (a file, gzip or not, or - for stdin) through a machine (default preset\n"
+               "x86-64) and reports TLB hits and misses, page walks, faults, page-table size and\n"
+               "predicted cycles per access.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  o->trace = argv[first];
   return 0;
 }
 
@@ -141,7 +116,7 @@ int cmd_run(int argc, char **argv) {
     return cli_input_error(&d);
   }
   if (o.verbose) print_levels(m);
-  trace_reader *r = trace_open(o.trace, o.trace_fmt, &d);
+  trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
   rc = EXIT_INPUT;
   if (r) {
     struct stat st;
@@ -149,7 +124,7 @@ int cmd_run(int argc, char **argv) {
     if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;
     if (replay(m, r, &p, &d) == 0) {
       json_object *doc = report_run_json(m, trace_get_path(r), trace_format_name(trace_get_format(r)), label);
-      report_write(stdout, o.format, doc);
+      report_write(stdout, (report_format)o.format, doc);
       json_object_put(doc);
       rc = EXIT_OK;
     }

@@ -1,6 +1,5 @@
 /* tlbsim validate — re-simulate every row of a measured chase CSV and
  * report the model's error per row and overall. */
-#include <getopt.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,70 +13,38 @@
 #include "tlbsim/machine.h"
 
 
-static const char validate_help[] =
-    "usage: tlbsim validate [--preset NAME | --config FILE] [--set S.K=V]... [--plot FILE.png]\n"
-    "                       [--min-footprint SIZE] [--min-nodes N] [--mapping LIST] [--order LIST]\n"
-    "                       [--max-mean-error PCT] [--max-error-cycles C] [--data-latency measured|preset]\n"
-    "                       MEASURED.csv\n"
-    "\n"
-    "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
-    "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
-    "mean absolute % error and the worst point. Rows of mappings the simulator does not model\n"
-    "(managed) and rows outside the filters are skipped and counted.\n"
-    "  --plot FILE.png        gnuplot overlay: measured points, predicted lines, per mapping/order\n"
-    "  --min-footprint SIZE   only rows with at least this footprint\n"
-    "  --min-nodes N          only rows with at least N nodes\n"
-    "  --mapping LIST         only these mappings (comma-separated)\n"
-    "  --order LIST           only these orders (seq, random; comma-separated)\n"
-    "  --max-mean-error PCT   exit 1 when the mean absolute error exceeds PCT\n"
-    "  --max-error-cycles C   exit 1 when any row is off by more than C cycles\n"
-    "  --data-latency KIND    measured (default): a row's base_cycles column (the same lines'\n"
-    "                         L2-hit latency, measured with translation hitting) stands for the\n"
-    "                         preset's data_cycles; preset: use data_cycles for every row\n"
-    "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
-    "thread's ld.global.cg chase.\n";
-
 typedef struct validate_opts {
   cli_config conf;
-  bool preset_data_latency; /* ignore the measured base_cycles column */
+  int data_latency; /* 1: ignore the measured base_cycles column */
   const char *plot, *csv;
   chase_row_filter filter;
   double max_mean, max_cycles;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
-  static const struct option longopts[] = {CLI_CONFIG_OPTIONS,
-                                           CHASE_ROW_OPTIONS,
-                                           {"plot", required_argument, NULL, 'P'},
-                                           {"max-mean-error", required_argument, NULL, 'M'},
-                                           {"max-error-cycles", required_argument, NULL, 'C'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  int ch;
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    int taken = cli_config_option(&o->conf, ch, optarg);
-    if (taken < 0) taken = chase_rows_option(&o->filter, &o->preset_data_latency, "validate", ch, optarg);
-    if (taken > 0) return taken;
-    if (taken == 0) continue;
-    switch (ch) {
-    case 'P': o->plot = optarg; break;
-    case 'M': case 'C': {
-      double v;
-      if (num_real_in(optarg, 0, HUGE_VAL, &v))
-        return cli_usage_error("validate", "--%s: '%s' is not a number", ch == 'M' ? "max-mean-error" : "max-error-cycles",
-                               optarg);
-      if (ch == 'M') o->max_mean = v;
-      else o->max_cycles = v;
-      break;
-    }
-    case 'h': fputs(validate_help, stdout); return -1;
-    default: return cli_usage_error("validate", "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1) return cli_usage_error("validate", "expected one MEASURED.csv (see --help)");
-  o->csv = argv[optind];
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&o->conf),
+      CHASE_ROW_OPTS(&o->filter, &o->data_latency),
+      {.name = "plot", .kind = OPT_TEXT, .dest = &o->plot, .arg = "FILE.png",
+       .help = "gnuplot overlay: measured points, predicted lines, a panel per mapping/order"},
+      {.name = "max-mean-error", .kind = OPT_REAL, .dest = &o->max_mean, .arg = "PCT", .rhi = HUGE_VAL,
+       .help = "exit 1 when the mean absolute error exceeds PCT"},
+      {.name = "max-error-cycles", .kind = OPT_REAL, .dest = &o->max_cycles, .arg = "C", .rhi = HUGE_VAL,
+       .help = "exit 1 when any row is off by more than C cycles"},
+  };
+  const cli_spec spec = {
+      .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
+      .max_operands = 1,
+      .about = "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
+               "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
+               "mean absolute % error and the worst point. Rows of mappings the simulator does not model\n"
+               "(managed) and rows outside the filters are skipped and counted.",
+      .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
+               "thread's ld.global.cg chase.\n",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  o->csv = argv[first];
   return 0;
 }
 
@@ -125,7 +92,7 @@ int cmd_validate(int argc, char **argv) {
   double *predicted = NULL;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
-      predict(spec.format, &spec.mmu, rows, n, o.preset_data_latency, o.csv, predicted, &d)) {
+      predict(spec.format, &spec.mmu, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
     free(predicted);

@@ -6,11 +6,12 @@
 
 #include "alloctrace_impl.h"
 
-static const char *const format_names[] = {"auto", "snapshot", "rmm", "native", "synthetic"};
+const char *const alloctrace_input_names[] = {[ALLOCTRACE_AUTO] = "auto", [ALLOCTRACE_SNAPSHOT] = "snapshot",
+                                              [ALLOCTRACE_RMM] = "rmm", [ALLOCTRACE_NATIVE] = "native", NULL};
 
 int alloctrace_format_parse(const char *s, alloctrace_format *out) {
-  for (int i = ALLOCTRACE_AUTO; i <= ALLOCTRACE_NATIVE; i++)
-    if (!strcmp(s, format_names[i])) {
+  for (int i = 0; alloctrace_input_names[i]; i++)
+    if (!strcmp(s, alloctrace_input_names[i])) {
       *out = (alloctrace_format)i;
       return 0;
     }
@@ -18,7 +19,7 @@ int alloctrace_format_parse(const char *s, alloctrace_format *out) {
 }
 
 const char *alloctrace_format_name(alloctrace_format f) {
-  return (unsigned)f <= ALLOCTRACE_SYNTHETIC ? format_names[f] : "?";
+  return f == ALLOCTRACE_SYNTHETIC ? "synthetic" : (unsigned)f < ALLOCTRACE_SYNTHETIC ? alloctrace_input_names[f] : "?";
 }
 
 /* --- ids -------------------------------------------------------------------- */

@@ -7,27 +7,28 @@
 
 #include "gpu_chain.h"
 
-static const char *const mapping_names[] = {"contiguous", "shuffled", "cudamalloc", "aliased"};
+const char *const chase_mapping_names[] = {[CHASE_CONTIGUOUS] = "contiguous", [CHASE_SHUFFLED] = "shuffled",
+                                           [CHASE_CUDAMALLOC] = "cudamalloc", [CHASE_ALIASED] = "aliased", NULL};
 
 /* tlbsim-gpu's per-node skew under the aliased mapping (GPU_ALIAS_LINE). */
 #define ALIAS_LINE 128u
-static const char *const order_names[] = {"seq", "random"};
+const char *const chase_order_names[] = {[CHASE_SEQ] = "seq", [CHASE_RANDOM] = "random", NULL};
 
 int chase_mapping_parse(const char *s, chase_mapping *out) {
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(s, mapping_names[i])) return *out = (chase_mapping)i, 0;
+  for (int i = 0; chase_mapping_names[i]; i++)
+    if (!strcmp(s, chase_mapping_names[i])) return *out = (chase_mapping)i, 0;
   return -1;
 }
 
-const char *chase_mapping_name(chase_mapping m) { return mapping_names[m]; }
+const char *chase_mapping_name(chase_mapping m) { return chase_mapping_names[m]; }
 
 int chase_order_parse(const char *s, chase_order *out) {
-  for (int i = 0; i < 2; i++)
-    if (!strcmp(s, order_names[i])) return *out = (chase_order)i, 0;
+  for (int i = 0; chase_order_names[i]; i++)
+    if (!strcmp(s, chase_order_names[i])) return *out = (chase_order)i, 0;
   return -1;
 }
 
-const char *chase_order_name(chase_order o) { return order_names[o]; }
+const char *chase_order_name(chase_order o) { return chase_order_names[o]; }
 
 /* The region starts at a VA aligned to its size rounded up to a power of
  * two, as tlbsim-gpu reserves it, so set-index bits see i*stride unchanged. */

@@ -6,12 +6,12 @@
 
 #include <string.h>
 
+const char *const report_format_names[] = {[REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_CSV] = "csv", NULL};
+
 int report_format_parse(const char *s, report_format *out) {
-  if (!strcmp(s, "text")) *out = REPORT_TEXT;
-  else if (!strcmp(s, "json")) *out = REPORT_JSON;
-  else if (!strcmp(s, "csv")) *out = REPORT_CSV;
-  else return -1;
-  return 0;
+  for (int i = 0; report_format_names[i]; i++)
+    if (!strcmp(s, report_format_names[i])) return *out = (report_format)i, 0;
+  return -1;
 }
 
 static void put_u64(json_object *o, const char *key, uint64_t v) {

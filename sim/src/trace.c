@@ -22,16 +22,15 @@
 #define GZ_BUF_BYTES (128 * 1024)
 
 typedef struct format_ops {
-  const char *name;
   trace_parse_fn *parse;
   trace_sniff_fn *sniff; /* NULL for auto */
 } format_ops;
 
 static const format_ops formats[] = {
-    [TRACE_AUTO] = {"auto", NULL, NULL},
-    [TRACE_NATIVE] = {"native", trace_native_parse, trace_native_sniff},
-    [TRACE_LACKEY] = {"lackey", trace_lackey_parse, trace_lackey_sniff},
-    [TRACE_DIN] = {"din", trace_din_parse, trace_din_sniff},
+    [TRACE_AUTO] = {NULL, NULL},
+    [TRACE_NATIVE] = {trace_native_parse, trace_native_sniff},
+    [TRACE_LACKEY] = {trace_lackey_parse, trace_lackey_sniff},
+    [TRACE_DIN] = {trace_din_parse, trace_din_sniff},
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -52,9 +51,12 @@ struct trace_reader {
   size_t one_at, one_other;
 };
 
+const char *const trace_format_names[] = {[TRACE_AUTO] = "auto", [TRACE_NATIVE] = "native",
+                                          [TRACE_LACKEY] = "lackey", [TRACE_DIN] = "din", NULL};
+
 int trace_format_parse(const char *s, trace_format *out) {
   for (size_t i = 0; s && i < NFORMATS; i++)
-    if (!strcmp(s, formats[i].name)) {
+    if (!strcmp(s, trace_format_names[i])) {
       *out = (trace_format)i;
       return 0;
     }
@@ -62,7 +64,7 @@ int trace_format_parse(const char *s, trace_format *out) {
 }
 
 const char *trace_format_name(trace_format f) {
-  return (unsigned)f < NFORMATS ? formats[f].name : "unknown";
+  return (unsigned)f < NFORMATS ? trace_format_names[f] : "unknown";
 }
 
 bool trace_is_banner(const char *s, size_t len) {

@@ -41,7 +41,7 @@ check 2 "expected a COMMAND" -- "$tlbsim"
 check 2 "unknown command 'bogus'" -- "$tlbsim" bogus
 check 2 "unknown or incomplete option '--bogus'" -- "$tlbsim" run --bogus "$demo"
 check 2 "--format: 'xml' is not text, json or csv" -- "$tlbsim" run --format xml "$demo"
-check 2 "--trace-format: unknown format 'pin'" -- "$tlbsim" run --trace-format pin "$demo"
+check 2 "--trace-format: 'pin' is not auto, native, lackey or din" -- "$tlbsim" run --trace-format pin "$demo"
 check 2 "expected one TRACE argument" -- "$tlbsim" run
 check 1 "--preset: no preset named 'nope'" -- "$tlbsim" run --preset nope "$demo"
 check 1 "--set:1: unknown key 'entriez' in [tlb.l1d]" -- "$tlbsim" run --set tlb.l1d.entriez=4 "$demo"
@@ -64,14 +64,23 @@ check 2 "--page-size: 65536 is not a page size of x86-64-4" -- "$tlbsim" explain
 check 1 "beyond the 48-bit address space" -- "$tlbsim" explain 0x1000000000000
 check 0 "" -- "$tlbsim" explain --preset teaching 0xa7c3
 check 2 "--footprint: '1M..x'" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1M..x
-check 2 "--stride: '12' is not a positive multiple of 8 bytes" -- "$tlbsim" chase --stride 12 --footprint 1M
+check 2 "--stride: 12 is not a multiple of 8 bytes" -- "$tlbsim" chase --stride 12 --footprint 1M
 check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
 check 2 "--footprint: 1KiB holds no node at a 4KiB stride" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1K
-check 2 "--steps: '0' is not a valid count" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
+check 2 "--steps: '0' is not a whole number from 1 to 4294967295" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
+check 2 "--per-octave: '0' is not a whole number from 1 to 64" -- "$tlbsim" chase --stride 4K --footprint 1M --per-octave 0
+check 2 "--max-mean-error: 'nan' is not a number of at least 0" -- "$tlbsim" validate --max-mean-error nan "$work/short.csv"
+check 1 "--set:1: vas.cuda_small_max: '1Q' is not a size" -- "$tlbsim" run --set vas.cuda_small_max=1Q "$demo"
+check 0 "" -- "$tlbsim" run --set vas.policy=cuda --set vas.cuda_small_max=1M "$demo"
+check 1 "--set:1: pwc.PD.entries: '4294967296' is not a whole number of at most 16777216" -- \
+  "$tlbsim" run --set pwc.PD.entries=4294967296 "$demo"
+check 1 "--set:1: tlb.l1d.latency: '4294967297' is not a whole number of at most 4294967295" -- \
+  "$tlbsim" run --set tlb.l1d.latency=4294967297 "$demo"
+check 1 "--set:1: tlb.l1d.ways: '0' is not a whole number from 1 to 64" -- "$tlbsim" run --set tlb.l1d.ways=0 "$demo"
 check 1 "$work/cutrow.csv:2: 7 fields, the header has 8" -- "$tlbsim" validate "$work/cutrow.csv"
-check 2 "--order: 'sideways' is not seq or random" -- "$tlbsim" validate --order sideways "$work/short.csv"
-check 2 "--min-nodes: 'x' is not a count" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
-check 2 "--mapping: 'managed' is not contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
+check 2 "--order: 'sideways' is not a comma-separated list of seq or random" -- "$tlbsim" validate --order sideways "$work/short.csv"
+check 2 "--min-nodes: 'x' is not a whole number" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
+check 2 "--mapping: 'managed' is not a comma-separated list of contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" calibrate --preset x86-64 "$work/short.csv"
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" validate --preset x86-64 "$work/short.csv"
 check 1 "$work/badrow.csv:2: cycles_per_access 'abc' is not a number" -- \

@@ -35,7 +35,9 @@ typedef enum {
   ALLOCTRACE_SYNTHETIC
 } alloctrace_format;
 
-/* Accepts auto, snapshot, rmm, native. */
+/* The input formats by alloctrace_format (auto, snapshot, rmm, native),
+ * NULL-terminated; parse accepts them. */
+extern const char *const alloctrace_input_names[];
 int alloctrace_format_parse(const char *s, alloctrace_format *out);
 const char *alloctrace_format_name(alloctrace_format f);
 

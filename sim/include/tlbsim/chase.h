@@ -24,6 +24,8 @@
 typedef enum { CHASE_CONTIGUOUS, CHASE_SHUFFLED, CHASE_CUDAMALLOC, CHASE_ALIASED } chase_mapping;
 typedef enum { CHASE_SEQ, CHASE_RANDOM } chase_order;
 
+/* Names by chase_mapping and chase_order, NULL-terminated. */
+extern const char *const chase_mapping_names[], *const chase_order_names[];
 int chase_mapping_parse(const char *s, chase_mapping *out);
 const char *chase_mapping_name(chase_mapping m);
 int chase_order_parse(const char *s, chase_order *out);

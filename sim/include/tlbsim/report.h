@@ -14,6 +14,8 @@
 
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } report_format;
 
+/* "text", "json", "csv" by report_format, NULL-terminated. */
+extern const char *const report_format_names[];
 int report_format_parse(const char *s, report_format *out);
 
 /* The results of a replay (keys as in DESIGN.md's "JSON from run").

@@ -92,7 +92,9 @@ static inline uint64_t trace_pages(uint64_t addr, uint64_t size, unsigned page_s
 
 typedef enum { TRACE_AUTO, TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN } trace_format;
 
-/* "auto", "native", "lackey", "din"; -1 for anything else. */
+/* "auto", "native", "lackey", "din" by trace_format, NULL-terminated. */
+extern const char *const trace_format_names[];
+/* One of those names; -1 for anything else. */
 int trace_format_parse(const char *s, trace_format *out);
 const char *trace_format_name(trace_format f);
 
