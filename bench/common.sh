@@ -23,7 +23,7 @@ find_gen() {
     return
   fi
   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$repo_dir/sim/include" \
-    "$bench_dir/gen_din.c" "$repo_dir"/sim/src/{rng,size,diag}.c -o "$work/bench_gen_din" ||
+    "$bench_dir/gen_din.c" "$repo_dir"/sim/src/base/*.c -lm -o "$work/bench_gen_din" ||
     die "cannot build bench_gen_din with cc"
   echo "$work/bench_gen_din"
 }

@@ -27,7 +27,7 @@ bld=$(mktemp -d)
 } >"$out/env.txt" 2>&1 || true
 
 t0=$(date +%s)
-for f in sim/src/diag.c sim/src/num.c sim/src/rng.c gpu/src/gpu_*.c; do
+for f in sim/src/base/diag.c sim/src/base/num.c sim/src/base/rng.c gpu/src/gpu_*.c; do
   "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
     -c "$f" -o "$bld/$(basename "$f" .c).o" &
 done
