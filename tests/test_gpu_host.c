@@ -1,15 +1,20 @@
 /* tests/test_gpu_host.c — tlbsim-gpu's host logic on the CPU: chain
  * construction and permutation (against an independent Python model of
  * xoshiro256** and splitmix64), sweep planning, CSV, churn plan, user pool,
- * options. */
+ * options; the gather hash (against a Python model), gather plans, launch
+ * shapes and SM sets; buffer-set statistics and pool carving; the
+ * alloc/free trace reader. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_bufset.h"
 #include "gpu_csv.h"
+#include "gpu_gather.h"
 #include "gpu_opts.h"
 #include "gpu_plan.h"
 #include "gpu_pool.h"
+#include "gpu_trace.h"
 #include "harness.h"
 
 #define MiB (1ull << 20)
@@ -277,6 +282,128 @@ static void test_csv_row(void) {
   fclose(f);
 }
 
+
+static void test_csv_gather_rows(void) {
+  FILE *f = tmpfile();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  gpu_gather_row r;
+  memset(&r, 0, sizeof r);
+  r.pattern = "gather";
+  r.footprint_bytes = 128 * GiB;
+  r.stride_bytes = 2 * MiB;
+  r.nodes = 65536;
+  r.threads = 270336;
+  r.loads_per_thread = 256;
+  r.mapping = GPU_MAP_CUDAMALLOC;
+  r.loads_per_ns = (gpu_summary){6.08, 6.07, 6.09};
+  r.page_bytes = 2 * MiB;
+  r.sms_used = 132;
+  r.threads_per_sm = 2048;
+  r.block_threads = 256;
+  r.blocks = 1056;
+  r.max_blocks_per_sm = 8;
+  r.kernel_cycles = 22449272;
+  r.ns_per_launch = 11371167.5;
+  r.launches = 3;
+  r.repeats = 3;
+  r.sm_clock_khz = 1976781;
+  r.device = "NVIDIA H200";
+  r.seed = 1;
+  r.va_base = 0x7f3760000000ull;
+  r.sm_set = "grid";
+  r.span_ns = 11356480;
+  r.block_cycles = 19258061;
+  diag d;
+  CU_ASSERT_EQUAL(gpu_csv_gather_header(f, &d), 0);
+  CU_ASSERT_EQUAL(gpu_csv_gather_row(f, &r, &d), 0);
+  const char *want =
+      "pattern,footprint_bytes,stride_bytes,nodes,threads,loads_per_thread,mapping,loads_per_ns,page_bytes,"
+      "sms_used,threads_per_sm,block_threads,blocks,kernel_cycles,ns_per_launch,launches,repeats,sm_clock_khz,"
+      "device,seed,va_base,chunk_bytes,skew_bytes,sm_set,max_blocks_per_sm,loads_per_ns_min,loads_per_ns_max,"
+      "span_ns,loads_per_ns_span,block_cycles,hash,batch,load\n"
+      "gather,137438953472,2097152,65536,270336,256,cudamalloc,6.0800,2097152,132,2048,256,1056,22449272,"
+      "11371167.5,3,3,1976781,NVIDIA H200,1,0x7f3760000000,0,0,grid,8,6.0700,6.0900,11356480,6.0940,19258061,"
+      "splitmix64-v1,8,cg\n";
+  CU_ASSERT_STRING_EQUAL(slurp(f), want);
+  fclose(f);
+}
+
+static void test_csv_chasers_bufset_layout(void) {
+  FILE *f = tmpfile();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  gpu_chasers_row c;
+  memset(&c, 0, sizeof c);
+  c.order = GPU_ORDER_RANDOM;
+  c.mapping = GPU_MAP_CUDAMALLOC;
+  c.page_bytes = c.stride_bytes = 2 * MiB;
+  c.footprint_bytes = 96 * GiB;
+  c.steps = 4096;
+  c.cycles = (gpu_summary){325.0, 293.25, 433.5};
+  c.cycles_mean = 330.125;
+  c.cycles_first = 304.5;
+  c.ns_per_access = 164.25;
+  c.loads_per_ns = 0.3986;
+  c.sm_clock_khz = 1979000;
+  c.device = "NVIDIA H200";
+  c.repeats = 3;
+  c.seed = 1;
+  c.nodes = 49152;
+  c.warmup = 1490;
+  c.chasers = 66;
+  c.per_sm = 1;
+  c.sms_used = 66;
+  c.sm_set = "0;1";
+  c.va_base = 0x7f0000000000ull;
+  diag d;
+  CU_ASSERT_EQUAL(gpu_csv_chasers_header(f, &d), 0);
+  CU_ASSERT_EQUAL(gpu_csv_chasers_row(f, &c, &d), 0);
+  gpu_bufset_row b;
+  memset(&b, 0, sizeof b);
+  b.pattern = "churn-gather";
+  b.set = "churned";
+  b.source = "churn_near.trace";
+  b.buffers = 32000;
+  b.live_bytes = 55275180032ull;
+  b.va_span = 73763545088ull;
+  b.regions_2m = 31590;
+  b.regions_32m = 2185;
+  b.line_regions_2m = 15844;
+  b.line_regions_32m = 2185;
+  b.va_first = 0x7f0000000000ull;
+  b.chase_cycles = (gpu_summary){296.875, 296.75, 297.0};
+  b.chase_ns = 150.5;
+  b.chase_steps = 32000;
+  b.chase_warmup = 64000;
+  b.chase_repeats = 3;
+  b.sm_clock_khz = 1975000;
+  b.seed = 1;
+  b.pool_align = 512;
+  b.device = "NVIDIA H200";
+  CU_ASSERT_EQUAL(gpu_csv_bufset_header(f, &d), 0);
+  CU_ASSERT_EQUAL(gpu_csv_bufset_row(f, &b, &d), 0); /* no gather: its columns empty */
+  b.threads = 270336;
+  b.threads_per_sm = 2048;
+  b.loads_per_thread = 256;
+  b.loads_per_ns = (gpu_summary){35.5, 35.25, 35.75};
+  b.ns_per_launch = 1948000.5;
+  b.launches = 3;
+  CU_ASSERT_EQUAL(gpu_csv_bufset_row(f, &b, &d), 0);
+  CU_ASSERT_EQUAL(gpu_csv_layout_row(f, "t", "fresh", 2, 9, 4096, 0x1000, 0x3000, &d), 0);
+  const char *want =
+      GPU_CHASERS_HEADER "\n"
+      "chasers,random,cudamalloc,2097152,2097152,103079215104,4096,325.000,164.250,cg,1979000,NVIDIA H200,3,"
+      "140.250,1,49152,1490,66,1,66,0;1,293.250,433.500,330.125,304.500,0.3986,0x7f0000000000\n"
+      GPU_BUFSET_HEADER "\n"
+      "churn-gather,churned,churn_near.trace,32000,0,55275180032,73763545088,31590,2185,15844,2185,"
+      "0x7f0000000000,296.875,150.500,0.250,32000,3,64000,0,1975000,,,,,,,,,1,splitmix64-v1,512,NVIDIA H200\n"
+      "churn-gather,churned,churn_near.trace,32000,0,55275180032,73763545088,31590,2185,15844,2185,"
+      "0x7f0000000000,296.875,150.500,0.250,32000,3,64000,0,1975000,270336,2048,256,35.5000,35.2500,35.7500,"
+      "1948000.5,3,1,splitmix64-v1,512,NVIDIA H200\n"
+      "t,fresh,2,9,4096,-8192\n";
+  CU_ASSERT_STRING_EQUAL(slurp(f), want);
+  fclose(f);
+}
+
 /* ---- churn plan ---- */
 
 static void test_churn_small_plan(void) {
@@ -400,6 +527,247 @@ static void test_pool_reuse(void) {
   gpu_pool_free(p);
 }
 
+
+/* ---- gather ---- */
+
+static void test_gather_hash_matches_model(void) {
+  /* From a separate Python implementation of the formula in gpu_gather.h. */
+  static const uint32_t t0[4] = {28280, 48875, 49096, 45894}, t12345[4] = {88, 387, 358, 886};
+  for (uint32_t j = 0; j < 4; j++) {
+    CU_ASSERT_EQUAL(gpu_gather_node(1, 0, j, 65536), t0[j]);
+    CU_ASSERT_EQUAL(gpu_gather_node(1, 12345, j, 1000), t12345[j]);
+  }
+  CU_ASSERT_EQUAL(gpu_gather_node(7, 270335, 255, 65536), 55532);
+  CU_ASSERT_EQUAL(gpu_gather_node(0, 0, 0, 1), 0);
+  CU_ASSERT_EQUAL(gpu_gather_node(UINT64_MAX, 5, 3, UINT32_MAX), 2602630076u);
+  CU_ASSERT_EQUAL(gpu_gather_thread_sum(1, 77, 256, 65536), 8322649);
+  /* Every node index is in range, and a different seed moves the loads. */
+  int moved = 0;
+  for (uint32_t j = 0; j < 1000; j++) {
+    CU_ASSERT(gpu_gather_node(3, j, j, 17) < 17);
+    moved += gpu_gather_node(1, 9, j, 65536) != gpu_gather_node(2, 9, j, 65536);
+  }
+  CU_ASSERT(moved > 990);
+}
+
+static void test_gather_points(void) {
+  const uint64_t fp[] = {256 * MiB, 128 * GiB, 128 * GiB + 1}, nodes[] = {65536, 262144};
+  gpu_gather_plan p = {fp, 3, nodes, 2, 0, 128};
+  gpu_gather_point_list l;
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_points(&p, &l, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(l.n, 4); /* the third footprint repeats the second's strides */
+  CU_ASSERT_EQUAL(l.v[0].stride, 4096);
+  CU_ASSERT_EQUAL(l.v[0].footprint, 256 * MiB);
+  CU_ASSERT_EQUAL(l.v[1].stride, 1024);
+  CU_ASSERT_EQUAL(l.v[2].stride, 2 * MiB);
+  CU_ASSERT_EQUAL(l.v[3].nodes, 262144);
+  gpu_gather_point_list_free(&l);
+  /* Rounded down to the line: 1000 nodes over 1 MiB -> 1048 -> 1024 bytes. */
+  CU_ASSERT_EQUAL(gpu_gather_stride(1 * MiB, 1000, 128), 1024);
+  CU_ASSERT_EQUAL(gpu_gather_stride(64 * MiB, 65536, 2 * MiB), 0);
+  /* Aliased: strides below the chunk are skipped and counted. */
+  p.align = 2 * MiB;
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_points(&p, &l, &d), 0);
+  CU_ASSERT_EQUAL(l.n, 1);
+  CU_ASSERT_EQUAL(l.skipped, 4);
+  gpu_gather_point_list_free(&l);
+  /* A fixed stride ignores the footprints. */
+  gpu_gather_plan q = {NULL, 0, nodes, 1, 8192, 128};
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_points(&q, &l, &d), 0);
+  CU_ASSERT_EQUAL(l.n, 1);
+  CU_ASSERT_EQUAL(l.v[0].footprint, 65536ull * 8192);
+  gpu_gather_point_list_free(&l);
+  q.stride = 1000;
+  CU_ASSERT_EQUAL(gpu_gather_points(&q, &l, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "gather: stride 1000 is not a multiple of 128");
+  q.nnodes = 0;
+  CU_ASSERT_EQUAL(gpu_gather_points(&q, &l, &d), -1);
+  uint64_t v[64];
+  CU_ASSERT_EQUAL(gpu_footprint_range(256 * MiB, 128 * GiB, 2, v, 64), 19);
+  CU_ASSERT_EQUAL(v[1], 379625062); /* 256 MiB * sqrt 2, rounded */
+  CU_ASSERT_EQUAL(v[18], 128 * GiB);
+}
+
+static void test_gather_shapes(void) {
+  gpu_gather_shape s;
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_shape_per_sm(32, 132, &s, &d), 0);
+  CU_ASSERT_EQUAL(s.block_threads, 32);
+  CU_ASSERT_EQUAL(s.blocks, 132);
+  CU_ASSERT_EQUAL(s.threads, 4224);
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_shape_per_sm(2048, 6, &s, &d), 0);
+  CU_ASSERT_EQUAL(s.block_threads, 256);
+  CU_ASSERT_EQUAL(s.per_sm, 8);
+  CU_ASSERT_EQUAL(s.blocks, 48);
+  CU_ASSERT_EQUAL(gpu_gather_shape_per_sm(384, 1, &s, &d), -1); /* above 256: multiples of 256 */
+  CU_ASSERT_EQUAL(gpu_gather_shape_per_sm(48, 1, &s, &d), -1);
+  CU_ASSERT_EQUAL(gpu_gather_shape_per_sm(4096, 1, &s, &d), -1);
+  CU_ASSERT_EQUAL_FATAL(gpu_gather_shape_total(270336, &s, &d), 0);
+  CU_ASSERT_EQUAL(s.blocks, 1056);
+  CU_ASSERT_EQUAL(gpu_gather_shape_total(4224, &s, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "gather: 4224 threads is not a positive multiple of 256");
+}
+
+static void test_sm_sets(void) {
+  gpu_sm_set sets[GPU_MAX_SM_SETS];
+  size_t n;
+  char buf[256];
+  CU_ASSERT_EQUAL_FATAL(gpu_sm_sets_parse("grid/0,1,48-49,128/all", sets, GPU_MAX_SM_SETS, &n), 0);
+  CU_ASSERT_EQUAL_FATAL(n, 3);
+  CU_ASSERT_EQUAL(sets[0].kind, GPU_SMS_GRID);
+  CU_ASSERT_EQUAL(sets[1].kind, GPU_SMS_LIST);
+  CU_ASSERT_EQUAL(gpu_sm_set_count(&sets[1], 132), 5);
+  CU_ASSERT_EQUAL(gpu_sm_set_count(&sets[1], 100), 4); /* SM 128 is not on such a device */
+  CU_ASSERT(gpu_sm_set_has(&sets[1], 49) && !gpu_sm_set_has(&sets[1], 50));
+  CU_ASSERT_STRING_EQUAL(gpu_sm_set_name(&sets[1], buf, sizeof buf), "0;1;48;49;128");
+  CU_ASSERT_STRING_EQUAL(gpu_sm_set_name(&sets[2], buf, sizeof buf), "all");
+  CU_ASSERT_EQUAL(gpu_sm_set_count(&sets[2], 132), 132);
+  CU_ASSERT_EQUAL(gpu_sm_sets_parse("3-1", sets, GPU_MAX_SM_SETS, &n), -1);
+  CU_ASSERT_EQUAL(gpu_sm_sets_parse("0,256", sets, GPU_MAX_SM_SETS, &n), -1);
+  CU_ASSERT_EQUAL(gpu_sm_sets_parse("0//1", sets, GPU_MAX_SM_SETS, &n), 0); /* empty sets are skipped */
+  CU_ASSERT_EQUAL(gpu_sm_sets_parse("x", sets, GPU_MAX_SM_SETS, &n), -1);
+  CU_ASSERT_EQUAL(gpu_sm_sets_parse("0/1/2", sets, 2, &n), -1);
+}
+
+/* ---- buffer sets ---- */
+
+static void test_bufset_stats(void) {
+  /* Two buffers in one 2 MiB region, one spanning three, one far away. */
+  const uint64_t base = 0x7f0000000000ull;
+  const uint64_t va[] = {base + 4096, base, base + 2 * MiB - 512, base + 40 * MiB};
+  const uint64_t size[] = {64 << 10, 512, 3 * MiB, 1};
+  gpu_bufset_stats st;
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(gpu_bufset_stats_of(va, size, 4, &st, &d), 0);
+  CU_ASSERT_EQUAL(st.buffers, 4);
+  CU_ASSERT_EQUAL(st.live_bytes, (64 << 10) + 512 + 3 * MiB + 1);
+  CU_ASSERT_EQUAL(st.va_min, base);
+  CU_ASSERT_EQUAL(st.va_span, 40 * MiB + 1);
+  CU_ASSERT_EQUAL(st.regions_2m, 4);      /* [0,2M) [2M,4M) [4M,6M) [40M,42M) */
+  CU_ASSERT_EQUAL(st.regions_32m, 2);
+  CU_ASSERT_EQUAL(st.line_regions_2m, 2); /* first lines: region 0 thrice, region 20 */
+  CU_ASSERT_EQUAL(st.line_regions_32m, 2);
+  const uint64_t wrap_va[] = {UINT64_MAX - 10}, wrap_size[] = {100};
+  CU_ASSERT_EQUAL(gpu_bufset_stats_of(wrap_va, wrap_size, 1, &st, &d), -1);
+  CU_ASSERT_EQUAL(gpu_bufset_stats_of(va, size, 0, &st, &d), -1);
+}
+
+static void test_pool_carve(void) {
+  const uint64_t size[] = {1, 512, 513, 64 << 10};
+  uint64_t off[4], total;
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(gpu_pool_carve(size, 4, GPU_POOL_CARVE_ALIGN, off, &total, &d), 0);
+  CU_ASSERT_EQUAL(off[0], 0);
+  CU_ASSERT_EQUAL(off[1], 512);
+  CU_ASSERT_EQUAL(off[2], 1024);
+  CU_ASSERT_EQUAL(off[3], 2048);
+  CU_ASSERT_EQUAL(total, 2048 + (64 << 10));
+  CU_ASSERT_EQUAL(gpu_pool_carve(size, 4, 384, off, &total, &d), -1);
+  const uint64_t huge[] = {UINT64_MAX - 100, 4096};
+  CU_ASSERT_EQUAL(gpu_pool_carve(huge, 2, 512, off, &total, &d), -1);
+}
+
+/* ---- alloc/free traces ---- */
+
+static int read_text(const char *text, gpu_trace *t, diag *d) {
+  FILE *f = tmpfile();
+  if (!f) return -2;
+  fputs(text, f);
+  rewind(f);
+  int rc = gpu_trace_read(f, "t.trace", t, d);
+  fclose(f);
+  return rc;
+}
+
+static void test_trace_lines(void) {
+  gpu_trace_op op;
+  diag d;
+  CU_ASSERT_EQUAL(gpu_trace_parse_line("alloc 7 64K", "f", 3, &op, &d), 1);
+  CU_ASSERT(op.kind == GPU_TRACE_ALLOC && op.id == 7 && op.size == 65536 && op.line == 3);
+  CU_ASSERT_EQUAL(gpu_trace_parse_line(" \tfree 0x10  # done", "f", 4, &op, &d), 1);
+  CU_ASSERT(op.kind == GPU_TRACE_FREE && op.id == 16);
+  CU_ASSERT_EQUAL(gpu_trace_parse_line("   # a comment", "f", 5, &op, &d), 0);
+  CU_ASSERT_EQUAL(gpu_trace_parse_line("", "f", 6, &op, &d), 0);
+  CU_ASSERT_EQUAL(gpu_trace_parse_line("#tlbsim-trace 1", "f", 1, &op, &d), 0);
+  CU_ASSERT_EQUAL(gpu_trace_parse_line("alloc 1 2MiB", "f", 1, &op, &d), 1);
+  CU_ASSERT_EQUAL(op.size, 2 * MiB);
+  static const struct {
+    const char *line, *msg;
+  } bad[] = {
+      {"#tlbsim-trace 2", "f:9: unsupported trace version line (only '#tlbsim-trace 1' exists)"},
+      {"r @1+8 8", "f:9: record 'r' is not supported here (churn-gather replays alloc and free only)"},
+      {"map 0x1000 4K", "f:9: record 'map' is not supported here (churn-gather replays alloc and free only)"},
+      {"malloc 1 4K", "f:9: unknown record 'malloc'"},
+      {"alloc 1", "f:9: missing SIZE (usage: alloc ID SIZE)"},
+      {"alloc", "f:9: missing ID (usage: alloc ID SIZE)"},
+      {"alloc x 4K", "f:9: bad ID 'x'"},
+      {"alloc 1 4Q", "f:9: bad SIZE '4Q'"},
+      {"alloc 1 0", "f:9: SIZE must not be zero"},
+      {"alloc 1 4K align=4K", "f:9: option 'align=4K' is not supported here (cudaMalloc takes no alignment or stream)"},
+      {"free 1 2", "f:9: extra field '2' (usage: free ID)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CU_ASSERT_EQUAL(gpu_trace_parse_line(bad[i].line, "f", 9, &op, &d), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, bad[i].msg);
+  }
+}
+
+static void test_trace_plan(void) {
+  gpu_trace t;
+  diag d;
+  const char *text = "#tlbsim-trace 1\r\n"
+                     "alloc 10 64K\n"
+                     "alloc 11 1M\n"
+                     "alloc 12 4K\n"
+                     "free 11\n"
+                     "alloc 13 2M   # takes 11's slot\n"
+                     "free 10\n"
+                     "alloc 10 8K\n"; /* an ID may come back once freed */
+  CU_ASSERT_EQUAL_FATAL(read_text(text, &t, &d), 0);
+  CU_ASSERT_EQUAL(t.nops, 7);
+  CU_ASSERT_EQUAL(t.allocs, 5);
+  CU_ASSERT_EQUAL(t.frees, 2);
+  CU_ASSERT_EQUAL(t.slots, 3);
+  CU_ASSERT_EQUAL(t.peak_live_bytes, (64 << 10) + 4096 + 2 * MiB); /* after alloc 13 */
+  CU_ASSERT_EQUAL(t.ops[4].slot, t.ops[1].slot);
+  CU_ASSERT_EQUAL(t.ops[3].slot, t.ops[1].slot);
+  CU_ASSERT_EQUAL_FATAL(t.nlive, 3);
+  /* In allocation order: 12 (line 4), 13 (line 6), 10 (line 8). */
+  CU_ASSERT(t.live[0].id == 12 && t.live[0].size == 4096 && t.live[0].line == 4);
+  CU_ASSERT(t.live[1].id == 13 && t.live[1].size == 2 * MiB);
+  CU_ASSERT(t.live[2].id == 10 && t.live[2].size == 8192 && t.live[2].line == 8);
+  gpu_trace_free(&t);
+  CU_ASSERT_EQUAL(read_text("alloc 1 4K\nalloc 2 4K\nalloc 1 8K\n", &t, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:3: alloc of ID 1, which is live (allocated at line 1)");
+  CU_ASSERT_EQUAL(read_text("alloc 1 4K\n\nfree 2\n", &t, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:3: free of ID 2, which is not live");
+  CU_ASSERT_EQUAL(read_text("alloc 1 4K\nw 0x10 8\n", &t, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:2: record 'w'"));
+  CU_ASSERT_EQUAL(read_text("", &t, &d), 0);
+  CU_ASSERT_EQUAL(t.nlive, 0);
+  gpu_trace_free(&t);
+}
+
+static void test_trace_many_ids(void) {
+  /* Enough IDs to grow the ID table several times, freed in an order that
+   * exercises deletion in the middle of probe runs. */
+  size_t cap = 1 << 20, used = 0;
+  char *text = malloc(cap);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  for (unsigned i = 0; i < 5000; i++) used += (size_t)snprintf(text + used, cap - used, "alloc %u 4K\n", i * 7919u);
+  for (unsigned i = 0; i < 5000; i += 2) used += (size_t)snprintf(text + used, cap - used, "free %u\n", i * 7919u);
+  gpu_trace t;
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(read_text(text, &t, &d), 0);
+  CU_ASSERT_EQUAL(t.nlive, 2500);
+  CU_ASSERT_EQUAL(t.slots, 5000);
+  CU_ASSERT_EQUAL(t.live[0].id, 7919u);
+  CU_ASSERT_EQUAL(t.live[2499].id, 4999u * 7919u);
+  gpu_trace_free(&t);
+  free(text);
+}
+
 /* ---- options ---- */
 
 static int parse(gpu_opts *o, diag *d, int argc, const char **argv) { return gpu_opts_parse(argc, (char **)argv, o, d); }
@@ -477,6 +845,86 @@ static void test_opts_command_defaults(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(gpu_usage, "shuffled"));
 }
 
+
+static void test_opts_gather(void) {
+  gpu_opts o;
+  diag d;
+  const char *a[] = {"tlbsim-gpu", "gather", "--mapping", "cudamalloc,aliased", "--threads-per-sm", "32..2048",
+                     "--sm-sets", "grid/0,1", "--loads-per-thread", "64"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 10, a), 0);
+  CU_ASSERT_EQUAL(o.cmd, GPU_CMD_GATHER);
+  CU_ASSERT_EQUAL(o.ntps, 7);
+  CU_ASSERT_EQUAL(o.tps[6], 2048);
+  CU_ASSERT_EQUAL(o.nsm_sets, 2);
+  CU_ASSERT_EQUAL(o.loads, 64);
+  CU_ASSERT_EQUAL(o.nnodes, 1);
+  CU_ASSERT_EQUAL(o.nodes[0], 65536);
+  CU_ASSERT_EQUAL(o.sweep.fmin, 256 * MiB);
+  CU_ASSERT_EQUAL(o.sweep.per_octave, 2);
+  CU_ASSERT_EQUAL(o.repeats, 3);
+  CU_ASSERT_EQUAL(o.gather_stride, 0);
+  CU_ASSERT(gpu_opts_given(&o, "loads-per-thread") && !gpu_opts_given(&o, "steps"));
+  const char *b[] = {"tlbsim-gpu", "gather", "--stride", "8K", "--nodes", "4096,16384"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 6, b), 0);
+  CU_ASSERT_EQUAL(o.gather_stride, 8192);
+  CU_ASSERT_EQUAL(o.nnodes, 2);
+  CU_ASSERT_EQUAL(o.ntps, 1);
+  CU_ASSERT_EQUAL(o.tps[0], 2048);
+  CU_ASSERT_EQUAL(o.sm_sets[0].kind, GPU_SMS_GRID);
+  static const struct {
+    int argc;
+    const char *argv[6];
+    const char *msg;
+  } bad[] = {
+      {4, {"tlbsim-gpu", "gather", "--loads-per-thread", "12"},
+       "tlbsim-gpu: --loads-per-thread: bad number (a multiple of 8 up to 2^20) '12'"},
+      {6, {"tlbsim-gpu", "gather", "--stride", "8K", "--footprint", "1G"},
+       "tlbsim-gpu: gather: --stride fixes the footprint (nodes * stride); drop --footprint"},
+      {6, {"tlbsim-gpu", "gather", "--threads", "4096", "--sm-sets", "0"},
+       "tlbsim-gpu: gather: --threads needs the grid SM set; use --threads-per-sm"},
+      {4, {"tlbsim-gpu", "gather", "--sm-sets", "0-300"}, "tlbsim-gpu: --sm-sets: bad SM set list '0-300'"},
+      {4, {"tlbsim-gpu", "gather", "--threads-per-sm", "4096"}, "tlbsim-gpu: --threads-per-sm: bad number list '4096'"},
+      {4, {"tlbsim-gpu", "gather", "--lanes", "32"}, "tlbsim-gpu: gather: option --lanes does not apply"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CU_ASSERT_EQUAL(parse(&o, &d, bad[i].argc, (const char **)bad[i].argv), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, bad[i].msg);
+  }
+}
+
+static void test_opts_chasers_bufs(void) {
+  gpu_opts o;
+  diag d;
+  const char *a[] = {"tlbsim-gpu", "chasers", "--sm-sets", "0/all", "--per-sm", "1,4,16,32"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 6, a), 0);
+  CU_ASSERT_EQUAL(o.nper_sm, 4);
+  CU_ASSERT_EQUAL(o.sweep.orders, 1u << GPU_ORDER_RANDOM);
+  CU_ASSERT_EQUAL(o.sweep.nfootprints, 4);
+  CU_ASSERT_EQUAL(o.sweep.footprints[2], 96 * GiB);
+  const char *b[] = {"tlbsim-gpu", "chasers", "--sm-sets", "grid"};
+  CU_ASSERT_EQUAL(parse(&o, &d, 4, b), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "tlbsim-gpu: chasers: name the SMs (a list or all), not grid");
+  const char *c[] = {"tlbsim-gpu", "chasers"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 2, c), 0);
+  CU_ASSERT_EQUAL(o.nsm_sets, 1);
+  CU_ASSERT_EQUAL(gpu_sm_set_count(&o.sm_sets[0], 132), 1); /* SM 0 */
+  const char *e[] = {"tlbsim-gpu", "smallbufs", "--sizes", "4K,64K", "--buffers", "100", "--layout", "l.csv"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 8, e), 0);
+  CU_ASSERT_EQUAL(o.nsizes, 2);
+  CU_ASSERT_EQUAL(o.buffers, 100);
+  CU_ASSERT_STRING_EQUAL(o.layout, "l.csv");
+  const char *f[] = {"tlbsim-gpu", "churn-gather", "--threads-per-sm", "256", "x.trace", "--out", "o.csv"};
+  CU_ASSERT_EQUAL_FATAL(parse(&o, &d, 7, f), 0);
+  CU_ASSERT_STRING_EQUAL(o.trace, "x.trace");
+  CU_ASSERT_EQUAL(o.tps[0], 256);
+  const char *g[] = {"tlbsim-gpu", "churn-gather"};
+  CU_ASSERT_EQUAL(parse(&o, &d, 2, g), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "tlbsim-gpu: churn-gather: no TRACE given");
+  const char *h[] = {"tlbsim-gpu", "churn-gather", "a.trace", "b.trace"};
+  CU_ASSERT_EQUAL(parse(&o, &d, 4, h), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "tlbsim-gpu: unexpected argument 'b.trace'");
+}
+
 static void test_size_list(void) {
   uint64_t v[8];
   size_t n;
@@ -503,7 +951,11 @@ int main(void) {
                                    {"full sweep table", test_full_sweeps},
                                    {"mapping names", test_mapping_names},
                                    {NULL, NULL}};
-  static const test_case csv[] = {{"summarize", test_summarize}, {"chase rows", test_csv_row}, {NULL, NULL}};
+  static const test_case csv[] = {{"summarize", test_summarize},
+                                  {"chase rows", test_csv_row},
+                                  {"gather rows", test_csv_gather_rows},
+                                  {"chasers, bufset and layout rows", test_csv_chasers_bufset_layout},
+                                  {NULL, NULL}};
   static const test_case churn[] = {{"small plan", test_churn_small_plan},
                                     {"invariants", test_churn_invariants},
                                     {"pool classes", test_pool_classes},
@@ -513,8 +965,23 @@ int main(void) {
                                    {"errors", test_opts_errors},
                                    {"command defaults", test_opts_command_defaults},
                                    {"size lists", test_size_list},
+                                   {"gather options", test_opts_gather},
+                                   {"chasers and buffer-set options", test_opts_chasers_bufs},
+                                   {NULL, NULL}};
+  static const test_case gather[] = {{"hash matches model", test_gather_hash_matches_model},
+                                     {"points", test_gather_points},
+                                     {"launch shapes", test_gather_shapes},
+                                     {"SM sets", test_sm_sets},
+                                     {NULL, NULL}};
+  static const test_case bufs[] = {{"set statistics", test_bufset_stats},
+                                   {"pool carve", test_pool_carve},
+                                   {"trace lines", test_trace_lines},
+                                   {"trace plan", test_trace_plan},
+                                   {"many IDs", test_trace_many_ids},
                                    {NULL, NULL}};
   static const test_suite suites[] = {{"gpu_chain", chain}, {"gpu_plan", plan}, {"gpu_csv", csv},
-                                      {"gpu_churn_pool", churn}, {"gpu_opts", opts}, {NULL, NULL}};
+                                      {"gpu_churn_pool", churn}, {"gpu_opts", opts},
+                                      {"gpu_gather", gather},   {"gpu_bufset_trace", bufs},
+                                      {NULL, NULL}};
   return harness_run(suites);
 }

@@ -267,7 +267,7 @@ static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m
 
 /* The region a sweep needs: its largest footprint, capped by what can be
  * allocated now (aliased needs VA only; managed stays well inside free). */
-static uint64_t region_cap(gpu_mapping m) {
+uint64_t gpu_region_cap(gpu_mapping m) {
   uint64_t fr = gpu_free_bytes();
   if (m == GPU_MAP_ALIASED) return UINT64_MAX;
   if (m == GPU_MAP_MANAGED) return fr > (4ull << 30) ? fr - (4ull << 30) : 0;
@@ -276,7 +276,7 @@ static uint64_t region_cap(gpu_mapping m) {
 
 int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE *csv) {
   gpu_sweep s = *sw;
-  uint64_t cap = region_cap(s.mapping);
+  uint64_t cap = gpu_region_cap(s.mapping);
   if (s.fmax > cap) {
     gpu_progress("%s: footprints capped at %.1f GiB by free memory", gpu_mapping_name(s.mapping),
                  (double)cap / (1ull << 30));
@@ -396,5 +396,33 @@ int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<u
   scratch_reserve(&s, spec->nodes, 1);
   int rc = write_chain(base, spec, off, &s);
   scratch_free(&s);
+  return rc;
+}
+
+int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64_t warmup, uint64_t steps,
+                    unsigned repeats, int sm, gpu_chase_out *out) {
+  uint32_t n = (uint32_t)visit.size();
+  chase_scratch s;
+  scratch_reserve(&s, n, repeats);
+  /* Absolute addresses as offsets from 0: the chain-writing kernel links
+   * visit[k] to visit[k+1]. */
+  CK(cudaMemcpy(s.off, visit.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  unsigned blocks = (n + 255) / 256;
+  chain_write_kernel<<<blocks < 1024 ? blocks : 1024, 256>>>(0, s.off, n);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  gpu_opts o;
+  gpu_opts_defaults(&o, GPU_CMD_CHASE);
+  o.steps = steps;
+  o.repeats = repeats;
+  o.sm = sm;
+  chase_result res;
+  memset(&res, 0, sizeof res);
+  int rc = chase_run(c, &o, 0, visit, warmup, &s, &res);
+  scratch_free(&s);
+  out->cycles = res.cycles;
+  out->ns = res.ns;
+  out->khz = res.khz;
+  out->sm = res.sm;
   return rc;
 }

@@ -1,5 +1,7 @@
 #include "gpu_csv.h"
 
+#include "gpu_gather.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,5 +51,89 @@ int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d) {
   else
     bad |= fputs(",,\n", f) < 0;
   if (bad || fflush(f)) return diag_set(d, NULL, 0, "csv: write failed");
+  return 0;
+}
+
+static int header(FILE *f, const char *h, diag *d) {
+  if (fputs(h, f) < 0 || fputc('\n', f) == EOF) return diag_set(d, NULL, 0, "csv: write failed");
+  return 0;
+}
+
+static int row_end(FILE *f, int bad, diag *d) {
+  if (bad || fflush(f)) return diag_set(d, NULL, 0, "csv: write failed");
+  return 0;
+}
+
+int gpu_csv_gather_header(FILE *f, diag *d) { return header(f, GPU_GATHER_HEADER, d); }
+
+int gpu_csv_gather_row(FILE *f, const gpu_gather_row *r, diag *d) {
+  double span_rate = r->span_ns > 0 ? (double)r->threads * r->loads_per_thread / r->span_ns : 0;
+  int bad = gpu_csv_field(f, r->pattern);
+  bad |= fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",%s,%.4f,%" PRIu64 ",%u,%g,%" PRIu32
+                 ",%" PRIu32 ",%.0f,%.1f,%u,%u,%.0f,",
+                 r->footprint_bytes, r->stride_bytes, r->nodes, r->threads, r->loads_per_thread,
+                 gpu_mapping_name(r->mapping), r->loads_per_ns.median, r->page_bytes, r->sms_used, r->threads_per_sm,
+                 r->block_threads, r->blocks, r->kernel_cycles, r->ns_per_launch, r->launches, r->repeats,
+                 r->sm_clock_khz) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fprintf(f, ",%" PRIu64 ",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",", r->seed, r->va_base, r->chunk_bytes,
+                 r->skew_bytes) < 0;
+  bad |= gpu_csv_field(f, r->sm_set);
+  bad |= fprintf(f, ",%u,%.4f,%.4f,%.0f,%.4f,%.0f,%s,%u,cg\n", r->max_blocks_per_sm, r->loads_per_ns.min,
+                 r->loads_per_ns.max, r->span_ns, span_rate, r->block_cycles, GPU_GATHER_HASH, GPU_GATHER_BATCH) < 0;
+  return row_end(f, bad, d);
+}
+
+int gpu_csv_chasers_header(FILE *f, diag *d) { return header(f, GPU_CHASERS_HEADER, d); }
+
+int gpu_csv_chasers_row(FILE *f, const gpu_chasers_row *r, diag *d) {
+  int bad = fprintf(f, "chasers,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,cg,%.0f,",
+                    gpu_order_name(r->order), gpu_mapping_name(r->mapping), r->page_bytes, r->stride_bytes,
+                    r->footprint_bytes, r->steps, r->cycles.median, r->ns_per_access, r->sm_clock_khz) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fprintf(f, ",%u,%.3f,%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%u,%u,%u,", r->repeats, r->cycles.max - r->cycles.min,
+                 r->seed, r->nodes, r->warmup, r->chasers, r->per_sm, r->sms_used) < 0;
+  bad |= gpu_csv_field(f, r->sm_set);
+  bad |= fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.4f,0x%" PRIx64 "\n", r->cycles.min, r->cycles.max, r->cycles_mean,
+                 r->cycles_first, r->loads_per_ns, r->va_base) < 0;
+  return row_end(f, bad, d);
+}
+
+int gpu_csv_bufset_header(FILE *f, diag *d) { return header(f, GPU_BUFSET_HEADER, d); }
+
+int gpu_csv_bufset_row(FILE *f, const gpu_bufset_row *r, diag *d) {
+  int bad = gpu_csv_field(f, r->pattern);
+  bad |= fputc(',', f) == EOF;
+  bad |= gpu_csv_field(f, r->set);
+  bad |= fputc(',', f) == EOF;
+  bad |= gpu_csv_field(f, r->source);
+  bad |= fprintf(f,
+                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                 ",0x%" PRIx64 ",%.3f,%.3f,%.3f,%" PRIu64 ",%u,%" PRIu64 ",%d,%.0f,",
+                 r->buffers, r->size_bytes, r->live_bytes, r->va_span, r->regions_2m, r->regions_32m,
+                 r->line_regions_2m, r->line_regions_32m, r->va_first, r->chase_cycles.median, r->chase_ns,
+                 r->chase_cycles.max - r->chase_cycles.min, r->chase_steps, r->chase_repeats, r->chase_warmup,
+                 r->chase_sm, r->sm_clock_khz) < 0;
+  if (r->threads)
+    bad |= fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%.4f,%.4f,%.4f,%.1f,%u,", r->threads, r->threads_per_sm,
+                   r->loads_per_thread, r->loads_per_ns.median, r->loads_per_ns.min, r->loads_per_ns.max,
+                   r->ns_per_launch, r->launches) < 0;
+  else
+    bad |= fputs(",,,,,,,,", f) < 0;
+  bad |= fprintf(f, "%" PRIu64 ",%s,%u,", r->seed, GPU_GATHER_HASH, r->pool_align) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fputc('\n', f) == EOF;
+  return row_end(f, bad, d);
+}
+
+int gpu_csv_layout_row(FILE *f, const char *source, const char *set, uint64_t index, uint64_t id, uint64_t size,
+                       uint64_t va, uint64_t first, diag *d) {
+  int bad = gpu_csv_field(f, source);
+  bad |= fputc(',', f) == EOF;
+  bad |= gpu_csv_field(f, set);
+  long long off = va >= first ? (long long)(va - first) : -(long long)(first - va);
+  bad |= fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%lld\n", index, id, size, off) < 0;
+  /* No flush per row: layouts run to tens of thousands of rows. */
+  if (bad) return diag_set(d, NULL, 0, "csv: write failed");
   return 0;
 }

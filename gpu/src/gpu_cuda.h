@@ -18,7 +18,9 @@
 
 #include <vector>
 
+#include "gpu_bufset.h"
 #include "gpu_csv.h"
+#include "gpu_gather.h"
 #include "gpu_opts.h"
 #include "gpu_plan.h"
 #include "gpu_pool.h"
@@ -97,9 +99,55 @@ int gpu_cmd_share(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_alloc_latency(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_alloc_layout(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_alloc_churn(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_chasers(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_smallbufs(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_churn_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 /* Builds the chain of spec on the host and writes it at base on the
  * device; off receives the node offsets in visiting order. */
 int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<uint64_t> &off);
+/* A warm one-thread chase (ld.global.cg) on SM `sm` over nodes at the
+ * given addresses, visited in this order as one cycle: the links are
+ * written into the nodes' first words, warmup untimed loads, then repeats
+ * timed passes of steps loads (gpu_chase.cu). */
+struct gpu_chase_out {
+  gpu_summary cycles, ns; /* per access, over the passes */
+  double khz;
+  int sm;
+};
+int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64_t warmup, uint64_t steps,
+                    unsigned repeats, int sm, gpu_chase_out *out);
+
+/* One gather point (gpu_gather.cu): node i lies at base + i*stride +
+ * (i & skew_mask) * skew_line, or, when table is set, at
+ * base + table[i] * GPU_GATHER_LINE (a set of buffers: 4 bytes per node
+ * keep the table mostly in the L1 cache). */
+struct gpu_gather_cfg {
+  uint64_t base = 0, stride = 0, skew_line = 0, skew_mask = 0;
+  const uint32_t *table = nullptr; /* device array: node offsets from base in lines */
+  uint32_t nodes = 0, loads = 0;
+  uint64_t seed = 0;
+  gpu_gather_shape shape = {};
+  gpu_sm_set set = {};             /* GPU_SMS_GRID: an ordinary launch */
+  unsigned repeats = 3;
+  uint64_t launch_ms = 2;
+};
+struct gpu_gather_result {
+  gpu_summary loads_per_ns;        /* over the repeats, cudaEvent time */
+  double ns_per_launch;            /* median repeat */
+  unsigned launches;               /* per repeat */
+  double khz, span_ns, kernel_cycles, block_cycles;
+  unsigned sms_used, max_blocks_per_sm;
+};
+/* Stores i in the first word of node i (the values the self-check sums). */
+void gpu_gather_fill(const gpu_gather_cfg *g);
+/* Warm-up launch, then repeats x launches back to back; checks that every
+ * work block ran and that sampled threads summed what the host's hash
+ * predicts. -1 after a message on a failed check. */
+int gpu_gather_measure(const gpu_ctx *c, const gpu_gather_cfg *g, gpu_gather_result *r);
+/* The region a sweep of this mapping may use now (gpu_chase.cu). */
+uint64_t gpu_region_cap(gpu_mapping m);
+
 /* One sweep of chase points into csv (the header already written). */
 int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *s, FILE *csv);
 

@@ -2,13 +2,15 @@
 
 #include <string.h>
 
-static const char *const cmd_names[GPU_CMD_COUNT] = {"chase",       "share", "alloc-latency", "alloc-layout",
-                                                     "alloc-churn", "full",  "smoke",         "help"};
+static const char *const cmd_names[GPU_CMD_COUNT] = {
+    "chase",     "share",        "alloc-latency", "alloc-layout", "alloc-churn", "gather",
+    "chasers",   "smallbufs",    "churn-gather",  "full",         "smoke",       "help"};
 
 const char *gpu_cmd_name(gpu_cmd c) { return c < GPU_CMD_COUNT ? cmd_names[c] : "?"; }
 
 const char gpu_usage[] =
     "usage: tlbsim-gpu COMMAND [OPTIONS]\n"
+    "       tlbsim-gpu churn-gather TRACE [OPTIONS]\n"
     "       tlbsim-gpu --smoke | --help\n"
     "\n"
     "Measures address-translation cost and allocation behaviour on an NVIDIA GPU.\n"
@@ -21,6 +23,13 @@ const char gpu_usage[] =
     "  alloc-latency  cudaMalloc/cudaFree and VMM create/map/unmap/release time vs size\n"
     "  alloc-layout   VA layout of successive cudaMalloc calls: alignment, rounding, 2 MiB sharing\n"
     "  alloc-churn    random-size temporary buffers via cudaMalloc, cudaMallocAsync pool, user pool\n"
+    "  gather         many threads, each issuing independent loads at hashed nodes: loads per ns\n"
+    "                 over footprint x threads x mapping x SM set (gather CSV)\n"
+    "  chasers        several one-thread chases at once, one or more per SM: latency under load\n"
+    "  smallbufs      many small cudaMallocs against one pool of the same sizes: chase and gather\n"
+    "                 over the first line of the first N buffers, N doubling (page-size knees)\n"
+    "  churn-gather   replays TRACE's alloc/free records with cudaMalloc/cudaFree, then chases and\n"
+    "                 gathers over the live buffers, the same sizes allocated fresh, and a pool\n"
     "  full           every experiment with the committed settings; CSVs into --outdir\n"
     "                 (chase.csv, chase_extra.csv, share.csv, alloc_*.csv)\n"
     "  smoke          a few points of every experiment (also --smoke)\n"
@@ -51,6 +60,19 @@ const char gpu_usage[] =
     "  --chunk SIZE            VMM chunk size (default: the allocation granularity)\n"
     "  --sms LIST              share: disruptor SMs (default all)\n"
     "  --disruptor-footprint SIZE --disruptor-stride SIZE   share (default 64G, 2M)\n"
+    "Gather options (gather, smallbufs, churn-gather):\n"
+    "  --nodes LIST            gather: 128-byte nodes at i*stride (default 65536)\n"
+    "  --footprint LIST / --fmin --fmax --per-octave   gather: footprints (default 256M..128G, 2)\n"
+    "  --stride SIZE           gather: fixed stride instead (footprint = nodes * stride)\n"
+    "  --threads LIST          gather: total threads, blocks of 256 (an ordinary launch)\n"
+    "  --threads-per-sm LIST   threads on each SM of the set, blocks of min(256, N) (default 2048)\n"
+    "  --loads-per-thread N    independent loads per thread, a multiple of 8 (default 256)\n"
+    "  --sm-sets LIST          gather, chasers: SM sets separated by '/': grid (an ordinary launch,\n"
+    "                          gather's default), all, or SMs and ranges, e.g. 0/0,1,48-49/all\n"
+    "  --per-sm LIST           chasers per SM of the set (default 1)\n"
+    "  --launch-ms N           timed launches per repeat: about N ms (default 2)\n"
+    "  --sizes LIST --buffers N  smallbufs: buffer sizes and count (default 64K, 20000)\n"
+    "  --layout FILE           smallbufs, churn-gather: each buffer's VA relative to the first\n"
     "Allocation options:\n"
     "  --min-size SIZE --max-size SIZE  size range (latency: 1..16G; churn: 1K..32M)\n"
     "  --requests N --live N   churn: allocations and buffers alive at once (10000, 64)\n"
@@ -61,33 +83,36 @@ const char gpu_usage[] =
 enum opt_id {
   O_MAPPING, O_ORDER, O_STRIDE, O_FOOTPRINT, O_FMIN, O_FMAX, O_PER_OCTAVE, O_MAX_NODES, O_STEPS, O_WARMUP,
   O_REPEATS, O_SEED, O_LOAD, O_LANES, O_SM, O_CHUNK, O_SMS, O_DFOOT, O_DSTRIDE, O_MIN_SIZE, O_MAX_SIZE,
-  O_REQUESTS, O_LIVE, O_OUT, O_OUTDIR, O_HELP
+  O_REQUESTS, O_LIVE, O_OUT, O_OUTDIR, O_NODES, O_THREADS, O_TPS, O_LOADS, O_SM_SETS, O_PER_SM, O_SIZES, O_BUFFERS,
+  O_LAUNCH_MS, O_LAYOUT, O_HELP
 };
 
 #define C(x) (1u << GPU_CMD_##x)
 #define SWEEP (C(CHASE) | C(SHARE) | C(FULL))
+#define BUFS (C(SMALLBUFS) | C(CHURN_GATHER))
+#define NEW (C(GATHER) | C(CHASERS) | BUFS)
 
 static const struct opt_def {
   const char *name;
   enum opt_id id;
   unsigned cmds; /* commands it applies to */
 } opt_table[] = {
-    {"mapping", O_MAPPING, C(CHASE) | C(SHARE)},
-    {"order", O_ORDER, C(CHASE) | C(SHARE)},
-    {"stride", O_STRIDE, C(CHASE) | C(SHARE)},
-    {"footprint", O_FOOTPRINT, C(CHASE) | C(SHARE)},
-    {"fmin", O_FMIN, C(CHASE)},
-    {"fmax", O_FMAX, C(CHASE) | C(FULL)},
-    {"per-octave", O_PER_OCTAVE, C(CHASE)},
+    {"mapping", O_MAPPING, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
+    {"order", O_ORDER, C(CHASE) | C(SHARE) | C(CHASERS)},
+    {"stride", O_STRIDE, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
+    {"footprint", O_FOOTPRINT, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
+    {"fmin", O_FMIN, C(CHASE) | C(GATHER)},
+    {"fmax", O_FMAX, C(CHASE) | C(FULL) | C(GATHER)},
+    {"per-octave", O_PER_OCTAVE, C(CHASE) | C(GATHER)},
     {"max-nodes", O_MAX_NODES, SWEEP},
-    {"steps", O_STEPS, SWEEP},
-    {"warmup", O_WARMUP, SWEEP},
-    {"repeats", O_REPEATS, SWEEP | C(ALLOC_LATENCY)},
-    {"seed", O_SEED, SWEEP | C(ALLOC_LAYOUT) | C(ALLOC_CHURN)},
+    {"steps", O_STEPS, SWEEP | C(CHASERS) | BUFS},
+    {"warmup", O_WARMUP, SWEEP | C(CHASERS) | BUFS},
+    {"repeats", O_REPEATS, SWEEP | C(ALLOC_LATENCY) | NEW},
+    {"seed", O_SEED, SWEEP | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW},
     {"load", O_LOAD, C(CHASE) | C(SHARE)},
     {"lanes", O_LANES, C(CHASE)},
-    {"sm", O_SM, C(CHASE) | C(SHARE)},
-    {"chunk", O_CHUNK, C(CHASE) | C(SHARE) | C(FULL)},
+    {"sm", O_SM, C(CHASE) | C(SHARE) | BUFS},
+    {"chunk", O_CHUNK, C(CHASE) | C(SHARE) | C(FULL) | C(GATHER)},
     {"sms", O_SMS, C(SHARE)},
     {"disruptor-footprint", O_DFOOT, C(SHARE)},
     {"disruptor-stride", O_DSTRIDE, C(SHARE)},
@@ -95,8 +120,18 @@ static const struct opt_def {
     {"max-size", O_MAX_SIZE, C(ALLOC_LATENCY) | C(ALLOC_CHURN)},
     {"requests", O_REQUESTS, C(ALLOC_CHURN)},
     {"live", O_LIVE, C(ALLOC_CHURN)},
-    {"out", O_OUT, C(CHASE) | C(SHARE) | C(ALLOC_LATENCY) | C(ALLOC_LAYOUT) | C(ALLOC_CHURN)},
+    {"out", O_OUT, C(CHASE) | C(SHARE) | C(ALLOC_LATENCY) | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW},
     {"outdir", O_OUTDIR, C(FULL)},
+    {"nodes", O_NODES, C(GATHER)},
+    {"threads", O_THREADS, C(GATHER)},
+    {"threads-per-sm", O_TPS, C(GATHER) | BUFS},
+    {"loads-per-thread", O_LOADS, C(GATHER) | BUFS},
+    {"sm-sets", O_SM_SETS, C(GATHER) | C(CHASERS)},
+    {"per-sm", O_PER_SM, C(CHASERS)},
+    {"sizes", O_SIZES, C(SMALLBUFS)},
+    {"buffers", O_BUFFERS, C(SMALLBUFS)},
+    {"launch-ms", O_LAUNCH_MS, C(GATHER) | BUFS},
+    {"layout", O_LAYOUT, BUFS},
     {"help", O_HELP, ~0u},
 };
 
@@ -106,12 +141,12 @@ static const struct opt_def *find_opt(const char *name, size_t len) {
   return NULL;
 }
 
-/* One item: a size, or a doubling range "LO..HI" of powers-of-two steps. */
-static int size_item(const char *item, uint64_t *v, size_t max, size_t *n) {
+/* One item: a number, or a doubling range "LO..HI" of powers-of-two steps. */
+static int list_item(const char *item, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
   const char *dots = strstr(item, "..");
   uint64_t lo, hi;
   if (!dots) {
-    if (num_parse_size(item, &lo) || *n == max) return -1;
+    if (parse(item, &lo) || *n == max) return -1;
     v[(*n)++] = lo;
     return 0;
   }
@@ -120,7 +155,7 @@ static int size_item(const char *item, uint64_t *v, size_t max, size_t *n) {
   if (la >= sizeof a) return -1;
   memcpy(a, item, la);
   a[la] = '\0';
-  if (num_parse_size(a, &lo) || num_parse_size(dots + 2, &hi) || !lo || lo > hi) return -1;
+  if (parse(a, &lo) || parse(dots + 2, &hi) || !lo || lo > hi) return -1;
   for (uint64_t x = lo; x <= hi; x *= 2) {
     if (*n == max) return -1;
     v[(*n)++] = x;
@@ -129,14 +164,22 @@ static int size_item(const char *item, uint64_t *v, size_t max, size_t *n) {
   return 0;
 }
 
-int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
+static int number_list(const char *text, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
   char buf[512];
+  *n = 0;
   if (!text || !*text || strlen(text) >= sizeof buf) return -1;
   strcpy(buf, text);
-  *n = 0;
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-    if (size_item(tok, v, max, n)) return -1;
+    if (list_item(tok, parse, v, max, n)) return -1;
   return *n ? 0 : -1;
+}
+
+int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
+  return number_list(text, num_parse_size, v, max, n);
+}
+
+int gpu_whole_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
+  return number_list(text, num_parse_whole, v, max, n);
 }
 
 /* Parses a comma-separated list of names into a bit mask through `parse`. */
@@ -201,6 +244,12 @@ static void defaults(gpu_opts *o) {
   o->disruptor_stride = 2u << 20;
 }
 
+static int in_range(const uint64_t *v, size_t n, uint64_t lo, uint64_t hi) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] < lo || v[i] > hi) return 0;
+  return 1;
+}
+
 #define BAD(kind) diag_set(d, NULL, 0, "tlbsim-gpu: --%s: bad " kind " '%s'", def->name, val)
 
 static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *d) {
@@ -229,8 +278,34 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
     if (strcmp(val, "cg") && strcmp(val, "ca")) return BAD("load");
     o->load_ca = !strcmp(val, "ca");
     return 0;
+  case O_NODES:
+    if (gpu_whole_list_parse(val, o->nodes, GPU_MAX_LIST, &o->nnodes) || !in_range(o->nodes, o->nnodes, 1, UINT32_MAX))
+      return BAD("number list");
+    return 0;
+  case O_THREADS:
+    if (gpu_whole_list_parse(val, o->threads, GPU_MAX_LIST, &o->nthreads) ||
+        !in_range(o->threads, o->nthreads, 1, 1ull << 32))
+      return BAD("number list");
+    return 0;
+  case O_TPS:
+    if (gpu_whole_list_parse(val, o->tps, GPU_MAX_LIST, &o->ntps) ||
+        !in_range(o->tps, o->ntps, 1, GPU_GATHER_MAX_TPS))
+      return BAD("number list");
+    return 0;
+  case O_PER_SM:
+    if (gpu_whole_list_parse(val, o->per_sm, GPU_MAX_LIST, &o->nper_sm) || !in_range(o->per_sm, o->nper_sm, 1, 32))
+      return BAD("number list");
+    return 0;
+  case O_SIZES:
+    if (gpu_size_list_parse(val, o->sizes, GPU_MAX_LIST, &o->nsizes) || !in_range(o->sizes, o->nsizes, 1, 1ull << 40))
+      return BAD("size list");
+    return 0;
+  case O_SM_SETS:
+    if (gpu_sm_sets_parse(val, o->sm_sets, GPU_MAX_SM_SETS, &o->nsm_sets)) return BAD("SM set list");
+    return 0;
   case O_OUT: o->out = val; return 0;
   case O_OUTDIR: o->outdir = val; return 0;
+  case O_LAYOUT: o->layout = val; return 0;
   default: break;
   }
   int is_size = def->id == O_FMIN || def->id == O_FMAX || def->id == O_CHUNK || def->id == O_DFOOT ||
@@ -281,15 +356,76 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
     if (!x || x > 1000000) return BAD("number");
     o->live = (uint32_t)x;
     break;
+  case O_LOADS:
+    if (!x || x % GPU_GATHER_BATCH || x > (1u << 20)) return BAD("number (a multiple of 8 up to 2^20)");
+    o->loads = (uint32_t)x;
+    break;
+  case O_BUFFERS:
+    if (!x || x > 10000000) return BAD("number");
+    o->buffers = (uint32_t)x;
+    break;
+  case O_LAUNCH_MS:
+    if (!x || x > 10000) return BAD("number");
+    o->launch_ms = x;
+    break;
   default: break;
   }
+  return 0;
+}
+
+#define GIVEN(o, id) ((o)->given >> (id) & 1)
+
+/* Defaults and checks of gather, chasers, smallbufs and churn-gather. */
+static int finish_new(gpu_opts *o, diag *d) {
+  gpu_cmd c = o->cmd;
+  if (!o->loads) o->loads = 256;
+  if (!o->launch_ms) o->launch_ms = 2;
+  if (!o->ntps && !o->nthreads) o->tps[o->ntps++] = GPU_GATHER_MAX_TPS;
+  if (!o->nsm_sets) {
+    memset(&o->sm_sets[0], 0, sizeof o->sm_sets[0]);
+    o->sm_sets[0].kind = GPU_SMS_GRID; /* chasers: SM 0 */
+    if (c == GPU_CMD_CHASERS) o->sm_sets[0].kind = GPU_SMS_LIST, o->sm_sets[0].mask[0] = 1;
+    o->nsm_sets = 1;
+  }
+  if (!o->nper_sm) o->per_sm[o->nper_sm++] = 1;
+  if (!o->nsizes) o->sizes[o->nsizes++] = 64u << 10;
+  if (!o->buffers) o->buffers = 20000;
+  if (c == GPU_CMD_GATHER) {
+    if (!o->nnodes) o->nodes[o->nnodes++] = 65536;
+    if (GIVEN(o, O_STRIDE) && (GIVEN(o, O_FOOTPRINT) || GIVEN(o, O_FMIN) || GIVEN(o, O_FMAX)))
+      return diag_set(d, NULL, 0, "tlbsim-gpu: gather: --stride fixes the footprint (nodes * stride); drop --footprint");
+    if (GIVEN(o, O_STRIDE) && o->sweep.nstrides != 1)
+      return diag_set(d, NULL, 0, "tlbsim-gpu: gather: --stride takes one size");
+    o->gather_stride = GIVEN(o, O_STRIDE) ? o->sweep.strides[0] : 0;
+    if (!GIVEN(o, O_FMIN)) o->sweep.fmin = 256u << 20;
+    if (!GIVEN(o, O_PER_OCTAVE)) o->sweep.per_octave = 2;
+    if (o->sweep.fmin > o->sweep.fmax) return diag_set(d, NULL, 0, "tlbsim-gpu: --fmin is larger than --fmax");
+    for (size_t i = 0; i < o->nsm_sets; i++)
+      if (o->nthreads && o->sm_sets[i].kind != GPU_SMS_GRID)
+        return diag_set(d, NULL, 0, "tlbsim-gpu: gather: --threads needs the grid SM set; use --threads-per-sm");
+  }
+  if (c == GPU_CMD_CHASERS) {
+    for (size_t i = 0; i < o->nsm_sets; i++)
+      if (o->sm_sets[i].kind == GPU_SMS_GRID)
+        return diag_set(d, NULL, 0, "tlbsim-gpu: chasers: name the SMs (a list or all), not grid");
+    if (!GIVEN(o, O_ORDER)) o->sweep.orders = 1u << GPU_ORDER_RANDOM;
+    if (!GIVEN(o, O_FOOTPRINT)) {
+      static const uint64_t fp[] = {512ull << 20, 32ull << 30, 96ull << 30, 128ull << 30};
+      memcpy(o->sweep.footprints, fp, sizeof fp);
+      o->sweep.nfootprints = sizeof fp / sizeof fp[0];
+    }
+  }
+  if (c == GPU_CMD_CHURN_GATHER && !o->trace)
+    return diag_set(d, NULL, 0, "tlbsim-gpu: churn-gather: no TRACE given");
   return 0;
 }
 
 /* Fills the defaults that depend on the command. */
 static int finish(gpu_opts *o, diag *d) {
   int alloc_lat = o->cmd == GPU_CMD_ALLOC_LATENCY, churn = o->cmd == GPU_CMD_ALLOC_CHURN;
-  if (!o->repeats) o->repeats = alloc_lat ? 20 : o->cmd == GPU_CMD_SHARE ? 3 : 7;
+  int newcmd = o->cmd == GPU_CMD_GATHER || o->cmd == GPU_CMD_CHASERS || o->cmd == GPU_CMD_SMALLBUFS ||
+               o->cmd == GPU_CMD_CHURN_GATHER;
+  if (!o->repeats) o->repeats = alloc_lat ? 20 : o->cmd == GPU_CMD_SHARE || newcmd ? 3 : 7;
   if (!o->min_size) o->min_size = churn ? 1024 : 1;
   if (!o->max_size) o->max_size = churn ? 32u << 20 : 16ull << 30;
   if (!o->requests) o->requests = 10000;
@@ -305,7 +441,12 @@ static int finish(gpu_opts *o, diag *d) {
     memcpy(o->sweep.footprints, fp, sizeof fp);
     o->sweep.nfootprints = sizeof fp / sizeof fp[0];
   }
-  return 0;
+  return newcmd ? finish_new(o, d) : 0;
+}
+
+int gpu_opts_given(const gpu_opts *o, const char *name) {
+  const struct opt_def *def = find_opt(name, strlen(name));
+  return def && GIVEN(o, def->id);
 }
 
 void gpu_opts_defaults(gpu_opts *o, gpu_cmd cmd) {
@@ -329,7 +470,12 @@ int gpu_opts_parse(int argc, char **argv, gpu_opts *o, diag *d) {
   }
   for (; i < argc; i++) {
     const char *a = argv[i];
-    if (strncmp(a, "--", 2)) return diag_set(d, NULL, 0, "tlbsim-gpu: unexpected argument '%s'", a);
+    if (strncmp(a, "--", 2)) {
+      if (o->cmd != GPU_CMD_CHURN_GATHER || o->trace)
+        return diag_set(d, NULL, 0, "tlbsim-gpu: unexpected argument '%s'", a);
+      o->trace = a;
+      continue;
+    }
     const char *eq = strchr(a + 2, '=');
     size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
     const struct opt_def *def = find_opt(a + 2, len);
@@ -346,6 +492,7 @@ int gpu_opts_parse(int argc, char **argv, gpu_opts *o, diag *d) {
       val = argv[++i];
     }
     if (apply(o, def, val, d)) return -1;
+    o->given |= 1ull << def->id;
   }
   return finish(o, d);
 }

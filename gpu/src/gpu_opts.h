@@ -13,6 +13,7 @@
 #ifndef TLBSIM_GPU_OPTS_H
 #define TLBSIM_GPU_OPTS_H
 
+#include "gpu_gather.h"
 #include "gpu_plan.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,10 @@ typedef enum gpu_cmd {
   GPU_CMD_ALLOC_LATENCY,
   GPU_CMD_ALLOC_LAYOUT,
   GPU_CMD_ALLOC_CHURN,
+  GPU_CMD_GATHER,
+  GPU_CMD_CHASERS,
+  GPU_CMD_SMALLBUFS,
+  GPU_CMD_CHURN_GATHER,
   GPU_CMD_FULL,
   GPU_CMD_SMOKE,
   GPU_CMD_HELP,
@@ -52,8 +57,28 @@ typedef struct gpu_opts {
   /* alloc experiments */
   uint64_t min_size, max_size;
   uint32_t requests, live;
+  /* gather, chasers, smallbufs, churn-gather */
+  uint64_t nodes[GPU_MAX_LIST];   /* gather: node counts */
+  uint64_t gather_stride;         /* gather: --stride given (footprint = nodes * stride), else 0 */
+  size_t nnodes;
+  uint64_t threads[GPU_MAX_LIST]; /* gather: total threads (blocks of 256) */
+  size_t nthreads;
+  uint64_t tps[GPU_MAX_LIST];     /* threads per SM */
+  size_t ntps;
+  uint32_t loads;                 /* loads per thread, a multiple of GPU_GATHER_BATCH */
+  gpu_sm_set sm_sets[GPU_MAX_SM_SETS];
+  size_t nsm_sets;
+  uint64_t per_sm[GPU_MAX_LIST];  /* chasers per SM */
+  size_t nper_sm;
+  uint64_t sizes[GPU_MAX_LIST];   /* smallbufs: buffer sizes */
+  size_t nsizes;
+  uint32_t buffers;               /* smallbufs: buffers per size */
+  uint64_t launch_ms;             /* gather: target ms per timed repeat */
+  const char *trace;              /* churn-gather: the allocation trace */
+  const char *layout;             /* smallbufs, churn-gather: layout CSV */
   const char *out;            /* CSV file; NULL: stdout */
   const char *outdir;         /* full: directory for all CSVs */
+  uint64_t given;             /* bit per option given on the command line */
 } gpu_opts;
 
 /* Parses argv (argv[0] the program). Returns 0, or -1 with a diag holding
@@ -66,6 +91,11 @@ void gpu_opts_defaults(gpu_opts *o, gpu_cmd cmd);
 
 /* Parses "4K,2M,64K..1G" into v (at most max entries). */
 int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n);
+/* The same for whole numbers without units: "32,64..2048". */
+int gpu_whole_list_parse(const char *text, uint64_t *v, size_t max, size_t *n);
+
+/* Whether option --name was given on the command line. */
+int gpu_opts_given(const gpu_opts *o, const char *name);
 
 /* The --help text. */
 extern const char gpu_usage[];

@@ -39,6 +39,10 @@ static cmd_fn command_fn(gpu_cmd cmd) {
   case GPU_CMD_ALLOC_LATENCY: return gpu_cmd_alloc_latency;
   case GPU_CMD_ALLOC_LAYOUT: return gpu_cmd_alloc_layout;
   case GPU_CMD_ALLOC_CHURN: return gpu_cmd_alloc_churn;
+  case GPU_CMD_GATHER: return gpu_cmd_gather;
+  case GPU_CMD_CHASERS: return gpu_cmd_chasers;
+  case GPU_CMD_SMALLBUFS: return gpu_cmd_smallbufs;
+  case GPU_CMD_CHURN_GATHER: return gpu_cmd_churn_gather;
   default: return NULL;
   }
 }
@@ -172,6 +176,47 @@ static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
   return rc ? rc : rc2;
 }
 
+/* A few points of the many-thread experiments: gather (an ordinary launch
+ * and one pinned to SMs 0 and 1), chasers, small buffers. */
+static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
+  gpu_opts g;
+  gpu_opts_defaults(&g, GPU_CMD_GATHER);
+  g.seed = o->seed;
+  g.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  g.sweep.footprints[0] = 256ull << 20, g.sweep.footprints[1] = 4ull << 30;
+  g.sweep.nfootprints = 2;
+  g.nodes[0] = 4096;
+  g.tps[0] = 32, g.tps[1] = 2048;
+  g.ntps = 2;
+  gpu_sm_sets_parse("grid/0,1", g.sm_sets, GPU_MAX_SM_SETS, &g.nsm_sets);
+  g.repeats = 2;
+  gpu_progress("smoke: gather");
+  int rc = run_to(gpu_cmd_gather, c, &g, NULL);
+  if (rc) return rc;
+  gpu_opts ch;
+  gpu_opts_defaults(&ch, GPU_CMD_CHASERS);
+  ch.seed = o->seed;
+  ch.mappings = 1u << GPU_MAP_CUDAMALLOC;
+  ch.sweep.footprints[0] = 64ull << 20;
+  ch.sweep.nfootprints = 1;
+  gpu_sm_sets_parse("0/0,1", ch.sm_sets, GPU_MAX_SM_SETS, &ch.nsm_sets);
+  ch.per_sm[0] = 1, ch.per_sm[1] = 4;
+  ch.nper_sm = 2;
+  ch.steps = 1024;
+  ch.repeats = 2;
+  gpu_progress("smoke: chasers");
+  rc = run_to(gpu_cmd_chasers, c, &ch, NULL);
+  if (rc) return rc;
+  gpu_opts sb;
+  gpu_opts_defaults(&sb, GPU_CMD_SMALLBUFS);
+  sb.seed = o->seed;
+  sb.buffers = 256;
+  sb.tps[0] = 256;
+  sb.repeats = 2;
+  gpu_progress("smoke: smallbufs");
+  return run_to(gpu_cmd_smallbufs, c, &sb, NULL);
+}
+
 /* A few points of everything, to stdout. */
 static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts so = *o;
@@ -192,7 +237,8 @@ static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   so.load_ca = 1;
   rc = run_to(gpu_cmd_chase, c, &so, NULL);
   if (rc) return rc;
-  return run_side_experiments(c, o, NULL, true);
+  rc = run_side_experiments(c, o, NULL, true);
+  return rc ? rc : smoke_many_threads(c, o);
 }
 
 int main(int argc, char **argv) {
