@@ -17,7 +17,14 @@
 #                     report prints are shown next to it)
 # Exit 1 if bounded RSS at the longest length exceeds that at the shortest by
 # more than 10% (and 1 MiB). Max RSS comes from GNU time (apt-get install time).
-# Env: SIZES, GEN.
+#
+# With BIG=N (the issue's check: BIG=1000000000) it then replays one bounded
+# trace of N lines three ways, as a user would: a file on disk, that file
+# gzip'd, and a pipe on stdin; each must stay under RSS_LIMIT KiB (default
+# 65536, 64 MiB), else exit 1. The file and its .gz are written to $TMPDIR
+# (about 16 bytes a line, and a fifth of that: 15 GB and 3 GB at 10^9) and
+# removed afterwards.
+# Env: SIZES, GEN, BIG, RSS_LIMIT.
 set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "$0")/common.sh"
@@ -68,6 +75,34 @@ done
 echo "(pages: demand-paging faults = distinct pages touched; M/s includes generating, and gzip for .gz)"
 
 status=0
+if [ -n "${BIG:-}" ]; then
+  limit=${RSS_LIMIT:-65536}
+  need_kib=$((BIG / 1024 * 20))
+  free_kib=$(df -Pk "$work" | awk 'NR == 2 {print $4}')
+  ((free_kib > need_kib)) || die "BIG=$BIG needs about $((need_kib / 1048576)) GiB free in $work"
+  "$gen" --lines "$BIG" >"$work/big.din"
+  gzip -1 -c "$work/big.din" >"$work/big.din.gz"
+  printf '\n%-16s %11s %12s %9s %8s\n' input lines "max RSS KiB" "M/s" accesses
+  for input in file gzip stdin; do
+    t0=$(now_ns)
+    case $input in
+    file) with_rss "$tlbsim" run --format csv --trace-format din "$work/big.din" >"$work/out" ;;
+    gzip) with_rss "$tlbsim" run --format csv --trace-format din "$work/big.din.gz" >"$work/out" ;;
+    stdin) "$gen" --lines "$BIG" | with_rss "$tlbsim" run --format csv --trace-format din - >"$work/out" ;;
+    esac
+    t1=$(now_ns)
+    acc=$(column_of accesses "$work/out")
+    [ "$acc" = "$BIG" ] || die "$input $BIG: tlbsim replayed ${acc:-no} accesses"
+    kib=$(<"$work/rss")
+    printf '%-16s %11s %12s %9s %8s\n' "$input" "$BIG" "$kib" \
+      "$(awk -v n="$BIG" -v us="$(((t1 - t0) / 1000))" 'BEGIN {printf "%.2f", n / us}')" "$acc"
+    if ((kib >= limit)); then
+      echo "TOO LARGE: $input at $BIG lines used $kib KiB (limit $limit)"
+      status=1
+    fi
+  done
+  rm -f "$work/big.din" "$work/big.din.gz"
+fi
 first=${sizes[0]} last=${sizes[${#sizes[@]} - 1]}
 for c in "bounded din" "bounded din.gz"; do
   lo=${rss[$c $first]} hi=${rss[$c $last]}

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tlbsim builds and tests with (root, apt-get),
 # skipping apt entirely when they are all present already.
+#   scripts/deps.sh [--fuzz] [--lint]
+# --fuzz adds clang and libFuzzer (fuzz/run.sh); --lint adds cppcheck and
+# clang-tidy (scripts/lint.sh).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libinih-dev libcunit1-dev libjson-c-dev zlib1g-dev valgrind gnuplot-nox)
+for arg in "$@"; do
+  case $arg in
+  --fuzz) pkgs+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev) ;;
+  --lint) pkgs+=(cppcheck clang-tidy clang-14) ;;
+  *) echo "usage: scripts/deps.sh [--fuzz] [--lint]" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

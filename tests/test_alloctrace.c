@@ -135,7 +135,22 @@ static void test_snapshot_errors(void) {
                " {\"action\": \"alloc\", \"addr\": 1, \"size\": 8}]]}",
                ALLOCTRACE_AUTO, "at_e6.json: device_traces[0][1]: allocation 0x1 is live already");
   expect_error("at_e7.json", "{\"device_traces\": [[{\"action\": \"alloc\", \"addr\": -5, \"size\": 8}]]}",
-               ALLOCTRACE_AUTO, "at_e7.json: device_traces[0][0]: negative 'addr'");
+               ALLOCTRACE_AUTO, "at_e7.json: device_traces[0][0]: addr: '-5' is out of range (0..18446744073709551614)");
+  /* json-c clamps integers past 64 bits to UINT64_MAX (or INT64_MIN): a
+   * clamped size was replayed as 2^64 - 1 bytes. */
+  expect_error("at_e8.json",
+               "{\"device_traces\": [[{\"action\": \"alloc\", \"addr\": 1, \"size\": 99999999999999999999999}]]}",
+               ALLOCTRACE_AUTO,
+               "at_e8.json: device_traces[0][0]: size: '18446744073709551615 or more' is out of range "
+               "(0..18446744073709551614)");
+  expect_error("at_e10.json",
+               "{\"device_traces\": [[{\"action\": \"alloc\\u0000x\", \"addr\": 1, \"size\": 8}]]}",
+               ALLOCTRACE_AUTO, "at_e10.json: device_traces[0][0]: action: a NUL character inside the string");
+  expect_error("at_e9.json",
+               "{\"device_traces\": [[{\"action\": \"alloc\", \"addr\": -99999999999999999999999, \"size\": 1}]]}",
+               ALLOCTRACE_AUTO,
+               "at_e9.json: device_traces[0][0]: addr: '-9223372036854775808 or less' is out of range "
+               "(0..18446744073709551614)");
   diag d;
   CU_ASSERT_PTR_NULL(alloctrace_open("at_no_such_file.json", ALLOCTRACE_AUTO, -1, &d));
   CU_ASSERT_STRING_EQUAL(d.msg, "at_no_such_file.json: cannot open");
@@ -170,13 +185,52 @@ static void test_rmm(void) {
   CU_ASSERT(ev[4].kind == AT_FREE && ev[4].id == ev[1].id && ev[4].time_us == 1000000 - 100 + 1);
   alloctrace_close(t);
   expect_error("at_bad1.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,1.5,grow,0x10,8,0\n", ALLOCTRACE_RMM,
-               "at_bad1.csv:2: unknown action 'grow' (allocate, free, allocate failure)");
+               "at_bad1.csv:2: Action: 'grow' is not allocate, free or allocate failure");
   expect_error("at_bad2.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,1.5,allocate,zz,8,0\n", ALLOCTRACE_RMM,
-               "at_bad2.csv:2: pointer 'zz' is not hexadecimal");
+               "at_bad2.csv:2: Pointer: 'zz' is not hexadecimal");
+  /* Times past 64 bits of microseconds (1e300 converted to an integer was
+   * undefined behaviour), infinities and NaN. */
+  expect_error("at_bad5.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,1e300,allocate,0x10,8,0\n", ALLOCTRACE_RMM,
+               "at_bad5.csv:2: Time: '1e300' is out of range (0..1.8e+13)");
+  expect_error("at_bad6.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,inf,allocate,0x10,8,0\n", ALLOCTRACE_RMM,
+               "at_bad6.csv:2: Time: 'inf' is out of range (0..1.8e+13)");
+  expect_error("at_bad7.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,nan,allocate,0x10,8,0\n", ALLOCTRACE_RMM,
+               "at_bad7.csv:2: Time: 'nan' is not a number");
+  expect_error("at_bad8.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,1,allocate,0x10,18446744073709551616,0\n",
+               ALLOCTRACE_RMM, "at_bad8.csv:2: Size: '18446744073709551616' is out of range (0..18446744073709551615)");
+  expect_error("at_bad9.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,10:60:00:000000,allocate,0x10,8,0\n",
+               ALLOCTRACE_RMM, "at_bad9.csv:2: Time: '10:60:00:000000' is out of range (0:0:0:0..1000000:59:59:999999)");
   expect_error("at_bad3.csv", "Thread,Time,Action,Size\n", ALLOCTRACE_RMM,
                "at_bad3.csv:1: the header has no 'Pointer' column");
   expect_error("at_bad4.csv", "Thread,Time,Action,Pointer,Size,Stream\n1,2,allocate\n", ALLOCTRACE_RMM,
                "at_bad4.csv:2: 3 fields, the header names more");
+}
+
+/* A NUL inside an RMM line cut it short and glued the next line on; a
+ * line without end grew without bound. */
+static void test_rmm_lines(void) {
+  static const char nul[] = "Thread,Time,Action,Pointer,Size,Stream\n1,1,allocate,0x10,8\0,0\n";
+  FILE *f = fopen("at_nul.csv", "wb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fwrite(nul, 1, sizeof nul - 1, f);
+  fclose(f);
+  diag d = {""};
+  alloctrace *t = alloctrace_open("at_nul.csv", ALLOCTRACE_RMM, -1, &d);
+  alloctrace_event ev[2];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(drain(t, ev, 2, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "at_nul.csv:2: a NUL byte in the line");
+  alloctrace_close(t);
+  f = fopen("at_long.csv", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("Thread,Time,Action,Pointer,Size,Stream\n1,1,allocate,0x10,", f);
+  for (int i = 0; i < 70000; i++) fputc('1', f);
+  fclose(f);
+  t = alloctrace_open("at_long.csv", ALLOCTRACE_RMM, -1, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(drain(t, ev, 2, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "at_long.csv:2: line longer than 65536 bytes");
+  alloctrace_close(t);
 }
 
 static void test_native(void) {
@@ -245,6 +299,19 @@ static void test_synthetic(void) {
   CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "temp_min=2M,temp_max=1M", &d), -1);
   CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "keep_for=0", &d), -1);
   CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "requests", &d), -1);
+  /* Bounded work: 2^64 - 1 requests ran for ever; a ring of 10^8 outputs
+   * allocated gigabytes. */
+  CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "requests=18446744073709551615", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "requests: '18446744073709551615' is out of range (0..100000000)");
+  alloctrace_synth_default(&s);
+  CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "requests=100000000,temps=1", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "requests=100000000 with temps=1 is more than 100000000 allocations");
+  alloctrace_synth_default(&s);
+  CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "keep_for=100000000", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "keep_for: '100000000' is out of range (1..1000000)");
+  alloctrace_synth_default(&s);
+  CU_ASSERT_EQUAL(alloctrace_synth_parse(&s, "temp_min=0", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "temp_min: '0' is out of range (1..18446744073709551615)");
 }
 
 /* --- fidelity ----------------------------------------------------------------- */
@@ -321,7 +388,7 @@ static const test_case snapshot_cases[] = {{"events", test_snapshot_events},
                                            {"gzip", test_snapshot_gzip},
                                            {"errors", test_snapshot_errors},
                                            {NULL, NULL}};
-static const test_case other_cases[] = {{"rmm", test_rmm}, {"native", test_native}, {"synthetic", test_synthetic}, {NULL, NULL}};
+static const test_case other_cases[] = {{"rmm", test_rmm}, {"rmm lines", test_rmm_lines}, {"native", test_native}, {"synthetic", test_synthetic}, {NULL, NULL}};
 static const test_case fidelity_cases[] = {{"reference snapshots", test_fidelity_reference},
                                            {"captured snapshots", test_fidelity_captured},
                                            {NULL, NULL}};

@@ -22,7 +22,7 @@ static mmu_config one_level(uint32_t entries, uint32_t sector) {
 
 static chase_spec spec(uint64_t footprint, uint64_t stride, chase_order order) {
   return (chase_spec){.footprint = footprint, .stride = stride, .page_size = 2u << 20, .chunk = 2u << 20,
-                      .mapping = CHASE_CONTIGUOUS, .order = order, .seed = 1, .warmup = 1024, .steps = 4096,
+                      .mapping = REGION_CONTIGUOUS, .order = order, .seed = 1, .warmup = 1024, .steps = 4096,
                       .repeats = 3};
 }
 
@@ -60,7 +60,7 @@ static void test_sector_entries_span_pages(void) {
   CU_ASSERT_EQUAL(r.walks, 0);
   /* Shuffled chunks: sectors need no physical contiguity here. */
   mc.level[0].sector_needs_contiguous_pa = false;
-  s.mapping = CHASE_SHUFFLED;
+  s.mapping = REGION_SHUFFLED;
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
   CU_ASSERT_EQUAL(r.walks, 0);
   /* With contiguity required a walk fills only its own page, but later
@@ -90,14 +90,14 @@ static void test_aliased_beyond_memory(void) {
   chase_result r;
   diag d;
   chase_spec s = spec(1ull << 40, 1u << 30, CHASE_SEQ);
-  s.mapping = CHASE_ALIASED;
+  s.mapping = REGION_ALIASED;
   int rc = chase_run(f, &mc, &s, &r, &d);
   if (rc) fprintf(stderr, "%s\n", d.msg);
   CU_ASSERT_EQUAL_FATAL(rc, 0);
   CU_ASSERT_EQUAL(r.nodes, 1024);
   CU_ASSERT_EQUAL(r.walks, r.loads);
   s = spec(8ull << 30, 1u << 30, CHASE_RANDOM);
-  s.mapping = CHASE_ALIASED;
+  s.mapping = REGION_ALIASED;
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
   CU_ASSERT_EQUAL(r.walks, 0); /* 8 chunks fit */
 }
@@ -131,13 +131,14 @@ static void test_bad_specs(void) {
   CU_ASSERT_EQUAL(chase_run(f, &mc, &s, &r, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not page aligned"));
   s = spec(64u << 20, 3u << 20, CHASE_SEQ);
-  s.mapping = CHASE_ALIASED;
+  s.mapping = REGION_ALIASED;
   CU_ASSERT_EQUAL(chase_run(f, &mc, &s, &r, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "multiple of the chunk"));
-  chase_mapping m;
-  CU_ASSERT_EQUAL(chase_mapping_parse("managed", &m), -1);
-  CU_ASSERT_EQUAL(chase_mapping_parse("shuffled", &m), 0);
-  CU_ASSERT_EQUAL(m, CHASE_SHUFFLED);
+  region_mapping m;
+  CU_ASSERT_EQUAL(region_mapping_parse("managed", &m), 0);
+  CU_ASSERT_EQUAL(region_mapping_parse("pinned", &m), -1);
+  CU_ASSERT_EQUAL(region_mapping_parse("shuffled", &m), 0);
+  CU_ASSERT_EQUAL(m, REGION_SHUFFLED);
 }
 
 int main(void) {

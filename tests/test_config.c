@@ -1,5 +1,6 @@
 /* Tests for configuration loading, typed getters, --set and unknown keys,
  * and for the physical frame allocator. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -159,6 +160,68 @@ static void test_sizes(void) {
   CU_ASSERT_STRING_EQUAL(num_format_size(1536, buf, sizeof buf), "1536B");
 }
 
+/* Syntax and range failures are told apart, and said the one way. */
+static void test_numbers(void) {
+  uint64_t v;
+  double x;
+  char buf[160];
+  CU_ASSERT_EQUAL(num_whole_in("abc", 0, 10, &v), NUM_SYNTAX);
+  CU_ASSERT_EQUAL(num_whole_in("11", 0, 10, &v), NUM_RANGE);
+  CU_ASSERT_EQUAL(num_whole_in("18446744073709551616", 0, UINT64_MAX, &v), NUM_RANGE); /* too large for 64 bits */
+  CU_ASSERT_EQUAL(num_whole_in("0x10000000000000000", 0, UINT64_MAX, &v), NUM_RANGE);
+  CU_ASSERT_EQUAL(num_whole_in("0x", 0, UINT64_MAX, &v), NUM_SYNTAX);
+  CU_ASSERT_EQUAL(num_size_in("99999999999T", 0, UINT64_MAX, &v), NUM_RANGE);
+  CU_ASSERT_EQUAL(num_size_in("16E", 0, UINT64_MAX, &v), NUM_SYNTAX);
+  CU_ASSERT_EQUAL(num_real_in("1e999", 0, 1, &x), NUM_RANGE);
+  CU_ASSERT_EQUAL(num_real_in("-inf", 0, 1, &x), NUM_RANGE);
+  CU_ASSERT_EQUAL(num_real_in("nan", 0, 1, &x), NUM_SYNTAX);
+  CU_ASSERT_EQUAL(num_real_in("1e-400", 0, 1, &x), NUM_OK); /* an underflow reads as about 0 */
+  CU_ASSERT_STRING_EQUAL(num_complaint(NUM_RANGE, NUM_WHOLE, "0", 1, 64, buf, sizeof buf), "'0' is out of range (1..64)");
+  CU_ASSERT_STRING_EQUAL(num_complaint(NUM_RANGE, NUM_SIZE, "512T", 4096, 1ull << 48, buf, sizeof buf),
+                         "'512T' is out of range (4KiB..256TiB)");
+  CU_ASSERT_STRING_EQUAL(num_complaint(NUM_SYNTAX, NUM_WHOLE, "x\ty", 0, 1, buf, sizeof buf),
+                         "'x?y' is not a whole number");
+  CU_ASSERT_STRING_EQUAL(num_complaint_real(NUM_RANGE, "inf", 0, INFINITY, buf, sizeof buf),
+                         "'inf' is out of range (0..1.79769e+308)");
+  CU_ASSERT_STRING_EQUAL(num_quote("0123456789012345678901234567890123456789012345", buf, 44),
+                         "0123456789012345678901234567890123456789...");
+  CU_ASSERT_TRUE(num_round_up(4097, 4096, &v) && v == 8192);
+  CU_ASSERT_FALSE(num_round_up(UINT64_MAX - 10, 4096, &v));
+  CU_ASSERT_EQUAL(num_add_sat(UINT64_MAX - 1, 5), UINT64_MAX);
+}
+
+/* Errors about a section name where it is; about two keys together, the
+ * one set last; a NUL byte in a line is an error, not an end of line. */
+static void test_locations(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *p = write_file("cfg_loc.ini", "[a]\nx = 1\ny = 2\n[b]\n\nz = 3\n");
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
+  cfg_section_error(c, "b", &d, "wrong as a whole");
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_loc.ini:4: [b]: wrong as a whole");
+  cfg_error(c, "b", "w", &d, "missing");
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_loc.ini:4: [b] w: missing");
+  CU_ASSERT_STRING_EQUAL(cfg_latest(c, "a", "x", "y"), "y");
+  CU_ASSERT_EQUAL(cfg_set(c, "a.x=5", "--set", 1, &d), 0);
+  CU_ASSERT_STRING_EQUAL(cfg_latest(c, "a", "x", "y"), "x");
+  CU_ASSERT_STRING_EQUAL(cfg_latest(c, "a", "q", "y"), "y");
+  uint64_t sizes[4];
+  size_t n;
+  CU_ASSERT_EQUAL(cfg_set(c, "b.list=4K, 2M ,99999999999T", "--set", 2, &d), 0);
+  CU_ASSERT_EQUAL(cfg_get_size_list(c, "b", "list", 1, UINT64_MAX, sizes, 4, &n, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "--set:2: b.list: '99999999999T' is out of range (1..18446744073709551615)");
+  cfg_destroy(c);
+  c = cfg_create();
+  static const char nul[] = "[a]\nx = 1\0 2\n";
+  FILE *f = fopen("cfg_nul.ini", "wb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fwrite(nul, 1, sizeof nul - 1, f);
+  fclose(f);
+  CU_ASSERT_EQUAL(cfg_load_file(c, "cfg_nul.ini", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_nul.ini:2: a NUL byte in the line");
+  cfg_destroy(c);
+}
+
 static void test_phys_buddy(void) {
   phys *p = phys_create(8u << 20, 12); /* 8 MiB of 4 KiB frames */
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -190,14 +253,36 @@ static void test_phys_buddy(void) {
   phys_destroy(p);
 }
 
+/* Bitmaps follow use, not capacity: 256 TiB of 4 KiB frames (16 GiB of
+ * flat bitmaps) allocates and frees like a small memory. */
+static void test_phys_large(void) {
+  phys *p = phys_create(UINT64_C(1) << 48, 12);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  uint64_t pa[1000], big;
+  for (int i = 0; i < 1000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_alloc(p, 12, &pa[i]), 0);
+    CU_ASSERT_EQUAL(pa[i], (uint64_t)i * 4096);
+  }
+  CU_ASSERT_EQUAL(phys_alloc(p, 30, &big), 0);
+  CU_ASSERT_EQUAL(big, 1u << 30);
+  for (int i = 0; i < 1000; i++) phys_free(p, pa[i], 12);
+  phys_free(p, big, 30);
+  CU_ASSERT_EQUAL(phys_used(p), 0);
+  CU_ASSERT_EQUAL(phys_alloc(p, 47, &big), 0); /* whole again: the largest block */
+  CU_ASSERT_EQUAL(big, 0);
+  phys_destroy(p);
+}
+
 int main(void) {
   static const test_case config_cases[] = {{"load and typed getters", test_load_and_get},
                                            {"errors carry file:line", test_errors_have_locations},
                                            {"--set overrides", test_set_overrides},
                                            {"presets by name", test_presets_found_by_name},
                                            {"size parsing", test_sizes},
+                                           {"numbers", test_numbers},
+                                           {"locations", test_locations},
                                            {NULL, NULL}};
-  static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {NULL, NULL}};
+  static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {"large", test_phys_large}, {NULL, NULL}};
   static const test_suite suites[] = {{"config", config_cases}, {"phys", phys_cases}, {NULL, NULL}};
   return harness_run(suites);
 }

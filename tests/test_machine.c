@@ -259,7 +259,7 @@ static void test_config_errors(void) {
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\npolicy = mru\n", "unknown policy 'mru'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l9\n", "no TLB level named 'l9'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nnext = l2\n[tlb.l2]\nentries = 8\nnext = l1d\n",
-       "TLB hierarchy"},
+       "bad.ini:8: tlb.l2.next: 'l1d' closes a cycle of next links"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[pwc.PQ]\nentries = 4\n", "no level named 'PQ'"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[vas]\npolicy = magic\n", "bad.ini:6:"},
       {"[machine]\nformat = x86-64-4\n", "no TLB level configured"},
@@ -270,14 +270,38 @@ static void test_config_errors(void) {
       /* Values past their field's range are errors, not truncated: the walk
        * cache was silently off, the latency silently 1. */
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[pwc.PD]\nentries = 4294967296\n",
-       "bad.ini:6: pwc.PD.entries: '4294967296' is not a whole number of at most 16777216"},
+       "bad.ini:6: pwc.PD.entries: '4294967296' is out of range (0..16777216)"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nlatency = 4294967297\n",
-       "bad.ini:5: tlb.l1d.latency: '4294967297' is not a whole number of at most 4294967295"},
+       "bad.ini:5: tlb.l1d.latency: '4294967297' is out of range (0..4294967295)"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[latency]\nwalk_cycles = 99999999999\n",
        "bad.ini:6: latency.walk_cycles"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\n[vas]\ncuda_small_max = 1Q\n",
        "bad.ini:6: vas.cuda_small_max: '1Q' is not a size"},
       {"[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 4\nways = 3\n", "bad.ini:5: tlb.l1d.ways"},
+      /* Errors about a section as a whole name where it is (they had no
+       * location at all). */
+      {"[machine]\nformat = x86-64-4\n[tlb.]\nentries = 4\n", "bad.ini:3: [tlb.]: a level name is 1 to 31 characters"},
+      {"[tlb.a]\nentries=1\nnext=b\n[tlb.b]\nentries=1\nnext=c\n[tlb.c]\nentries=1\nnext=d\n[tlb.d]\nentries=1\n"
+       "next=e\n[tlb.e]\nentries=1\nnext=f\n[tlb.f]\nentries=1\nnext=g\n[tlb.g]\nentries=1\nnext=h\n[tlb.h]\n"
+       "entries=1\nnext=i\n[tlb.i]\nentries=1\n",
+       "bad.ini:25: [tlb.i]: more than 8 TLB levels"},
+      {"[tlb.l1d]\nentries = 4\n[tlb.l1d:3K]\nentries = 4\n", "bad.ini:3: [tlb.l1d:3K]: '3K' after ':' is not a page size"},
+      {"[tlb.l1d]\nentries = 4\n[tlb.l2:2M]\nentries = 4\n", "bad.ini:3: [tlb.l2:2M]: no level [tlb.l2] before it"},
+      {"[tlb.l1d]\nentries = 4\n[pwc.PT]\nentries = 4\n", "bad.ini:3: [pwc.PT]: the last level holds only leaves"},
+      {"[tlb.l1d]\nentries = 4\n[tlb.l2]\nentries = 4\n", "bad.ini:1: [tlb.l1d]: TLB hierarchy: levels"},
+      /* The walker's caches are checked where they are configured (a bad
+       * one failed later, with no location). */
+      {"[tlb.l1d]\nentries = 4\n[ptcache]\nentries = 12\nways = 5\n", "bad.ini:5: ptcache.ways: ways (5) does not divide"},
+      {"[tlb.l1d]\nentries = 4\n[pwc.PD]\nways = 5\nentries = 12\n", "bad.ini:5: pwc.PD.entries: page-walk cache"},
+      /* A total on TLB storage: 8 levels of 16M entries allocated gigabytes
+       * before failing. */
+      {"[tlb.l1d]\nentries = 16777216\nnext = l2\n[tlb.l2]\nentries = 1\n",
+       "bad.ini:5: tlb.l2.entries: brings the TLB arrays and caches to 16777217 entries in all, more than the "
+       "16777216 a configuration may hold"},
+      {"[tlb.l1d]\nentries = 1048576\nsector = 16\n[ptcache]\nentries = 4\n",
+       "bad.ini:2: tlb.l1d.entries: brings the TLB arrays and caches to 16777220 entries"},
+      {"[machine]\nphys_memory = 512T\n[tlb.l1d]\nentries = 4\n",
+       "bad.ini:2: machine.phys_memory: '512T' is out of range (4KiB..256TiB)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     FILE *f = fopen("bad.ini", "w");
@@ -327,6 +351,94 @@ static void test_allocator_config_and_streams(void) {
   cfg_destroy(c);
 }
 
+/* Bounded work per record: an access or mapping of billions of pages from
+ * one short line is an error naming the line, not hours of translation;
+ * arithmetic on addresses does not wrap. */
+static void test_record_limits(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0, UINT64_C(100000000000000)), &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:42: access of 0+0x5af3107a4000 touches 24414062500 pages, more than the "
+                                "16777216 one record may");
+  CU_ASSERT_EQUAL(machine_get_stats(m)->accesses, 0); /* refused before anything is counted */
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0xfffffffff000, 0x2000), &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:42: access 0xfffffffff000+0x2000 runs past the 48-bit address space of "
+                                "format x86-64-4");
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, UINT64_MAX, 2), &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "wraps past the top of memory"));
+  trace_record map = {.kind = REC_MAP, .addr = 0, .size = UINT64_C(1) << 46, .page_size = 4096, .prot = PT_R};
+  CU_ASSERT_EQUAL(apply(m, map, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:42: map of 0+0x400000000000 is 17179869184 pages, more than the 16777216 "
+                                "one record may");
+  map.size = 0x2000;
+  CU_ASSERT_EQUAL(apply(m, map, &d), 0);
+  trace_record unmap = {.kind = REC_UNMAP, .addr = 0, .size = UINT64_C(1) << 46};
+  CU_ASSERT_EQUAL(apply(m, unmap, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "unmap of 0+0x400000000000 touches 17179869184 pages"));
+  trace_record protect = {.kind = REC_PROTECT, .addr = 0, .size = UINT64_C(1) << 46, .prot = PT_R};
+  CU_ASSERT_EQUAL(apply(m, protect, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "protect of 0+0x400000000000 touches"));
+  /* An offset into an allocation that runs past 2^64. */
+  trace_record alloc = {.kind = REC_ALLOC, .alloc_id = 1, .size = 4096};
+  CU_ASSERT_EQUAL(apply(m, alloc, &d), 0);
+  trace_record rel = {.kind = REC_ACCESS, .relative = true, .alloc_id = 1, .addr = UINT64_MAX - 8, .size = 1};
+  CU_ASSERT_EQUAL(apply(m, rel, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "offset 0xfffffffffffffff7 into allocation 1 runs past the top of memory"));
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+/* An allocation that would map more pages than a record may is an error, not
+ * an OOM; one larger than memory is an OOM, counted, whatever its size (a
+ * size near 2^64 wrapped to a small one in the round-up). */
+static void test_alloc_limits(void) {
+  cfg *c;
+  machine *m = make("[vas]\nva_size = 128T\n", &c);
+  diag d;
+  trace_record big = {.kind = REC_ALLOC, .alloc_id = 1, .size = UINT64_MAX - 100};
+  CU_ASSERT_EQUAL(apply(m, big, &d), 0);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->oom, 1);
+  machine_destroy(m);
+  cfg_destroy(c);
+  FILE *f = fopen("limits.ini", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "%s[vas]\npolicy = first-fit\n", base_ini);
+  fclose(f);
+  c = cfg_create();
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "limits.ini", &d), 0);
+  machine_spec spec;
+  CU_ASSERT_EQUAL_FATAL(machine_spec_read(c, &spec, &d), 0);
+  spec.max_record_pages = 1024;
+  m = machine_create(&spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  trace_record alloc = {.kind = REC_ALLOC, .alloc_id = 2, .size = 8u << 20, .line = 7};
+  CU_ASSERT_EQUAL(machine_apply(m, &alloc, "t.trace", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:7: alloc of 8388608 bytes maps 2048 pages, more than the 1024 one record may");
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+/* Physical memory's bitmaps follow the frames used, not the capacity: the
+ * largest machine is built and used without gigabytes of bitmaps. */
+static void test_large_phys(void) {
+  cfg *c = cfg_create();
+  diag d;
+  FILE *f = fopen("large.ini", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("[machine]\nphys_memory = 256T\n[tlb.l1d]\nentries = 64\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "large.ini", &d), 0);
+  machine *m = from_cfg(c, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(phys_capacity(machine_get_phys(m)), UINT64_C(1) << 48);
+  for (uint64_t va = 0; va < (64u << 20); va += 4096) CU_ASSERT_EQUAL_FATAL(apply(m, acc(TRACE_READ, va, 8), &d), 0);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, 16384);
+  CU_ASSERT_EQUAL(phys_used(machine_get_phys(m)), 64u << 20);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
 /* A replay by blocks (the CLI's path) and one record at a time agree on
  * every counter, on each bundled sample. */
 static void test_blocks_equal_records(void) {
@@ -372,6 +484,9 @@ int main(void) {
                                     {"configuration errors", test_config_errors},
                                     {"allocator configuration and streams", test_allocator_config_and_streams},
                                     {"blocks equal records", test_blocks_equal_records},
+                                    {"record limits", test_record_limits},
+                                    {"allocation limits", test_alloc_limits},
+                                    {"large physical memory", test_large_phys},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"machine", cases}, {NULL, NULL}};
   return harness_run(suites);

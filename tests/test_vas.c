@@ -11,6 +11,7 @@
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
 #define BASE (1ull << 40) /* the default va_base */
+#define CHUNK0 ((1ull << 47) - 32 * MiB) /* cuda's first VA chunk: the top 32 MiB of its default range */
 
 static vas *make(const char *policy, uint64_t capacity) {
   vas_config c = {.phys_capacity = capacity};
@@ -227,18 +228,18 @@ static void test_cuda(void) {
   uint64_t a = must_alloc(v, 1, 0), b = must_alloc(v, 513, 0), c = must_alloc(v, 1000, 0);
   CU_ASSERT_EQUAL(b, a + 512);  /* 1 byte rounds to 512 */
   CU_ASSERT_EQUAL(c, b + 1024); /* 513 rounds to 1024 */
-  CU_ASSERT_EQUAL(a % (2 * MiB), 0);
+  CU_ASSERT_EQUAL(a, CHUNK0);
   CU_ASSERT_EQUAL(s->maps, 1);                   /* one 2 MiB region */
-  CU_ASSERT_EQUAL(s->pte_writes, 2 * MiB / (64 * KiB)); /* mapped with 64 KiB pages */
+  CU_ASSERT_EQUAL(s->pte_writes, 1);             /* mapped with one 2 MiB page */
   CU_ASSERT_EQUAL(s->reserved_bytes, 2 * MiB);
   CU_ASSERT_EQUAL(s->driver_allocs, 3);          /* every request is a cudaMalloc */
   uint64_t big = must_alloc(v, 2 * MiB + 1, 0); /* >= 2 MiB: own pages, 2 MiB-rounded */
   CU_ASSERT_EQUAL(big, a + 2 * MiB);
   CU_ASSERT_EQUAL(s->allocated_bytes, 512 + 1024 + 1024 + 4 * MiB);
   CU_ASSERT_EQUAL(s->reserved_bytes, 6 * MiB);
-  CU_ASSERT_EQUAL(s->pte_writes, 32 + 2);
+  CU_ASSERT_EQUAL(s->pte_writes, 1 + 2);
   uint64_t full = must_alloc(v, 3 * MiB / 2, 0); /* below 2 MiB still packs: into the region */
-  CU_ASSERT_EQUAL(full, a + 2560);               /* first fit after 512 + 1024 + 1024 */
+  CU_ASSERT_EQUAL(full, a + 2560);               /* the region's hole, after 512 + 1024 + 1024 */
   CU_ASSERT_EQUAL(s->maps, 2);
   must_free(v, a);
   must_free(v, b);
@@ -249,7 +250,7 @@ static void test_cuda(void) {
   CU_ASSERT_EQUAL(s->shootdowns, 1);
   must_free(v, big);
   CU_ASSERT_EQUAL(s->reserved_bytes, 0);
-  CU_ASSERT_EQUAL(s->pte_writes, 2 * (32 + 2));
+  CU_ASSERT_EQUAL(s->pte_writes, 2 * (1 + 2));
   /* physical memory is interchangeable: 31 x 2 MiB fill 62 of 64 MiB, and a
    * 2 MiB request still fits wherever the VA is */
   uint64_t p[32];
@@ -263,19 +264,60 @@ static void test_cuda(void) {
   vas_destroy(v);
 }
 
-/* Regions are tried oldest first, not lowest address first: R3 opens below
- * R2 (in VA a large request left), yet the next small request goes to R2. */
-static void test_cuda_region_order(void) {
+/* Small requests take the smallest hole of any region, the one that has
+ * waited longest on ties (not the lowest), at its start. */
+static void test_cuda_best_hole(void) {
   vas *v = make("cuda", 64 * MiB);
-  uint64_t r1 = must_alloc(v, 2 * MiB - 512, 0);  /* R1 at BASE, full but 512 B */
-  uint64_t big = must_alloc(v, 4 * MiB, 0);       /* BASE + 2 MiB */
-  uint64_t r2 = must_alloc(v, 3 * MiB / 2, 0);    /* R2 at BASE + 6 MiB */
+  uint64_t a = must_alloc(v, MiB, 0);           /* R1 = CHUNK0: hole of 1 MiB */
+  uint64_t b = must_alloc(v, 3 * MiB / 2, 0);   /* does not fit R1: R2 = CHUNK0 + 2 MiB, hole 512 KiB */
+  CU_ASSERT_EQUAL(a, CHUNK0);
+  CU_ASSERT_EQUAL(b, CHUNK0 + 2 * MiB);
+  uint64_t c = must_alloc(v, 256 * KiB, 0);     /* R2's 512 KiB is the best fit, not R1's 1 MiB */
+  CU_ASSERT_EQUAL(c, b + 3 * MiB / 2);
+  uint64_t d = must_alloc(v, 768 * KiB, 0);     /* only R1 holds it: R1 keeps 256 KiB */
+  CU_ASSERT_EQUAL(d, a + MiB);
+  must_free(v, c);                              /* R2's hole is 512 KiB again */
+  must_free(v, d);
+  must_free(v, a);                              /* R1 is empty: unmapped */
+  CU_ASSERT_EQUAL(vas_get_stats(v)->unmaps, 1);
+  uint64_t e = must_alloc(v, 2 * MiB - 512 * KiB, 0); /* no hole holds 1.5 MiB: R3 where R1 was */
+  CU_ASSERT_EQUAL(e, CHUNK0);
+  /* two 512 KiB holes now: R2's, the older, lies above R3's */
+  CU_ASSERT_EQUAL(must_alloc(v, 512 * KiB, 0), b + 3 * MiB / 2);
+  CU_ASSERT_EQUAL(must_alloc(v, 512 * KiB, 0), e + 3 * MiB / 2);
+  vas_destroy(v);
+}
+
+/* The heap: large requests and regions go to the lowest chunk with room,
+ * to the smallest free range in it; chunks are added below the lowest
+ * one and given back when empty. */
+static void test_cuda_heap(void) {
+  vas *v = make("cuda", 1024 * MiB);
+  uint64_t l[5];
+  static const uint64_t sizes[5] = {8 * MiB, 4 * MiB, 8 * MiB, 4 * MiB, 8 * MiB};
+  for (int i = 0; i < 5; i++) l[i] = must_alloc(v, sizes[i], 0); /* fill CHUNK0 bottom-up */
+  CU_ASSERT_EQUAL(l[0], CHUNK0);
+  CU_ASSERT_EQUAL(l[4], CHUNK0 + 24 * MiB);
+  must_free(v, l[0]);
+  must_free(v, l[3]);
+  uint64_t fit = must_alloc(v, 4 * MiB, 0);      /* the 4 MiB range at 20 MiB, not the 8 MiB at 0 */
+  CU_ASSERT_EQUAL(fit, CHUNK0 + 20 * MiB);
+  uint64_t big = must_alloc(v, 16 * MiB, 0);     /* no room: a chunk below */
+  CU_ASSERT_EQUAL(big, CHUNK0 - 32 * MiB);
+  uint64_t low = must_alloc(v, 8 * MiB, 0);      /* the lower chunk first, though CHUNK0 fits it exactly */
+  CU_ASSERT_EQUAL(low, big + 16 * MiB);
+  uint64_t small = must_alloc(v, 4 * KiB, 0);    /* a region is placed the same way */
+  CU_ASSERT_EQUAL(small, low + 8 * MiB);
+  uint64_t huge = must_alloc(v, 40 * MiB, 0);    /* larger than a chunk: 64 MiB of its own, below */
+  CU_ASSERT_EQUAL(huge, CHUNK0 - 96 * MiB);
   must_free(v, big);
-  uint64_t r3 = must_alloc(v, 3 * MiB / 2, 0);    /* R3 at BASE + 2 MiB */
-  CU_ASSERT_EQUAL(r1, BASE);
-  CU_ASSERT_EQUAL(r2, BASE + 6 * MiB);
-  CU_ASSERT_EQUAL(r3, BASE + 2 * MiB);
-  CU_ASSERT_EQUAL(must_alloc(v, 256 * KiB, 0), r2 + 3 * MiB / 2);
+  must_free(v, low);
+  must_free(v, small);                           /* the second chunk is empty: given back */
+  uint64_t next = must_alloc(v, 32 * MiB, 0);    /* but the heap grows below its lowest chunk */
+  CU_ASSERT_EQUAL(next, CHUNK0 - 128 * MiB);
+  must_free(v, next);
+  must_free(v, huge);
+  CU_ASSERT_EQUAL(must_alloc(v, 32 * MiB, 0), CHUNK0 - 32 * MiB); /* right below CHUNK0 again */
   vas_destroy(v);
 }
 
@@ -532,13 +574,47 @@ static void test_config(void) {
   CU_ASSERT_STRING_EQUAL(vas_policy_at(6), "expandable");
 }
 
+/* A request larger than any memory is an OOM in every policy, counted, and
+ * changes nothing else: sizes near 2^64 used to wrap in the round-ups
+ * (first-fit, cuda and caching succeeded with nothing mapped; buddy and
+ * caching reached undefined behaviour). Huge rounding parameters too. */
+static void test_huge_requests(void) {
+  static const uint64_t sizes[] = {UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 4095, (1ull << 63) + 1, (1ull << 30) + 1};
+  static const vas_config tweaks[] = {{0}, {.cuda_large_round = 1ull << 62, .round_large = 1ull << 62},
+                                      {.large_buffer = 1ull << 62, .small_buffer = 1ull << 62}};
+  for (size_t t = 0; t < sizeof tweaks / sizeof tweaks[0]; t++)
+    for (size_t p = 0; p < vas_policy_count(); p++) {
+      vas_config c = tweaks[t];
+      c.phys_capacity = 1ull << 30;
+      diag d;
+      vas *v = vas_create(vas_policy_at(p), &c, NULL, &d);
+      if (!v) continue; /* a tweak this policy refuses at creation */
+      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint64_t va = 0;
+        CU_ASSERT_EQUAL(vas_alloc(v, sizes[i], 0, 0, &va, &d), VAS_OOM);
+        CU_ASSERT_EQUAL(vas_get_stats(v)->ooms, i + 1);
+        CU_ASSERT_EQUAL(vas_get_stats(v)->allocated_bytes, 0);
+        CU_ASSERT_EQUAL(vas_get_stats(v)->reserved_bytes, 0);
+      }
+      int rc = vas_alloc(v, 1ull << 20, 0, 0, &(uint64_t){0}, &d);
+      CU_ASSERT(t > 0 || rc == VAS_OK); /* the memory is still there */
+      if (rc == VAS_OK) CU_ASSERT(vas_get_stats(v)->allocated_bytes >= 1ull << 20);
+      vas_destroy(v);
+    }
+  vas_config c = {0};
+  diag d;
+  CU_ASSERT_EQUAL(vas_config_set(&c, "capacity", "512T", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capacity: '512T' is out of range (1..256TiB)");
+}
+
 static const test_case tree_cases[] = {{"against an array", test_tree_against_array}, {"extents", test_extents}, {NULL, NULL}};
 static const test_case generic_cases[] = {{"first-fit fragmentation", test_first_fit_fragmentation},
                                           {"fit choices", test_fit_choices},
                                           {"buddy", test_buddy},
                                           {NULL, NULL}};
 static const test_case cuda_cases[] = {{"rounding and regions", test_cuda},
-                                       {"region order", test_cuda_region_order},
+                                       {"best hole", test_cuda_best_hole},
+                                       {"heap", test_cuda_heap},
                                        {"stranding", test_cuda_stranding},
                                        {NULL, NULL}};
 static const test_case caching_cases[] = {{"rules", test_caching_rules},
@@ -549,7 +625,8 @@ static const test_case caching_cases[] = {{"rules", test_caching_rules},
                                           {"expandable growth", test_expandable_growth},
                                           {"expandable oom unmaps", test_expandable_oom_unmaps},
                                           {NULL, NULL}};
-static const test_case front_cases[] = {{"hooks", test_hooks}, {"config", test_config}, {NULL, NULL}};
+static const test_case front_cases[] = {
+    {"hooks", test_hooks}, {"config", test_config}, {"huge requests", test_huge_requests}, {NULL, NULL}};
 
 int main(void) {
   static const test_suite suites[] = {{"vas tree", tree_cases}, {"vas generic", generic_cases},

@@ -5,8 +5,8 @@
  *                   access and, when the CSV has it, the same lines' measured
  *                   data latency (base_cycles; translation always hitting).
  * chase_row_filter  which rows to keep; rows of other patterns, of several
- *                   lanes, of L1-caching loads or of unmodelled mappings
- *                   (managed) are skipped and counted.
+ *                   lanes, of L1-caching loads or of mappings region.h does
+ *                   not know are skipped and counted.
  */
 #ifndef TLBSIM_CLI_CHASE_ROWS_H
 #define TLBSIM_CLI_CHASE_ROWS_H
@@ -23,8 +23,9 @@ typedef struct chase_row {
 
 typedef struct chase_row_filter {
   uint64_t min_footprint, min_nodes;
-  unsigned mappings; /* bit per chase_mapping; 0: every modelled mapping */
+  unsigned mappings; /* bit per region_mapping; 0: every modelled mapping */
   unsigned orders;   /* bit per chase_order; 0: both */
+  uint64_t every;     /* keep every Nth row that passes the rest (0, 1: all) */
 } chase_row_filter;
 
 /* Reads path; *rows (caller frees) gets the kept rows. Errors: "FILE:LINE: ...". */
@@ -41,7 +42,7 @@ extern const char *const chase_data_latency_names[];
       {.name = "min-nodes", .kind = OPT_WHOLE, .dest = &(f)->min_nodes, .arg = "N",                         \
        .help = "only rows with at least N nodes"},                                                         \
       {.name = "mapping", .kind = OPT_CHOICES, .dest = &(f)->mappings, .arg = "LIST",                       \
-       .choices = chase_mapping_names, .help = "only these mappings (comma-separated)"},                   \
+       .choices = region_mapping_names, .help = "only these mappings (comma-separated)"},                   \
       {.name = "order", .kind = OPT_CHOICES, .dest = &(f)->orders, .arg = "LIST", .choices = chase_order_names, \
        .help = "only these orders (seq, random; comma-separated)"},                                         \
       {.name = "data-latency", .kind = OPT_CHOICE, .dest = (data_latency), .arg = "KIND",                   \

@@ -1,8 +1,12 @@
 #include "cli_common.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "tlbsim/machine.h"
@@ -67,6 +71,99 @@ cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label
   }
   machine_destroy(whole);
   return conf;
+}
+
+/* Whether path names the same file as one of inputs. */
+static bool is_input(const char *path, const char *const *inputs) {
+  struct stat out, in;
+  if (stat(path, &out)) return false;
+  for (size_t i = 0; inputs && inputs[i]; i++)
+    if (!stat(inputs[i], &in) && in.st_dev == out.st_dev && in.st_ino == out.st_ino) return true;
+  return false;
+}
+
+int cli_out_open(cli_out *o, const char *path, bool no_clobber, const char *const *inputs, diag *d) {
+  *o = (cli_out){.path = path, .no_clobber = no_clobber};
+  struct stat st;
+  if (is_input(path, inputs)) return diag_set(d, path, 0, "is also an input: not overwritten");
+  if (no_clobber && !stat(path, &st)) return diag_set(d, path, 0, "exists; it is never overwritten");
+  /* Beside the path: the rename stays within one file system. */
+  const char *slash = strrchr(path, '/');
+  int dir = slash ? (int)(slash - path + 1) : 0;
+  if (snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", dir, path, slash ? slash + 1 : path) >= (int)sizeof o->tmp)
+    return o->tmp[0] = '\0', diag_set(d, path, 0, "path too long");
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    int err = errno;
+    o->tmp[0] = '\0';
+    return diag_set(d, path, 0, "cannot write: %s", strerror(err));
+  }
+  /* mkstemp makes the file private; the result gets the usual mode. */
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+    int err = errno;
+    close(fd);
+    cli_out_discard(o);
+    return diag_set(d, path, 0, "cannot write: %s", strerror(err));
+  }
+  return 0;
+}
+
+int cli_out_commit(cli_out *o, diag *d) {
+  bool bad = ferror(o->f) != 0;
+  if (fclose(o->f)) bad = true;
+  o->f = NULL;
+  int err = bad ? EIO : 0;
+  if (!bad && o->no_clobber) {
+    if (link(o->tmp, o->path)) bad = true, err = errno;
+    else unlink(o->tmp);
+  } else if (!bad && rename(o->tmp, o->path)) {
+    bad = true, err = errno;
+  }
+  if (bad) {
+    cli_out_discard(o);
+    if (err == EEXIST) return diag_set(d, o->path, 0, "exists; it is never overwritten");
+    return diag_set(d, o->path, 0, "cannot write: %s", strerror(err));
+  }
+  o->tmp[0] = '\0';
+  return 0;
+}
+
+void cli_out_discard(cli_out *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  if (o->tmp[0]) unlink(o->tmp);
+  o->tmp[0] = '\0';
+}
+
+/* Ranges step 2^(1/per_octave) from LO and stop at HI. */
+int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t max, size_t *n) {
+  char buf[128];
+  *n = 0;
+  for (const char *p = text; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    p += len + (p[len] == ',');
+    char *dots = strstr(buf, "..");
+    uint64_t lo, hi;
+    if (!dots) {
+      if (num_parse_size(buf, &lo) || *n == max) return -1;
+      out[(*n)++] = lo;
+      continue;
+    }
+    *dots = '\0';
+    if (num_parse_size(buf, &lo) || num_parse_size(dots + 2, &hi) || lo == 0 || lo > hi) return -1;
+    for (unsigned k = 0;; k++) {
+      double f = (double)lo * pow(2.0, (double)k / per_octave);
+      if (f > (double)hi * (1 + 1e-9)) break;
+      if (*n == max) return -1;
+      out[(*n)++] = (uint64_t)llround(f);
+    }
+  }
+  return *n ? 0 : -1;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {

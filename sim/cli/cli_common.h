@@ -1,8 +1,16 @@
 /* sim/cli/cli_common.h — what several subcommands share: building a cfg
- * from --preset/--config/--set, and reporting errors the one way. */
+ * from --preset/--config/--set, reporting errors the one way, and writing
+ * output files whole or not at all.
+ *
+ * cli_out  an output file (--out, --plot, --timeline, --emit-rmm) written
+ *          under a temporary name beside it and renamed over its path only
+ *          once complete: a failed or interrupted run never leaves part of a
+ *          result where a good one was, and no output is written over a file
+ *          the command reads. */
 #ifndef TLBSIM_CLI_COMMON_H
 #define TLBSIM_CLI_COMMON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tlbsim/config.h"
@@ -48,6 +56,28 @@ cfg *cli_load_config(const cli_config *c, const char *fallback, const char **lab
  * error. The cfg is returned for what else the command needs of it (the
  * preset's path); the spec does not refer to it. */
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
+
+typedef struct cli_out {
+  FILE *f;          /* write here (the temporary) */
+  const char *path; /* the name it gets when complete */
+  char tmp[4096];   /* the temporary's name; "" once committed or discarded */
+  bool no_clobber;  /* an existing path is an error, at open and at commit */
+} cli_out;
+
+/* Creates the temporary. Refused with "PATH: ...": a path naming one of
+ * `inputs` (NULL-terminated; the same file under any name), and with
+ * no_clobber a path that exists. */
+int cli_out_open(cli_out *o, const char *path, bool no_clobber, const char *const *inputs, diag *d);
+/* Closes the temporary, checking every write, and gives it its name (with
+ * no_clobber through link(), which never replaces a file that appeared
+ * meanwhile). On failure the temporary is removed. */
+int cli_out_commit(cli_out *o, diag *d);
+/* Closes and removes the temporary; nothing happens after a commit. */
+void cli_out_discard(cli_out *o);
+
+/* Expands "1M,4M..64M" into at most max sizes: ranges LO..HI step
+ * 2^(1/per_octave). -1 on a bad item, an empty list or too many. */
+int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t max, size_t *n);
 
 /* Prints "tlbsim: MESSAGE" for a usage error and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

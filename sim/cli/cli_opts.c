@@ -44,7 +44,26 @@ static int choice_mask(const char *const *c, const char *list, unsigned *mask) {
   }
 }
 
-/* Stores arg into o's destination: 0, or -1 with what it is not in why. */
+/* The kinds whose failure says what the argument is not: 0 with the value
+ * stored, or -1 with that ("text, json or csv") in why. */
+static int take_named(const cli_opt *o, const char *arg, char *why, size_t len) {
+  if (o->kind == OPT_CALL) return o->call(o->dest, arg, why, len);
+  if (o->kind == OPT_CHOICE) {
+    int i = choice_index(o->choices, arg, strlen(arg));
+    if (i >= 0) return *(int *)o->dest = i, 0;
+    join_choices(o->choices, why, len);
+    return -1;
+  }
+  if (!choice_mask(o->choices, arg, o->dest)) return 0; /* OPT_CHOICES */
+  char names[CLI_WHY_MAX - 40];
+  join_choices(o->choices, names, sizeof names);
+  snprintf(why, len, "a comma-separated list of %s", names);
+  return -1;
+}
+
+/* Stores arg into o's destination: 0, or -1 with what is wrong with it in
+ * why: "'x' is not a whole number", "'0' is out of range (1..64)", "'xml'
+ * is not text, json or csv". */
 static int take(const cli_opt *o, const char *arg, char *why, size_t len) {
   uint64_t hi = o->hi ? o->hi : UINT64_MAX;
   switch (o->kind) {
@@ -55,25 +74,19 @@ static int take(const cli_opt *o, const char *arg, char *why, size_t len) {
   case OPT_SIZE: {
     num_kind k = o->kind == OPT_SIZE ? NUM_SIZE : NUM_WHOLE;
     num_status st = k == NUM_SIZE ? num_size_in(arg, o->lo, hi, o->dest) : num_whole_in(arg, o->lo, hi, o->dest);
-    return st == NUM_OK ? 0 : (num_expect(k, o->lo, hi, why, len), -1);
+    return st == NUM_OK ? 0 : (num_complaint(st, k, arg, o->lo, hi, why, len), -1);
   }
-  case OPT_REAL:
-    return num_real_in(arg, o->rlo, o->rhi, o->dest) ? (num_expect_real(o->rlo, o->rhi, why, len), -1) : 0;
-  case OPT_CHOICE: {
-    int i = choice_index(o->choices, arg, strlen(arg));
-    if (i >= 0) return *(int *)o->dest = i, 0;
-    join_choices(o->choices, why, len);
-    return -1;
+  case OPT_REAL: {
+    num_status st = num_real_in(arg, o->rlo, o->rhi, o->dest);
+    return st == NUM_OK ? 0 : (num_complaint_real(st, arg, o->rlo, o->rhi, why, len), -1);
   }
-  case OPT_CHOICES: {
-    if (!choice_mask(o->choices, arg, o->dest)) return 0;
-    char names[CLI_WHY_MAX - 40];
-    join_choices(o->choices, names, sizeof names);
-    snprintf(why, len, "a comma-separated list of %s", names);
-    return -1;
+  case OPT_CHOICE:
+  case OPT_CHOICES:
+  case OPT_CALL: break;
   }
-  case OPT_CALL: return o->call(o->dest, arg, why, len);
-  }
+  char expected[CLI_WHY_MAX], q[48];
+  if (!take_named(o, arg, expected, sizeof expected)) return 0;
+  snprintf(why, len, "'%s' is not %s", num_quote(arg, q, sizeof q), expected);
   return -1;
 }
 
@@ -98,9 +111,8 @@ int cli_parse(const cli_spec *s, int argc, char **argv, int *first) {
     }
     if (ch < 0 || (size_t)ch >= n)
       return cli_usage_error(s->cmd, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
-    char why[CLI_WHY_MAX];
-    if (take(&s->opt[ch], optarg, why, sizeof why))
-      return cli_usage_error(s->cmd, "--%s: '%s' is not %s", s->opt[ch].name, optarg, why);
+    char why[CLI_WHY_MAX + 64];
+    if (take(&s->opt[ch], optarg, why, sizeof why)) return cli_usage_error(s->cmd, "--%s: %s", s->opt[ch].name, why);
   }
   unsigned operands = (unsigned)(argc - optind);
   if (operands < s->min_operands || operands > s->max_operands) {

@@ -10,8 +10,10 @@
  *           from it (and so could a man page), so the help never drifts
  *           from what is parsed.
  *
- * Errors print one line "tlbsim CMD: --OPTION: 'VALUE' is not ..." and give
- * EXIT_USAGE.
+ * Errors print one line and give EXIT_USAGE: "tlbsim CMD: --OPTION: 'VALUE'
+ * is not a whole number", "... 'VALUE' is out of range (MIN..MAX)" (the
+ * numbers module's words, as every input says them), "... 'VALUE' is not
+ * text, json or csv".
  */
 #ifndef TLBSIM_CLI_OPTS_H
 #define TLBSIM_CLI_OPTS_H

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_live.h"
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/alloctrace.h"
@@ -33,7 +34,7 @@ typedef struct opts {
   unsigned nparams;
   int format;            /* report_format */
   uint64_t capacity;     /* 0: from a preset or the snapshot */
-  const char *preset, *timeline, *emit_rmm, *trace, *synthetic;
+  const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic;
   uint64_t every;
   int input;             /* alloctrace_format */
   uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
@@ -73,7 +74,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
        .help = "policy to run (repeatable; default: cuda, caching, expandable)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "summary format: text (default), json or csv"},
-      {.name = "capacity", .kind = OPT_SIZE, .dest = &o->capacity, .arg = "SIZE", .lo = 1,
+      {.name = "capacity", .kind = OPT_SIZE, .dest = &o->capacity, .arg = "SIZE", .lo = 1, .hi = VAS_MAX_CAPACITY,
        .help = "physical memory (default: --preset's machine.phys_memory, else the\n"
                "device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)"},
       {.name = "preset", .kind = OPT_TEXT, .dest = &o->preset, .arg = "NAME",
@@ -95,6 +96,9 @@ static int parse_opts(int argc, char **argv, opts *o) {
                "keep_max keep_for (docs/ALLOC.md)"},
       {.name = "emit-rmm", .kind = OPT_TEXT, .dest = &o->emit_rmm, .arg = "FILE.csv",
        .help = "also write the requests read as an RMM log"},
+      {.name = "layout", .kind = OPT_TEXT, .dest = &o->layout, .arg = "FILE.csv",
+       .help = "the allocations alive at the end, each policy's: offset from\n"
+               "the first, in allocation order (tlbsim-gpu's layout files)"},
   };
   const cli_spec spec = {
       .cmd = "alloc", .usage = "[OPTIONS] TRACE|-\n       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]",
@@ -122,17 +126,23 @@ static int preset_capacity(const char *name, uint64_t *out, diag *d) {
   const char *label;
   cfg *c = cli_load_config(&cc, name, &label, d);
   if (!c) return -1;
-  int rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, UINT64_MAX, out, d);
-  if (!rc && !*out) rc = diag_set(d, NULL, 0, "preset %s has no machine.phys_memory", name);
+  int rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, out, d);
+  if (!rc && !*out) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
   cfg_destroy(c);
   return rc;
 }
 
-static int build_config(const opts *o, const alloctrace_info *info, vas_config *vc, diag *d) {
+static int build_config(const opts *o, const alloctrace *t, vas_config *vc, diag *d) {
+  const alloctrace_info *info = alloctrace_get_info(t);
   *vc = (vas_config){0};
   if (o->capacity) vc->phys_capacity = o->capacity;
   else if (o->preset || !info->device_total) {
     if (preset_capacity(o->preset ? o->preset : DEFAULT_PRESET, &vc->phys_capacity, d)) return -1;
+  } else if (info->device_total > VAS_MAX_CAPACITY) {
+    char range[64];
+    return diag_set(d, alloctrace_path(t), 0, "capture.device_total_memory: '%llu' is out of range (%s)",
+                    (unsigned long long)info->device_total,
+                    num_range_text(NUM_SIZE, 1, VAS_MAX_CAPACITY, range, sizeof range));
   } else {
     vc->phys_capacity = info->device_total;
   }
@@ -209,7 +219,7 @@ static void add_error(json_object *o, const char *k, uint64_t sim, uint64_t rec)
   if (rec) json_object_object_add(o, k, json_object_new_double(((double)sim - (double)rec) / (double)rec));
 }
 
-static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t requested_peak) {
+static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t requested_peak, const live_stats *live) {
   const vas_stats *s = vas_get_stats(r->heap);
   const alloctrace_info *in = alloctrace_get_info(t);
   json_object *o = json_object_new_object();
@@ -239,6 +249,10 @@ static json_object *policy_json(const replay *r, const alloctrace *t, uint64_t r
   json_object_object_add(o, "external_fragmentation_max", json_object_new_double(s->external_fragmentation_max));
   json_object_object_add(o, "external_fragmentation_end", json_object_new_double(s->external_fragmentation));
   add_u64(o, "free_extents_end", s->free_extents);
+  add_u64(o, "live_buffers_end", live->buffers);
+  add_u64(o, "live_va_span_bytes_end", live->va_span);
+  add_u64(o, "live_regions_2m_end", live->regions_2m);
+  add_u64(o, "live_regions_32m_end", live->regions_32m);
   if (in->has_segments) {
     json_object *rec = json_object_new_object();
     add_u64(rec, "peak_reserved_bytes", in->reserved_peak);
@@ -331,7 +345,11 @@ typedef struct run {
   replay r[MAX_POLICIES];
   unsigned n;
   uint64_t ids, *sizes; /* requested size by id */
-  FILE *timeline, *emit;
+  uint64_t *order;      /* by id: 1 + its place among all allocations while live, else 0 */
+  uint64_t *names;      /* by id: the input's name for it */
+  uint64_t allocations;
+  cli_out timeline_out, emit_out, layout_out; /* written whole or not at all */
+  FILE *timeline, *emit, *layout;             /* their files while open */
   uint64_t requested, requested_peak, rec_reserved;
 } run;
 
@@ -368,10 +386,16 @@ static int apply(run *x, const alloctrace_event *ev) {
     uint64_t *grown = realloc(x->sizes, have * sizeof *grown);
     if (!grown) return event_error(x, ev, "out of host memory");
     x->sizes = grown;
+    if (!(grown = realloc(x->order, have * sizeof *grown))) return event_error(x, ev, "out of host memory");
+    x->order = grown;
+    if (!(grown = realloc(x->names, have * sizeof *grown))) return event_error(x, ev, "out of host memory");
+    x->names = grown;
     x->ids = have;
   }
   if (ev->kind == AT_ALLOC) {
     x->sizes[ev->id] = ev->size;
+    x->order[ev->id] = ++x->allocations;
+    x->names[ev->id] = ev->name;
     x->requested += ev->size;
     if (x->requested > x->requested_peak) x->requested_peak = x->requested;
     if (x->emit) emit_rmm(x->emit, ev, "allocate", ev->size);
@@ -392,6 +416,7 @@ static int apply(run *x, const alloctrace_event *ev) {
       }
     }
   } else {
+    x->order[ev->id] = 0;
     x->requested -= x->sizes[ev->id];
     if (x->emit) emit_rmm(x->emit, ev, "free", x->sizes[ev->id]);
     for (unsigned i = 0; i < x->n; i++) {
@@ -403,17 +428,57 @@ static int apply(run *x, const alloctrace_event *ev) {
   return 0;
 }
 
-static FILE *open_out(const char *path, diag *d) {
-  FILE *f = fopen(path, "w");
-  if (!f) diag_set(d, path, 0, "cannot write");
-  return f;
+typedef struct ranked {
+  uint64_t order, id;
+} ranked;
+
+static int by_order(const void *a, const void *b) {
+  uint64_t x = ((const ranked *)a)->order, y = ((const ranked *)b)->order;
+  return (x > y) - (x < y);
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* Each policy's allocations alive at the end, in allocation order: written
+ * to the layout file, then measured into stats[policy]. */
+static int finish_live(const run *x, live_stats *stats) {
+  uint64_t limit = alloctrace_id_limit(x->t);
+  size_t n = 0;
+  for (uint64_t id = 0; id < limit; id++) n += x->order[id] != 0;
+  ranked *rank = malloc((n ? n : 1) * sizeof *rank);
+  live_buf *b = malloc((n ? n : 1) * sizeof *b);
+  if (!rank || !b) {
+    free(rank);
+    free(b);
+    fprintf(stderr, "tlbsim alloc: out of host memory\n");
+    return EXIT_INPUT;
+  }
+  n = 0;
+  for (uint64_t id = 0; id < limit; id++)
+    if (x->order[id]) rank[n++] = (ranked){x->order[id], id};
+  qsort(rank, n, sizeof *rank, by_order);
+  for (unsigned i = 0; i < x->n; i++) {
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++) {
+      uint64_t id = rank[j].id, va = x->r[i].va[id];
+      if (va != FAILED_VA) b[k++] = (live_buf){va, x->sizes[id], x->names[id]};
+    }
+    if (x->layout) live_layout_rows(x->layout, base_name(alloctrace_path(x->t)), vas_policy_name(x->r[i].heap), b, k);
+    live_measure(b, k, &stats[i]);
+  }
+  free(rank);
+  free(b);
+  return EXIT_OK;
 }
 
 static int replay_all(run *x) {
   diag d;
   const alloctrace_info *in = alloctrace_get_info(x->t);
   vas_config vc;
-  if (build_config(&x->o, in, &vc, &d)) return cli_input_error(&d);
+  if (build_config(&x->o, x->t, &vc, &d)) return cli_input_error(&d);
   for (unsigned i = 0; i < x->o.npolicies; i++) {
     if (!(x->r[i].heap = vas_create(x->o.policy[i], &vc, NULL, &d))) {
       fprintf(stderr, "tlbsim alloc: %s\n", d.msg);
@@ -421,10 +486,20 @@ static int replay_all(run *x) {
     }
     x->n++;
   }
-  if (x->o.timeline && !(x->timeline = open_out(x->o.timeline, &d))) return cli_input_error(&d);
+  const char *inputs[] = {x->o.trace, NULL};
+  if (x->o.timeline) {
+    if (cli_out_open(&x->timeline_out, x->o.timeline, false, inputs, &d)) return cli_input_error(&d);
+    x->timeline = x->timeline_out.f;
+  }
   if (x->o.emit_rmm) {
-    if (!(x->emit = open_out(x->o.emit_rmm, &d))) return cli_input_error(&d);
+    if (cli_out_open(&x->emit_out, x->o.emit_rmm, false, inputs, &d)) return cli_input_error(&d);
+    x->emit = x->emit_out.f;
     fprintf(x->emit, "Thread,Time,Action,Pointer,Size,Stream\n");
+  }
+  if (x->o.layout) {
+    if (cli_out_open(&x->layout_out, x->o.layout, false, inputs, &d)) return cli_input_error(&d);
+    x->layout = x->layout_out.f;
+    live_layout_header(x->layout);
   }
   bool header = false;
   alloctrace_event ev;
@@ -439,8 +514,12 @@ static int replay_all(run *x) {
     timeline_row(x->timeline, &ev, x->requested, x->rec_reserved, in->has_segments, x->r, x->n);
   }
   if (got < 0) return cli_input_error(&d);
+  live_stats live[MAX_POLICIES];
+  int rc = finish_live(x, live);
+  if (rc) return rc;
   json_object *arr = json_object_new_array();
-  for (unsigned i = 0; i < x->n; i++) json_object_array_add(arr, policy_json(&x->r[i], x->t, x->requested_peak));
+  for (unsigned i = 0; i < x->n; i++)
+    json_object_array_add(arr, policy_json(&x->r[i], x->t, x->requested_peak, &live[i]));
   write_results(stdout, (report_format)x->o.format, arr, x->t);
   json_object_put(arr);
   return EXIT_OK;
@@ -464,13 +543,19 @@ int cmd_alloc(int argc, char **argv) {
   }
   if (!x.t) return cli_input_error(&d);
   rc = replay_all(&x);
-  if (x.timeline && fclose(x.timeline) && rc == EXIT_OK) rc = (fprintf(stderr, "%s: write failed\n", x.o.timeline), EXIT_INPUT);
-  if (x.emit && fclose(x.emit) && rc == EXIT_OK) rc = (fprintf(stderr, "%s: write failed\n", x.o.emit_rmm), EXIT_INPUT);
+  if (rc == EXIT_OK && x.timeline && cli_out_commit(&x.timeline_out, &d)) rc = cli_input_error(&d);
+  if (rc == EXIT_OK && x.emit && cli_out_commit(&x.emit_out, &d)) rc = cli_input_error(&d);
+  if (rc == EXIT_OK && x.layout && cli_out_commit(&x.layout_out, &d)) rc = cli_input_error(&d);
+  cli_out_discard(&x.timeline_out);
+  cli_out_discard(&x.emit_out);
+  cli_out_discard(&x.layout_out);
   for (unsigned i = 0; i < x.n; i++) {
     vas_destroy(x.r[i].heap);
     free(x.r[i].va);
   }
   free(x.sizes);
+  free(x.order);
+  free(x.names);
   alloctrace_close(x.t);
   return rc;
 }

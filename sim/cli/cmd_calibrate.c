@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "chase_rows.h"
 #include "cli_common.h"
@@ -172,14 +171,22 @@ static int fit_nonnegative(const double *x, const double *y, size_t n, unsigned 
 }
 
 /* Copies the preset file to out with the fitted keys' values replaced
- * (or added under their section, or in a new section at the end). */
+ * (or added under their section, or in a new section at the end). The
+ * file appears whole or not at all, and never over an existing one. */
 static int write_preset(const char *src, const char *out, const char *csv, const param *p, unsigned np, diag *d) {
-  struct stat st;
-  if (stat(out, &st) == 0) return diag_set(d, out, 0, "exists; calibrate never overwrites a file");
-  FILE *in = fopen(src, "r"), *o = in ? fopen(out, "w") : NULL;
-  if (!o) {
-    if (in) fclose(in);
-    return diag_set(d, in ? out : src, 0, "cannot %s", in ? "write" : "read");
+  /* Only what the configuration reads back: a whole number of cycles in a
+   * latency's range (an ill-conditioned fit can give any double). */
+  for (unsigned j = 0; j < np; j++)
+    if (p[j].fitted && !(p[j].value >= 0 && round(p[j].value) <= (double)NUM_U32_MAX))
+      return diag_set(d, out, 0, "%s.%s: the fit gives %g cycles, out of range (0..4294967295): not written",
+                      p[j].section, p[j].key, p[j].value);
+  const char *inputs[] = {src, csv, NULL};
+  cli_out written;
+  if (cli_out_open(&written, out, true, inputs, d)) return -1;
+  FILE *in = fopen(src, "r"), *o = written.f;
+  if (!in) {
+    cli_out_discard(&written);
+    return diag_set(d, src, 0, "cannot read");
   }
   bool done[MAX_PARAMS] = {0};
   char line[1024], section[128] = "";
@@ -201,10 +208,13 @@ static int write_preset(const char *src, const char *out, const char *csv, const
   }
   for (unsigned j = 0; j < np; j++)
     if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].section, p[j].key, round(p[j].value));
-  bool bad = ferror(in) || ferror(o);
+  bool bad = ferror(in);
   fclose(in);
-  if (fclose(o) || bad) return diag_set(d, out, 0, "write error");
-  return 0;
+  if (bad) {
+    cli_out_discard(&written);
+    return diag_set(d, src, 0, "read error");
+  }
+  return cli_out_commit(&written, d);
 }
 
 static void report(const param *p, unsigned np, const double *x, const double *base, const chase_row *rows, size_t n) {
@@ -255,7 +265,12 @@ int cmd_calibrate(int argc, char **argv) {
   bool fit_data = o.data_latency == 1;
   for (size_t i = 0; i < n; i++) {
     chase_result r;
-    if (chase_run(spec.format, mc, &rows[i].spec, &r, &d)) goto out;
+    if (chase_run(spec.format, mc, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
+      char why[DIAG_MSG_MAX];
+      snprintf(why, sizeof why, "%s", d.msg);
+      diag_set(&d, o.csv, rows[i].line, "%s", why);
+      goto out;
+    }
     features(mc, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }

@@ -20,35 +20,6 @@ typedef struct chase_opts {
   chase_spec spec;
 } chase_opts;
 
-/* Expands "1M,4M..64M" into sizes; ranges step 2^(1/per_octave). */
-static int parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t *n) {
-  char buf[128];
-  *n = 0;
-  for (const char *p = text; *p;) {
-    size_t len = strcspn(p, ",");
-    if (len == 0 || len >= sizeof buf) return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    p += len + (p[len] == ',');
-    char *dots = strstr(buf, "..");
-    uint64_t lo, hi;
-    if (!dots) {
-      if (num_parse_size(buf, &lo) || *n == MAX_FOOTPRINTS) return -1;
-      out[(*n)++] = lo;
-      continue;
-    }
-    *dots = '\0';
-    if (num_parse_size(buf, &lo) || num_parse_size(dots + 2, &hi) || lo == 0 || lo > hi) return -1;
-    for (unsigned k = 0;; k++) {
-      double f = (double)lo * pow(2.0, (double)k / per_octave);
-      if (f > (double)hi * (1 + 1e-9)) break;
-      if (*n == MAX_FOOTPRINTS) return -1;
-      out[(*n)++] = (uint64_t)llround(f);
-    }
-  }
-  return *n ? 0 : -1;
-}
-
 static int parse_chase(int argc, char **argv, chase_opts *o) {
   const cli_opt opts[] = {
       CLI_CONFIG_OPTS(&o->conf),
@@ -61,7 +32,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
        .help = "bytes between nodes, a multiple of 8; required"},
       {.name = "order", .kind = OPT_CHOICE, .dest = &o->order, .arg = "ORDER", .choices = chase_order_names,
        .help = "seq (default) or random"},
-      {.name = "mapping", .kind = OPT_CHOICE, .dest = &o->mapping, .arg = "MAPPING", .choices = chase_mapping_names,
+      {.name = "mapping", .kind = OPT_CHOICE, .dest = &o->mapping, .arg = "MAPPING", .choices = region_mapping_names,
        .help = "contiguous (default), shuffled (chunks in a seeded physical order),\n"
                "cudamalloc (as contiguous), aliased (one physical chunk per 16384 nodes,\n"
                "only chunks holding a node mapped: footprints beyond memory)"},
@@ -96,7 +67,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
   if (!is_pow2(o->chunk)) return cli_usage_error("chase", "--chunk: %llu is not a power of two",
                                                  (unsigned long long)o->chunk);
   o->spec.order = (chase_order)o->order;
-  o->spec.mapping = (chase_mapping)o->mapping;
+  o->spec.mapping = (region_mapping)o->mapping;
   o->spec.repeats = (unsigned)o->repeats;
   o->spec.chunk = o->chunk;
   return 0;
@@ -118,7 +89,7 @@ static json_object *row_json(const chase_spec *s, const mmu_config *mc, const ch
   json_object *row = json_object_new_object();
   json_object_object_add(row, "pattern", json_object_new_string("chase"));
   json_object_object_add(row, "order", json_object_new_string(chase_order_name(s->order)));
-  json_object_object_add(row, "mapping", json_object_new_string(chase_mapping_name(s->mapping)));
+  json_object_object_add(row, "mapping", json_object_new_string(region_mapping_names[s->mapping]));
   json_object_object_add(row, "page_bytes", json_object_new_uint64(s->page_size));
   json_object_object_add(row, "stride_bytes", json_object_new_uint64(s->stride));
   json_object_object_add(row, "footprint_bytes", json_object_new_uint64((uint64_t)r->nodes * s->stride));
@@ -163,6 +134,24 @@ static void print_rows(json_object *rows, report_format f) {
   }
 }
 
+/* The point at footprint fp: nodes at the stride, rounded as tlbsim-gpu
+ * does. EXIT_OK, or EXIT_USAGE after saying which option is at fault. */
+static int plan_point(chase_spec *s, uint64_t fp) {
+  char f[32], st[32];
+  s->footprint = fp;
+  double nodes = round((double)fp / (double)s->stride);
+  if (nodes < 1 || nodes > CHASE_MAX_NODES)
+    return cli_usage_error("chase", "--footprint: %s holds %s at a %s stride", num_format_size(fp, f, sizeof f),
+                           nodes < 1 ? "no node" : "more nodes than a point may have (134217728)",
+                           num_format_size(s->stride, st, sizeof st));
+  s->nodes = (uint32_t)nodes;
+  diag why;
+  if (!chase_spec_check(s, &why)) return EXIT_OK;
+  const char *msg = strncmp(why.msg, "chase: ", 7) ? why.msg : why.msg + 7;
+  return cli_usage_error("chase", "--footprint %s, --stride %s: %s", num_format_size(fp, f, sizeof f),
+                         num_format_size(s->stride, st, sizeof st), msg);
+}
+
 int cmd_chase(int argc, char **argv) {
   chase_opts o = {.per_octave = 1, .repeats = 5, .chunk = 2u << 20, .format = REPORT_CSV,
                   .spec = {.seed = 1, .warmup = 1024, .steps = 4096}};
@@ -170,7 +159,7 @@ int cmd_chase(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   uint64_t *footprints = malloc(MAX_FOOTPRINTS * sizeof *footprints);
   size_t nfp;
-  if (!footprints || parse_footprints(o.footprints, (unsigned)o.per_octave, footprints, &nfp)) {
+  if (!footprints || cli_parse_footprints(o.footprints, (unsigned)o.per_octave, footprints, MAX_FOOTPRINTS, &nfp)) {
     free(footprints);
     return cli_usage_error("chase", "--footprint: '%s' is not a list of sizes or LO..HI ranges", o.footprints);
   }
@@ -188,18 +177,13 @@ int cmd_chase(int argc, char **argv) {
   if (!is_pow2(o.spec.page_size) || pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0)
     rc = cli_usage_error("chase", "--page-size: %llu is not a page size of %s", (unsigned long long)o.spec.page_size,
                          f->name);
+  /* Every point is checked before any runs: a point past the work a
+   * point may take is said at once, not after the others' minutes. */
+  for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) rc = plan_point(&o.spec, footprints[i]);
   json_object *rows = json_object_new_array();
   uint32_t last_nodes = 0;
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
-    o.spec.footprint = footprints[i];
-    double nodes = round((double)footprints[i] / (double)o.spec.stride);
-    if (nodes < 1 || nodes > UINT32_MAX) {
-      char fp[32], st[32];
-      rc = cli_usage_error("chase", "--footprint: %s holds %s at a %s stride", num_format_size(footprints[i], fp, sizeof fp),
-                           nodes < 1 ? "no node" : "more than 2^32 nodes", num_format_size(o.spec.stride, st, sizeof st));
-      break;
-    }
-    o.spec.nodes = (uint32_t)nodes;
+    plan_point(&o.spec, footprints[i]);
     if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;

@@ -35,7 +35,11 @@ static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
 
 static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift, const char *text) {
   uint64_t va;
-  if (num_parse_whole(text, &va)) return cli_usage_error("explain", "'%s' is not an address", text);
+  num_status st = num_whole_in(text, 0, UINT64_MAX, &va);
+  char q[48], why[160];
+  if (st == NUM_RANGE)
+    return cli_usage_error("explain", "%s", num_complaint(st, NUM_WHOLE, text, 0, UINT64_MAX, why, sizeof why));
+  if (st != NUM_OK) return cli_usage_error("explain", "'%s' is not an address", num_quote(text, q, sizeof q));
   if (f->va_bits < 64 && va >> f->va_bits)
     return fprintf(stderr, "tlbsim explain: %#llx is beyond the %u-bit address space of %s\n",
                    (unsigned long long)va, f->va_bits, f->name), EXIT_INPUT;
@@ -61,7 +65,7 @@ static int explain_one(const pt_format *f, const mmu_config *mc, unsigned shift,
            s->leaf ? "-> leaf" : "-> next table");
   }
   printf("  offset VA[%2u: 0] = %#llx\n", shift - 1, (unsigned long long)(va & (page - 1)));
-  printf("  PA %#llx (frame %#llx + offset); %u entries read\n", (unsigned long long)(w.map.pa + (va & (page - 1))),
+  printf("  PA %#llx (frame %#llx + offset); %u entries read\n", (unsigned long long)w.map.pa + (va & (page - 1)),
          (unsigned long long)w.map.pa, w.nsteps);
   print_sets(mc, va, shift);
   pt_destroy(t);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "chase_rows.h"
+#include "validate_gather.h"
+#include "validate_layout.h"
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
@@ -18,7 +20,9 @@ typedef struct validate_opts {
   int data_latency; /* 1: ignore the measured base_cycles column */
   const char *plot, *csv;
   chase_row_filter filter;
-  double max_mean, max_cycles;
+  double max_mean, max_cycles, max_pct, max_regions, max_chase;
+  uint64_t min_threads_per_sm, every;
+  const char *traces;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
@@ -30,15 +34,30 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       {.name = "max-mean-error", .kind = OPT_REAL, .dest = &o->max_mean, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "exit 1 when the mean absolute error exceeds PCT"},
       {.name = "max-error-cycles", .kind = OPT_REAL, .dest = &o->max_cycles, .arg = "C", .rhi = HUGE_VAL,
-       .help = "exit 1 when any row is off by more than C cycles"},
+       .help = "exit 1 when any row is off by more than C cycles (chase rows)"},
+      {.name = "max-error-pct", .kind = OPT_REAL, .dest = &o->max_pct, .arg = "PCT", .rhi = HUGE_VAL,
+       .help = "exit 1 when any row is off by more than PCT percent (gather rows)"},
+      {.name = "min-threads-per-sm", .kind = OPT_WHOLE, .dest = &o->min_threads_per_sm, .arg = "N",
+       .help = "gather rows: only those with at least N threads per SM"},
+      {.name = "every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1, .hi = 1000000,
+       .help = "re-run every Nth of the rows kept (a sample; default 1: all)"},
+      {.name = "traces", .kind = OPT_TEXT, .dest = &o->traces, .arg = "DIR",
+       .help = "churn-gather rows: where their source traces are (NAME or NAME.gz)"},
+      {.name = "max-region-error", .kind = OPT_REAL, .dest = &o->max_regions, .arg = "PCT", .rhi = HUGE_VAL,
+       .help = "allocation rows: exit 1 when a 2 MiB or 32 MiB region count is off by more"},
+      {.name = "max-chase-error", .kind = OPT_REAL, .dest = &o->max_chase, .arg = "PCT", .rhi = HUGE_VAL,
+       .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
   };
   const cli_spec spec = {
       .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
       .max_operands = 1,
-      .about = "Re-simulates each chase row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default\n"
-               "h200) and prints measured vs predicted cycles per access, the error in cycles and %, then the\n"
-               "mean absolute % error and the worst point. Rows of mappings the simulator does not model\n"
-               "(managed) and rows outside the filters are skipped and counted.",
+      .about = "Re-simulates each row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default h200)\n"
+               "and prints measured vs predicted, the error, then the mean absolute % error and the worst\n"
+               "point. Chase rows: cycles per access, through the MMU model. Gather rows (a CSV of\n"
+               "tlbsim-gpu gather): loads per ns, through the concurrency model of the preset's [gpu]\n"
+               "section. Allocation rows (tlbsim-gpu churn-gather and smallbufs): the layout the history\n"
+               "leaves under the preset's allocator, its regions, chase and gather. Rows of mappings the\n"
+               "simulator does not know and rows outside the filters are skipped and counted.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
@@ -54,7 +73,7 @@ static void print_row(const chase_row *r, double predicted) {
   double err = predicted - r->measured;
   printf("%10s %8s %6s %-10s %7u %9.1f %9.1f %+8.1f %+7.2f%%\n", num_format_size(r->spec.footprint, fp, sizeof fp),
          num_format_size(r->spec.stride, st, sizeof st), chase_order_name(r->spec.order),
-         chase_mapping_name(r->spec.mapping), r->spec.nodes, r->measured, predicted, err, 100.0 * err / r->measured);
+         region_mapping_names[r->spec.mapping], r->spec.nodes, r->measured, predicted, err, 100.0 * err / r->measured);
 }
 
 static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
@@ -79,7 +98,7 @@ static int predict(const pt_format *f, const mmu_config *mc, const chase_row *ro
 }
 
 int cmd_validate(int argc, char **argv) {
-  validate_opts o = {.max_mean = -1, .max_cycles = -1};
+  validate_opts o = {.max_mean = -1, .max_cycles = -1, .max_pct = -1, .max_regions = -1, .max_chase = -1, .every = 1};
   int rc = parse_validate(argc, argv, &o);
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
@@ -87,9 +106,26 @@ int cmd_validate(int argc, char **argv) {
   machine_spec spec;
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
+  if (validate_layout_sniff(o.csv)) {
+    validate_layout_opts lo = {.csv = o.csv, .label = label, .traces = o.traces, .max_regions = o.max_regions,
+                               .max_chase = o.max_chase, .max_gather = o.max_pct, .every = o.every};
+    rc = validate_layout(&spec, &lo);
+    cfg_destroy(c);
+    return rc;
+  }
+  if (gather_rows_sniff(o.csv)) {
+    validate_gather_opts g = {.csv = o.csv, .label = label, .plot = o.plot, .max_mean = o.max_mean,
+                              .max_pct = o.max_pct,
+                              .filter = {.min_threads_per_sm = o.min_threads_per_sm, .mappings = o.filter.mappings,
+                                         .every = o.every}};
+    rc = validate_gather(&spec, &g);
+    cfg_destroy(c);
+    return rc;
+  }
   chase_row *rows;
   size_t n, skipped;
   double *predicted = NULL;
+  o.filter.every = o.every;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
       predict(spec.format, &spec.mmu, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
@@ -116,7 +152,7 @@ int cmd_validate(int argc, char **argv) {
     char fp[32], st[32];
     printf(" (%s, stride %s, %s, %s)", num_format_size(rows[worst_i].spec.footprint, fp, sizeof fp),
            num_format_size(rows[worst_i].spec.stride, st, sizeof st), chase_order_name(rows[worst_i].spec.order),
-           chase_mapping_name(rows[worst_i].spec.mapping));
+           region_mapping_names[rows[worst_i].spec.mapping]);
   }
   printf("\n");
   rc = EXIT_OK;
@@ -134,7 +170,7 @@ int cmd_validate(int argc, char **argv) {
 
 /* Measured points and predicted lines: one panel per mapping/order present,
  * one colour per stride, x = footprint (log), y = cycles. */
-enum { PLOT_PANELS = (CHASE_ALIASED + 1) * 2, PLOT_STRIDES = 64 };
+enum { PLOT_PANELS = (REGION_MANAGED + 1) * 2, PLOT_STRIDES = 64 };
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -145,6 +181,16 @@ static int cmp_u64(const void *a, const void *b) {
 static unsigned stride_colour(const uint64_t *strides, size_t n, uint64_t s) {
   const uint64_t *p = bsearch(&s, strides, n, sizeof *strides, cmp_u64);
   return p ? (unsigned)(p - strides) % 8 + 1 : 1;
+}
+
+/* s inside a single-quoted gnuplot string: '' stands for a quote. */
+static void gnuplot_quote(const char *s, char *buf, size_t len) {
+  size_t o = 0;
+  for (; *s && o + 3 < len; s++) {
+    if (*s == '\'') buf[o++] = '\'';
+    buf[o++] = *s == '\n' ? ' ' : *s;
+  }
+  buf[o] = '\0';
 }
 
 static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
@@ -177,7 +223,7 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
   for (int k = 0; k < PLOT_PANELS; k++) {
     if (!present[k]) continue;
     size_t len = strlen(names);
-    snprintf(names + len, sizeof names - len, "%s%s/%s", panels ? " " : "", chase_mapping_name((chase_mapping)(k / 2)),
+    snprintf(names + len, sizeof names - len, "%s%s/%s", panels ? " " : "", region_mapping_names[(region_mapping)(k / 2)],
              k % 2 ? "random" : "seq");
     panels++;
     uint64_t last_stride = 0;
@@ -194,9 +240,23 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
   fclose(f);
   /* A grid of two columns, one panel per mapping/order; colour = stride.
    * The script goes to gnuplot's stdin: no shell quoting. */
+  /* The plot goes to a temporary beside png, renamed over it once gnuplot
+   * succeeded: a failed run never leaves half an image. Names go into
+   * single-quoted gnuplot strings, where a quote is doubled. */
+  const char *inputs[] = {csv_name, NULL};
+  cli_out out;
+  if (cli_out_open(&out, png, false, inputs, d)) {
+    unlink(data);
+    return -1;
+  }
+  char q_png[sizeof out.tmp * 2], q_csv[1024], q_data[sizeof data * 2];
+  gnuplot_quote(out.tmp, q_png, sizeof q_png);
+  gnuplot_quote(csv_name, q_csv, sizeof q_csv);
+  gnuplot_quote(data, q_data, sizeof q_data);
   FILE *gp = popen("gnuplot", "w");
   if (!gp) {
     unlink(data);
+    cli_out_discard(&out);
     return diag_set(d, png, 0, "cannot run gnuplot");
   }
   unsigned grid_rows = (panels + 1) / 2;
@@ -214,9 +274,12 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
           "       '' index k using 1:4:2 with lines lc variable\n"
           "}\n"
           "unset multiplot\n",
-          250 + 375 * grid_rows, png, grid_rows, csv_name, names, panels - 1, data);
+          250 + 375 * grid_rows, q_png, grid_rows, q_csv, names, panels - 1, q_data);
   int status = pclose(gp);
   unlink(data);
-  if (status != 0) return diag_set(d, png, 0, "gnuplot failed");
-  return 0;
+  if (status != 0) {
+    cli_out_discard(&out);
+    return diag_set(d, png, 0, "gnuplot failed");
+  }
+  return cli_out_commit(&out, d);
 }

@@ -14,8 +14,10 @@ static const command commands[] = {
     {"run", cmd_run, "replay a trace through the TLB hierarchy and page table"},
     {"explain", cmd_explain, "show one translation step by step"},
     {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
+    {"gather", cmd_gather, "predict the GPU suite's many-thread gather (the concurrency model)"},
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},
     {"calibrate", cmd_calibrate, "fit a preset's latencies to a measured chase CSV"},
+    {"mrc", cmd_mrc, "miss-ratio curves: LRU misses of many TLB geometries in one pass"},
     {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
     {"formats", cmd_formats, "list page-table formats, presets and policies"},
 };

@@ -67,24 +67,119 @@ check 2 "--footprint: '1M..x'" -- "$tlbsim" chase --preset x86-64 --stride 4K --
 check 2 "--stride: 12 is not a multiple of 8 bytes" -- "$tlbsim" chase --stride 12 --footprint 1M
 check 2 "--stride is required" -- "$tlbsim" chase --footprint 1M
 check 2 "--footprint: 1KiB holds no node at a 4KiB stride" -- "$tlbsim" chase --preset x86-64 --stride 4K --footprint 1K
-check 2 "--steps: '0' is not a whole number from 1 to 4294967295" -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
-check 2 "--per-octave: '0' is not a whole number from 1 to 64" -- "$tlbsim" chase --stride 4K --footprint 1M --per-octave 0
-check 2 "--max-mean-error: 'nan' is not a number of at least 0" -- "$tlbsim" validate --max-mean-error nan "$work/short.csv"
+check 2 "--steps: '0' is out of range (1.." -- "$tlbsim" chase --stride 4K --footprint 1M --steps 0
+check 2 "--per-octave: '0' is out of range (1..64)" -- "$tlbsim" chase --stride 4K --footprint 1M --per-octave 0
+check 2 "--per-octave: 'x' is not a whole number" -- "$tlbsim" chase --stride 4K --footprint 1M --per-octave x
+check 2 "--max-mean-error: 'nan' is not a number" -- "$tlbsim" validate --max-mean-error nan "$work/short.csv"
+check 2 "--max-mean-error: 'inf' is out of range (0..1.79769e+308)" -- "$tlbsim" validate --max-mean-error inf "$work/short.csv"
+check 2 "--steps: '99999999999999999999' is out of range (1.." -- "$tlbsim" chase --stride 4K --footprint 1M --steps 99999999999999999999
 check 1 "--set:1: vas.cuda_small_max: '1Q' is not a size" -- "$tlbsim" run --set vas.cuda_small_max=1Q "$demo"
 check 0 "" -- "$tlbsim" run --set vas.policy=cuda --set vas.cuda_small_max=1M "$demo"
-check 1 "--set:1: pwc.PD.entries: '4294967296' is not a whole number of at most 16777216" -- \
+check 1 "--set:1: pwc.PD.entries: '4294967296' is out of range (0..16777216)" -- \
   "$tlbsim" run --set pwc.PD.entries=4294967296 "$demo"
-check 1 "--set:1: tlb.l1d.latency: '4294967297' is not a whole number of at most 4294967295" -- \
+check 1 "--set:1: tlb.l1d.latency: '4294967297' is out of range (0..4294967295)" -- \
   "$tlbsim" run --set tlb.l1d.latency=4294967297 "$demo"
-check 1 "--set:1: tlb.l1d.ways: '0' is not a whole number from 1 to 64" -- "$tlbsim" run --set tlb.l1d.ways=0 "$demo"
+check 1 "--set:1: latency.data_cycles: '4294967296' is out of range (0..4294967295)" -- \
+  "$tlbsim" run --set latency.data_cycles=4294967296 "$demo"
+check 1 "--set:1: tlb.l1d.ways: '0' is out of range (1..64)" -- "$tlbsim" run --set tlb.l1d.ways=0 "$demo"
+check 1 "--set:1: tlb.l1d.entries: entries/ways = 3 sets" -- "$tlbsim" run --set tlb.l1d.entries=12 "$demo"
+check 1 "--set:1: machine.phys_memory: '512T' is out of range (4KiB..256TiB)" -- \
+  "$tlbsim" run --set machine.phys_memory=512T "$demo"
 check 1 "$work/cutrow.csv:2: 7 fields, the header has 8" -- "$tlbsim" validate "$work/cutrow.csv"
 check 2 "--order: 'sideways' is not a comma-separated list of seq or random" -- "$tlbsim" validate --order sideways "$work/short.csv"
 check 2 "--min-nodes: 'x' is not a whole number" -- "$tlbsim" validate --min-nodes x "$work/short.csv"
-check 2 "--mapping: 'managed' is not a comma-separated list of contiguous" -- "$tlbsim" calibrate --mapping managed "$work/short.csv"
+check 2 "--mapping: 'sideways' is not a comma-separated list of contiguous" -- "$tlbsim" calibrate --mapping sideways "$work/short.csv"
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" calibrate --preset x86-64 "$work/short.csv"
 check 1 "$work/short.csv:1: missing column 'page_bytes'" -- "$tlbsim" validate --preset x86-64 "$work/short.csv"
 check 1 "$work/badrow.csv:2: cycles_per_access 'abc' is not a number" -- \
   "$tlbsim" validate --preset x86-64 "$work/badrow.csv"
+
+# Issue #13: bounded work per record, no wrap in sizes, ranges everywhere,
+# every error located. Each of these hung, crashed or answered wrongly.
+printf ' L 0,100000000000000\n' >"$work/huge.lackey"
+check 1 "$work/huge.lackey:1: access of 0+0x5af3107a4000 touches 24414062500 pages, more than the 16777216" -- \
+  timeout 20 "$tlbsim" run --trace-format lackey "$work/huge.lackey"
+printf 'r 0 8\nmap 0x0 0x800000000000\n' >"$work/hugemap.trace"
+check 1 "$work/hugemap.trace:2: map of 0+0x800000000000 is 34359738368 pages" -- timeout 20 "$tlbsim" run "$work/hugemap.trace"
+printf 'r 0xfffffffff000 0x2000\n' >"$work/wide.trace"
+check 1 "$work/wide.trace:1: access 0xfffffffff000+0x2000 runs past the 48-bit address space" -- "$tlbsim" run "$work/wide.trace"
+printf 'alloc 1 18446744073709551000\nalloc 2 1M\nfree 1\nfree 2\n' >"$work/bigalloc.trace"
+for p in first-fit next-fit best-fit buddy cuda caching expandable; do
+  check 0 "" -- "$tlbsim" alloc --policy "$p" --format csv "$work/bigalloc.trace"
+  if [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "ooms") c = i} NR == 2 {print $c}' "$work/out")" = 1 ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL: alloc --policy $p: a 2^64-byte request is not one OOM"; cat "$work/out"
+  fi
+done
+check 2 "--synthetic: requests: '18446744073709551615' is out of range (0..100000000)" -- \
+  timeout 20 "$tlbsim" alloc --synthetic=requests=18446744073709551615
+printf 'Thread,Time,Action,Pointer,Size,Stream\n0,1e300,allocate,0x10,100,0\n' >"$work/t300.csv"
+check 1 "$work/t300.csv:2: Time: '1e300' is out of range (0..1.8e+13)" -- "$tlbsim" alloc --input-format rmm "$work/t300.csv"
+printf '{"device_traces":[[{"action":"alloc","addr":16,"size":99999999999999999999999}]]}' >"$work/clamp.json"
+check 1 "$work/clamp.json: device_traces[0][0]: size: '18446744073709551615 or more' is out of range" -- \
+  "$tlbsim" alloc "$work/clamp.json"
+{ for i in 1 2 3 4 5 6 7 8; do printf '[tlb.l%d]\nentries = 16777216\nnext = %s\n' $i "$([ $i = 8 ] && echo walk || echo l$((i + 1)))"; done; } >"$work/huge.ini"
+check 1 "$work/huge.ini:5: tlb.l2.entries: brings the TLB arrays and caches to 33554432 entries in all" -- \
+  timeout 20 "$tlbsim" run --config "$work/huge.ini" "$demo"
+printf '[tlb.l1d]\nentries = 16\nnext = l2\n[tlb.l2]\nentries = 16\nnext = l1d\n' >"$work/cycle.ini"
+check 1 "$work/cycle.ini:6: tlb.l2.next: 'l1d' closes a cycle of next links" -- "$tlbsim" run --config "$work/cycle.ini" "$demo"
+printf '[tlb.l1d]\nentries = 16\n[tlb.]\nentries = 4\n' >"$work/noname.ini"
+check 1 "$work/noname.ini:3: [tlb.]: a level name is 1 to 31 characters" -- "$tlbsim" run --config "$work/noname.ini" "$demo"
+{ for i in 1 2 3 4 5 6 7 8 9; do printf '[tlb.l%d]\nentries = 4\n' $i; done; } >"$work/nine.ini"
+check 1 "$work/nine.ini:17: [tlb.l9]: more than 8 TLB levels" -- "$tlbsim" run --config "$work/nine.ini" "$demo"
+printf '[tlb.l1d]\nentries = 16\n[ptcache]\nentries = 12\nways = 5\n' >"$work/ptcache.ini"
+check 1 "$work/ptcache.ini:5: ptcache.ways: ways (5) does not divide entries (12)" -- \
+  "$tlbsim" run --config "$work/ptcache.ini" "$demo"
+printf '[tlb.l1d]\nentries = 16\x00junk\n' >"$work/nul.ini"
+check 1 "$work/nul.ini:2: a NUL byte in the line" -- "$tlbsim" run --config "$work/nul.ini" "$demo"
+# Outputs appear whole or not at all, and never over an input.
+printf 'kept\n' >"$work/timeline.csv"
+printf 'alloc 1 4K\nfree 9\n' >"$work/badfree.trace"
+check 1 "$work/badfree.trace:2: free of allocation 9" -- "$tlbsim" alloc --timeline "$work/timeline.csv" "$work/badfree.trace"
+if [ "$(cat "$work/timeline.csv")" = kept ] && ! ls "$work"/.timeline.csv.* >/dev/null 2>&1; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL: a failed alloc replaced $work/timeline.csv or left its temporary"
+fi
+check 0 "" -- "$tlbsim" alloc --timeline "$work/timeline.csv" --emit-rmm "$work/emit.csv" "$work/bigalloc.trace"
+if head -1 "$work/timeline.csv" | grep -q '^event,' && head -1 "$work/emit.csv" | grep -q '^Thread,'; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL: alloc did not write its timeline and RMM log"
+fi
+cp "$work/bigalloc.trace" "$work/input.trace"
+check 1 "$work/input.trace: is also an input: not overwritten" -- \
+  "$tlbsim" alloc --emit-rmm "$work/input.trace" "$work/input.trace"
+check 1 "$work/nodir/t.csv: cannot write" -- "$tlbsim" alloc --timeline "$work/nodir/t.csv" "$work/bigalloc.trace"
+# calibrate writes only what a configuration reads back.
+{ head -1 "$src/gpu/results/h200/chase.csv"
+  sed -n 2,6p "$src/gpu/results/h200/chase.csv" | awk -F, 'BEGIN {OFS = ","} {$8 = 1e11; print}'; } >"$work/slow.csv"
+check 1 "$work/fit.ini: latency.data_cycles: the fit gives 1e+11 cycles, out of range (0..4294967295)" -- \
+  "$tlbsim" calibrate --data-latency preset --out "$work/fit.ini" "$work/slow.csv"
+# A NUL byte ended a CSV field silently: "100\0junk" was 100.
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access' >"$work/nul.csv"
+printf 'chase,seq,contiguous,2097152,2097152,16777216,4096,100\0junk\n' >>"$work/nul.csv"
+check 1 "$work/nul.csv:2: a NUL byte in the line" -- "$tlbsim" validate --preset x86-64 "$work/nul.csv"
+# Chase work is bounded per point, on the command line and in a CSV row.
+check 2 "--footprint 1MiB, --stride 4KiB: warmup 1024, 5 repeats of 4294967295 steps: more than the 1073741824 loads" -- \
+  timeout 20 "$tlbsim" chase --stride 4K --footprint 1M --steps 4294967295
+check 2 "--footprint 128GiB, --stride 4KiB: the region maps 33554432 pages, more than the 16777216 a point may" -- \
+  timeout 20 "$tlbsim" chase --preset x86-64 --stride 4K --footprint 128G --page-size 4K
+check 2 "--footprint: 128GiB holds more nodes than a point may have" -- timeout 20 "$tlbsim" chase --stride 8 --footprint 128G
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,warmup' \
+  'chase,seq,contiguous,2097152,2097152,16777216,4096,100,18446744073709551615' >"$work/warm.csv"
+check 1 "$work/warm.csv:2: chase: warmup 18446744073709551615, 1 repeats of 4096 steps: more than the" -- \
+  timeout 20 "$tlbsim" validate --preset x86-64 "$work/warm.csv"
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access' \
+  'chase,seq,contiguous,2097152,2097152,16777216,18446744073709551616,100' >"$work/steps.csv"
+check 1 "$work/steps.csv:2: steps: '18446744073709551616' is out of range (0..18446744073709551615)" -- \
+  "$tlbsim" validate --preset x86-64 "$work/steps.csv"
+printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,nodes' \
+  'chase,seq,contiguous,4096,9223372036854775808,0,16,100,4' >"$work/wrap.csv"
+check 1 "$work/wrap.csv:2: chase: 4 nodes at a 9223372036854775808-byte stride run past the top of memory" -- \
+  "$tlbsim" validate --preset x86-64 "$work/wrap.csv"
+
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done

@@ -46,6 +46,8 @@ typedef enum { AT_ALLOC, AT_FREE, AT_SEGMENT, AT_OOM } alloctrace_kind;
 typedef struct alloctrace_event {
   alloctrace_kind kind;
   uint64_t id;      /* ALLOC, FREE: dense id (< alloctrace_id_limit) */
+  uint64_t name;    /* ALLOC, FREE: the input's own name for it (native: its id;
+                       snapshot, RMM: its address; synthetic: its number) */
   uint64_t size;    /* ALLOC: bytes requested; SEGMENT: bytes; OOM: bytes asked */
   uint64_t align;   /* ALLOC: 0 = the allocator's own */
   bool release;     /* SEGMENT: unmapped/freed rather than mapped/allocated */

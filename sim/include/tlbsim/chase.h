@@ -2,8 +2,9 @@
  *
  * chase_spec    one measured point as tlbsim-gpu defines it (gpu/README.md):
  *               a region of `footprint` bytes mapped with `page_size` pages
- *               in `chunk`-sized pieces (contiguous or in a seeded shuffled
- *               physical order), nodes at i*stride visited in seq or seeded
+ *               in `chunk`-sized pieces as tlbsim-gpu maps it (region.h:
+ *               contiguous, shuffled, cudamalloc, aliased beyond memory,
+ *               managed), nodes at i*stride visited in seq or seeded
  *               random order (gpu/src/gpu_chain.h builds the very same
  *               chain), `warmup` untimed loads, then `repeats` passes of
  *               `steps` loads.
@@ -17,17 +18,12 @@
 #define TLBSIM_CHASE_H
 
 #include "tlbsim/mmu.h"
+#include "tlbsim/region.h"
 
-/* aliased: one physical chunk backs many VAs, as tlbsim-gpu maps footprints
- * larger than memory: only the chunks holding a node are mapped, node i
- * moved (i % (chunk/128)) * 128 bytes into its chunk so each has its line. */
-typedef enum { CHASE_CONTIGUOUS, CHASE_SHUFFLED, CHASE_CUDAMALLOC, CHASE_ALIASED } chase_mapping;
 typedef enum { CHASE_SEQ, CHASE_RANDOM } chase_order;
 
-/* Names by chase_mapping and chase_order, NULL-terminated. */
-extern const char *const chase_mapping_names[], *const chase_order_names[];
-int chase_mapping_parse(const char *s, chase_mapping *out);
-const char *chase_mapping_name(chase_mapping m);
+/* Names by chase_order, NULL-terminated. */
+extern const char *const chase_order_names[];
 int chase_order_parse(const char *s, chase_order *out);
 const char *chase_order_name(chase_order o);
 
@@ -37,7 +33,7 @@ typedef struct chase_spec {
   uint32_t nodes;      /* 0: footprint / stride */
   uint64_t page_size;
   uint64_t chunk;      /* physical pieces the mapping is made of (2 MiB VMM chunks) */
-  chase_mapping mapping;
+  region_mapping mapping;
   chase_order order;
   uint64_t seed;       /* chain order and chunk shuffle */
   uint64_t va_base;    /* where the region starts; 0: aligned to its size as tlbsim-gpu reserves */
@@ -54,6 +50,25 @@ typedef struct chase_result {
   uint64_t walks, walk_refs;
   uint64_t line_hits;                  /* walk reads the page-table line cache served */
 } chase_result;
+
+/* The work one point may take, so that no CSV row or option runs for hours
+ * or allocates gigabytes: loads (the warm-up, at least one pass, plus the
+ * timed passes; a few minutes at worst) and nodes (8 bytes of chain each). */
+#define CHASE_MAX_LOADS (UINT64_C(1) << 30)
+#define CHASE_MAX_NODES (UINT32_C(1) << 27)
+/* Pages the point's region maps (region.h), as many as one trace record may
+ * touch (machine.h): 4 KiB pages over terabytes were billions of writes. */
+#define CHASE_MAX_PAGES (UINT64_C(1) << 24)
+
+/* Whether chase_run accepts s: 0, or -1 with what is wrong (no location:
+ * the caller knows the row or option). */
+int chase_spec_check(const chase_spec *s, diag *d);
+/* One thread's chase over nodes at the addresses va[], visited in that
+ * order round a cycle, in an existing page table (a layout an allocator
+ * built): max(warmup, nodes) untimed loads, then `repeats` passes of
+ * `steps`. */
+int chase_run_nodes(const mmu_config *mc, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
+                    uint64_t steps, unsigned repeats, chase_result *out, diag *d);
 
 /* Simulates one point with a format and MMU configuration. */
 int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d);

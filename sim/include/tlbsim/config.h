@@ -33,7 +33,8 @@ int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long in
 
 /* Typed getters. Return 0 and the default when the key is absent, 0 and the
  * value when present, well-formed and within [lo, hi], -1 with
- * "FILE:LINE: section.key: '...' is not <what was expected>" otherwise. Each
+ * "FILE:LINE: section.key: 'VALUE' is not a whole number" (or "a size") or
+ * "FILE:LINE: section.key: 'VALUE' is out of range (LO..HI)" otherwise. Each
  * marks the entry used. Numbers go through the numbers module (num.h); the
  * range is that of the field the value is stored in, so no caller narrows a
  * value silently. */
@@ -44,15 +45,28 @@ int cfg_get_u32(cfg *c, const char *section, const char *key, uint32_t def, uint
                 uint32_t *out, diag *d);
 int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
                  uint64_t *out, diag *d);
+/* A finite real number within [lo, hi]. */
+int cfg_get_real(cfg *c, const char *section, const char *key, double def, double lo, double hi, double *out,
+                 diag *d);
 int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d);
 /* Comma-separated list of sizes, each within [lo, hi]; *n set to the count
  * (0 when absent). */
 int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
                       size_t max, size_t *n, diag *d);
 bool cfg_has(const cfg *c, const char *section, const char *key);
-/* Reports a bad value of an existing key at its source location. */
+/* Of keys a and b of a section, the one set last (by a later file or --set,
+ * or on a later line), or the one set at all: where an error about the two together is named,
+ * since the value just changed is the likelier mistake. a when neither is. */
+const char *cfg_latest(const cfg *c, const char *section, const char *a, const char *b);
+/* Reports a bad value of a key at its source location ("FILE:LINE:
+ * section.key: ..."); a key that is not set is reported at its section's
+ * header. */
 int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Reports what is wrong with a section as a whole at its header (where
+ * it was first seen): "FILE:LINE: [section]: ...". */
+int cfg_section_error(const cfg *c, const char *section, diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Sections in first-seen order; names stay valid while c lives. */
 size_t cfg_section_count(const cfg *c);

@@ -26,6 +26,7 @@
 #define TLBSIM_MACHINE_H
 
 #include "tlbsim/config.h"
+#include "tlbsim/gather.h"
 #include "tlbsim/mmu.h"
 #include "tlbsim/phys.h"
 #include "tlbsim/pt.h"
@@ -35,6 +36,16 @@
 typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
 
 #define MACHINE_POLICY_MAX 32
+/* Entries of every TLB array, walk cache and the page-table line cache of
+ * one configuration together (a sector entry counts once per page it
+ * holds): host memory grows with them, so a configuration holds at most
+ * what one largest array may (about 1 GiB of host memory). */
+#define MACHINE_MAX_TLB_ENTRIES TLB_MAX_ENTRIES
+/* Pages (of the format's smallest size) one record may touch: an access,
+ * map, unmap or protect beyond this is an error naming its line, never
+ * billions of steps from one short line. 2^24 pages is 64 GiB of 4 KiB
+ * pages, about a second of translation. */
+#define MACHINE_MAX_RECORD_PAGES (UINT64_C(1) << 24)
 
 typedef struct machine_spec {
   const pt_format *format;       /* [machine] format */
@@ -45,6 +56,9 @@ typedef struct machine_spec {
   char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
   vas_config vas;                /* [vas] every allocator parameter (vas_param_*); capacity = phys_memory */
   mmu_config mmu;                /* [latency] [mmu] [ptcache] [tlb.*] [pwc.*] */
+  gpu_config gpu;                /* [gpu]: the concurrency model's device (sms 0 without one) */
+  uint64_t max_record_pages;     /* pages one record may touch: MACHINE_MAX_RECORD_PAGES, or
+                                    fewer (a harness keeps each input quick); 0 is the default */
 } machine_spec;
 
 typedef struct machine_stats {
@@ -79,6 +93,20 @@ void machine_destroy(machine *m);
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 /* Applies a block's records in order: the replay's hot path. */
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
+
+/* A live allocation: what an `alloc` record got and where. */
+typedef struct machine_alloc {
+  uint64_t id, va, size;
+  uint64_t seq; /* allocation order */
+} machine_alloc;
+
+/* The live allocations of the current address space (not those that hit
+ * OOM), in the order they were allocated: returns how many there are;
+ * fills out (in order) when they fit in max. */
+size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max);
+/* The live allocation id (any address space): 0, or -1 when it is not
+ * live or found no memory. */
+int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out);
 
 const machine_stats *machine_get_stats(const machine *m);
 const machine_spec *machine_get_spec(const machine *m);

@@ -95,6 +95,7 @@ typedef struct mmu_outcome {
   int hit_level;      /* level index that hit, or -1 when a walk ran */
   uint32_t missed;    /* bit per level index looked up that missed */
   uint32_t walk_refs; /* memory references of the walk (0 if none) */
+  uint8_t page_shift; /* the page translated (0 when unmapped) */
   uint64_t cycles;
 } mmu_outcome;
 

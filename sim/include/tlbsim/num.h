@@ -13,7 +13,18 @@
  * (num_*_in) also check [lo, hi] and say which check failed, so every
  * caller can tell "not a number" from "too large" in its message, and no
  * caller narrows a value with a cast: a value goes through the range of the
- * field it is stored in (NUM_U32_MAX for uint32_t fields).
+ * field it is stored in (NUM_U32_MAX for uint32_t fields). A number too
+ * large for 64 bits (or, for reals, for a double) is a range failure, not a
+ * syntax one: its digits are fine, its size is not.
+ *
+ * Messages: num_complaint writes what every input says about a bad number,
+ *   'abc' is not a whole number
+ *   '4294967296' is out of range (1..4294967295)
+ * after which a caller puts its own "FILE:LINE: KEY: " or "--OPTION: ".
+ *
+ * Checked arithmetic (num_round_up, num_add_sat) for sizes and addresses
+ * that come from input: a sum or round-up past 2^64 - 1 is reported (or
+ * saturates), never wraps to a small number.
  */
 #ifndef TLBSIM_NUM_H
 #define TLBSIM_NUM_H
@@ -82,6 +93,36 @@ num_status num_real_in(const char *s, double lo, double hi, double *out);
  * 4294967295", "a size of at most 16MiB", "a number from 0 to 1". */
 const char *num_expect(num_kind k, uint64_t lo, uint64_t hi, char *buf, size_t len);
 const char *num_expect_real(double lo, double hi, char *buf, size_t len);
+
+/* What is wrong with `value` after a ranged parse returned st (not NUM_OK):
+ * "'VALUE' is not a whole number" (or "a size (e.g. ...)", "a number") for
+ * NUM_SYNTAX, "'VALUE' is out of range (LO..HI)" for NUM_RANGE. VALUE is
+ * quoted with what is not printable shown as '?' and cut at 40 bytes; sizes'
+ * bounds are written in the largest exact binary unit. Returns buf. */
+const char *num_complaint(num_status st, num_kind k, const char *value, uint64_t lo, uint64_t hi, char *buf,
+                          size_t len);
+const char *num_complaint_real(num_status st, const char *value, double lo, double hi, char *buf, size_t len);
+/* "LO..HI" as num_complaint writes it. */
+const char *num_range_text(num_kind k, uint64_t lo, uint64_t hi, char *buf, size_t len);
+/* `value` for a message: at most 40 bytes of it and "..." when cut, '?'
+ * for what is not printable (44 bytes of buf hold the longest). */
+const char *num_quote(const char *value, char *buf, size_t len);
+
+/* v rounded up to a multiple of `to` (> 0) in *out; false (and *out
+ * untouched) when the result would pass 2^64 - 1. */
+static inline bool num_round_up(uint64_t v, uint64_t to, uint64_t *out) {
+  uint64_t rem = v % to, r;
+  if (!rem) return *out = v, true;
+  if (__builtin_add_overflow(v, to - rem, &r)) return false;
+  *out = r;
+  return true;
+}
+
+/* a + b, or UINT64_MAX when the sum would pass it. */
+static inline uint64_t num_add_sat(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 
 /* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *num_format_size(uint64_t bytes, char *buf, size_t len);

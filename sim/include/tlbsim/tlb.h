@@ -15,9 +15,11 @@
  *
  * Set index: modulo takes the low bits of the tag; xor folds all tag bits in
  * chunks of log2(sets) (the hashed indexing measured on NVIDIA GPUs). With
- * bank_bits = b > 0 the low b tag bits pick a bank directly and the rest are
- * folded in chunks of log2(sets) - b to pick the set within it (the H200's
- * third level: VA bit 25 halves it, gpu/results/h200/chase_banks.csv). The
+ * bank_bits = b > 0 the low b tag bits (or, with bank_va_bit, the b tag
+ * bits from that VA bit up, for every page size the array holds) pick a bank
+ * directly and the rest are folded in chunks of log2(sets) - b to pick the
+ * set within it (the H200's third level: VA bit 25 halves it for 2 MiB and
+ * for 64 KiB pages, gpu/results/h200/chase_banks.csv, chase_64k.csv). The
  * tag is va >> (page_shift + log2 sector_pages); an entry also matches on
  * its page size and ASID.
  *
@@ -45,7 +47,8 @@ typedef struct tlb_geometry {
   uint32_t ways;         /* == entries: fully associative */
   tlb_policy policy;
   tlb_index index;
-  uint8_t bank_bits;     /* xor index: low tag bits that select a bank unhashed; <= log2(sets) */
+  uint8_t bank_bits;     /* xor index: tag bits that select a bank unhashed; <= log2(sets) */
+  uint8_t bank_va_bit;   /* the VA bit the bank bits start at, whatever the page size; 0: the tag's low bits */
   uint32_t sector_pages; /* 1: one page per entry; else a power of two <= TLB_MAX_SECTOR */
   uint8_t npage_shifts;  /* sizes held; lookups probe them in this order */
   uint8_t page_shift[TLB_MAX_PAGE_SIZES]; /* distinct, >= 1 */

@@ -52,7 +52,8 @@ typedef struct vas_config {
   uint64_t cuda_region_size;   /* small requests share regions of this size */
   uint64_t cuda_small_page;    /* page size a small region is mapped with */
   uint64_t cuda_large_page;    /* page size large requests are mapped with */
-  uint64_t cuda_va_chunk;      /* VA set aside top-down in chunks this large (0: first fit) */
+  uint64_t cuda_va_chunk;      /* cuda: the driver reserves VA top-down in chunks this large (0: 32 MiB);
+                                  caching: its segments' VA the same way (0: first fit, no chunks) */
   /* caching / expandable: c10/cuda/CUDACachingAllocator.cpp constants */
   uint64_t min_block;       /* kMinBlockSize: every size rounds up to it */
   uint64_t small_size;      /* kSmallSize: largest request of the small pool */
@@ -79,6 +80,10 @@ typedef struct vas_stats {
 
 enum { VAS_OK = 0, VAS_ERR = -1, VAS_OOM = -2 };
 
+/* The largest capacity (256 TiB, the machine's phys_memory limit too): with
+ * sizes and addresses below it, no policy's arithmetic can wrap. */
+#define VAS_MAX_CAPACITY (UINT64_C(1) << 48)
+
 typedef struct vas vas;
 
 /* Unknown policy names are an error listing the known ones. */
@@ -87,7 +92,9 @@ vas *vas_create(const char *policy, const vas_config *c, const vas_hooks *h, dia
 void vas_destroy(vas *v);
 /* VAS_OK with *va set, VAS_OOM (counted in stats), or VAS_ERR with d set.
  * align 0: the policy's own alignment. stream: requests are served from
- * free memory of their own stream only (caching, expandable). */
+ * free memory of their own stream only (caching, expandable). Every policy
+ * maps at least the bytes it hands out, so a request larger than the
+ * capacity is an OOM whatever the policy (no round-up is tried on it). */
 int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d);
 /* VAS_ERR if va is not a live allocation. */
 int vas_free(vas *v, uint64_t va, diag *d);

@@ -1,4 +1,5 @@
 /* The allocation-trace front: format names, sniffing, the id table. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +62,15 @@ int at_name_alloc(alloctrace *t, uint64_t name, uint64_t *id, diag *d) {
     uint64_t *grown = realloc(t->spare_ids, cap * sizeof *grown);
     if (!grown) return diag_set(d, NULL, 0, "out of host memory");
     t->spare_ids = grown;
+    if (!(grown = realloc(t->names, cap * sizeof *grown))) return diag_set(d, NULL, 0, "out of host memory");
+    t->names = grown;
     t->spare_cap = cap;
   }
   size_t i = slot_of(name, t->cap);
   while (t->slots[i].used) i = (i + 1) & (t->cap - 1);
   *id = t->nspare ? t->spare_ids[--t->nspare] : t->id_limit++;
   t->slots[i] = (at_slot){.name = name, .id = *id, .used = true};
+  t->names[*id] = name;
   t->live++;
   t->info.allocs++;
   return 0;
@@ -135,12 +139,21 @@ static alloctrace *new_trace(const char *path, diag *d) {
   return t;
 }
 
-/* Reads the whole (possibly gzipped) input: snapshots are one JSON value. */
+/* The longest snapshot read: json-c takes a length as an int. */
+#define SNAPSHOT_MAX_BYTES ((size_t)INT_MAX)
+
+/* Reads the whole (possibly gzipped) input: snapshots are one JSON value.
+ * NULL with *len past SNAPSHOT_MAX_BYTES when it is too long. */
 static char *slurp(gzFile gz, size_t *len) {
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
+  *len = 0;
   for (int got; buf; n += (size_t)got) {
     if (n == cap) {
+      if (cap > SNAPSHOT_MAX_BYTES) {
+        *len = n;
+        break;
+      }
       char *grown = realloc(buf, 2 * cap + 1);
       if (!grown) break;
       buf = grown;
@@ -195,7 +208,9 @@ alloctrace *alloctrace_open(const char *path, alloctrace_format fmt, int device,
       size_t len = 0;
       char *text = slurp(gz, &len);
       gzclose(gz);
-      rc = text ? at_open_snapshot(t, text, len, device, d) : diag_set(d, t->path, 0, "cannot read (or out of memory)");
+      if (text) rc = at_open_snapshot(t, text, len, device, d);
+      else if (len) rc = diag_set(d, t->path, 0, "a snapshot of more than %zu bytes (json-c's limit)", SNAPSHOT_MAX_BYTES);
+      else rc = diag_set(d, t->path, 0, "cannot read (or out of memory)");
       free(text);
     } else if (fmt == ALLOCTRACE_RMM) {
       rc = at_open_rmm(t, gz, d); /* owns gz from here */
@@ -222,7 +237,11 @@ alloctrace *alloctrace_open_synth(const alloctrace_synth *s, diag *d) {
   return t;
 }
 
-int alloctrace_next(alloctrace *t, alloctrace_event *ev, diag *d) { return t->src->next(t, ev, d); }
+int alloctrace_next(alloctrace *t, alloctrace_event *ev, diag *d) {
+  int got = t->src->next(t, ev, d);
+  if (got == 1 && (ev->kind == AT_ALLOC || ev->kind == AT_FREE)) ev->name = t->names[ev->id];
+  return got;
+}
 const alloctrace_info *alloctrace_get_info(const alloctrace *t) { return &t->info; }
 uint64_t alloctrace_id_limit(const alloctrace *t) { return t->id_limit; }
 const char *alloctrace_path(const alloctrace *t) { return t->path; }
@@ -232,5 +251,6 @@ void alloctrace_close(alloctrace *t) {
   if (t->src && t->src->close) t->src->close(t);
   free(t->slots);
   free(t->spare_ids);
+  free(t->names);
   free(t);
 }

@@ -33,6 +33,7 @@ struct alloctrace {
   at_slot *slots;
   size_t cap, live;
   uint64_t *spare_ids; /* freed ids, reused last-in first-out */
+  uint64_t *names;     /* by id: the name it was last given (as many as spare_ids) */
   size_t nspare, spare_cap;
   uint64_t id_limit;
   uint64_t streams[AT_MAX_STREAMS];

@@ -30,6 +30,11 @@ static int entry_error(alloctrace *t, const snap *s, diag *d, const char *what, 
   return diag_set(d, t->path, 0, "device_traces[%d][%zu]: %s '%s'", s->device, s->pos, what, key);
 }
 
+/* The largest integer member read. json-c clamps an integer beyond 64 bits
+ * to INT64_MIN or UINT64_MAX and keeps no text of it, so both ends are
+ * refused: a clamped number is never taken for the one in the file. */
+#define SNAP_U64_MAX (UINT64_MAX - 1)
+
 /* An unsigned integer member; *present false when absent and optional. */
 static int get_u64(alloctrace *t, const snap *s, json_object *e, const char *key, bool optional, uint64_t *out,
                    bool *present, diag *d) {
@@ -37,8 +42,16 @@ static int get_u64(alloctrace *t, const snap *s, json_object *e, const char *key
   *present = json_object_object_get_ex(e, key, &v) && !json_object_is_type(v, json_type_null);
   if (!*present) return optional ? 0 : entry_error(t, s, d, "missing", key);
   if (!json_object_is_type(v, json_type_int)) return entry_error(t, s, d, "non-integer", key);
-  if (json_object_get_int64(v) < 0) return entry_error(t, s, d, "negative", key);
-  *out = json_object_get_uint64(v);
+  int64_t as_signed = json_object_get_int64(v);
+  uint64_t as_unsigned = json_object_get_uint64(v);
+  if (as_signed < 0 || as_unsigned > SNAP_U64_MAX) {
+    char range[64];
+    return diag_set(d, t->path, 0, "device_traces[%d][%zu]: %s: '%s%s' is out of range (%s)", s->device, s->pos, key,
+                    json_object_to_json_string(v),
+                    as_signed == INT64_MIN ? " or less" : as_signed < 0 ? "" : " or more",
+                    num_range_text(NUM_WHOLE, 0, SNAP_U64_MAX, range, sizeof range));
+  }
+  *out = as_unsigned;
   return 0;
 }
 
@@ -51,6 +64,9 @@ static int snap_next(alloctrace *t, alloctrace_event *ev, diag *d) {
     if (!json_object_object_get_ex(e, "action", &act) || !json_object_is_type(act, json_type_string))
       return entry_error(t, s, d, "missing", "action");
     const char *a = json_object_get_string(act);
+    if (strlen(a) != (size_t)json_object_get_string_len(act)) /* "alloc\u0000x" is not "alloc" */
+      return diag_set(d, t->path, 0, "device_traces[%d][%zu]: action: a NUL character inside the string", s->device,
+                      s->pos);
     bool alloc = !strcmp(a, "alloc"), freed = !strcmp(a, "free_completed");
     bool seg_up = !strcmp(a, "segment_alloc") || !strcmp(a, "segment_map");
     bool seg_down = !strcmp(a, "segment_free") || !strcmp(a, "segment_unmap");

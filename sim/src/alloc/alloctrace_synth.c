@@ -39,12 +39,24 @@ void alloctrace_synth_default(alloctrace_synth *s) {
                           .keep_for = 256};
 }
 
+/* Bounds: the workload's length (allocations) and what it holds in memory
+ * (a ring of keep_for outputs, a queue of one request's events) stay
+ * bounded, so no specification runs for hours or allocates gigabytes. */
+#define MAX_ALLOCATIONS UINT64_C(100000000)
+#define MAX_TEMPS UINT64_C(1000000)
+#define MAX_KEEP_FOR UINT64_C(1000000)
+
 static int validate(const alloctrace_synth *s, diag *d) {
   if (!s->temp_min || s->temp_min > s->temp_max || !s->keep_min || s->keep_min > s->keep_max)
     return diag_set(d, NULL, 0, "size ranges must be non-empty (min <= max, min > 0)");
-  if (!s->keep_for) return diag_set(d, NULL, 0, "keep_for must be at least 1");
-  if (s->temps > 1000000 || s->keep_for > 100000000)
-    return diag_set(d, NULL, 0, "temps at most 1000000, keep_for at most 100000000");
+  if (!s->keep_for || s->keep_for > MAX_KEEP_FOR || s->temps > MAX_TEMPS)
+    return diag_set(d, NULL, 0, "keep_for from 1 to %llu, temps at most %llu", (unsigned long long)MAX_KEEP_FOR,
+                    (unsigned long long)MAX_TEMPS);
+  /* Each request allocates its temps and one output. */
+  if (s->requests > MAX_ALLOCATIONS / (s->temps + 1))
+    return diag_set(d, NULL, 0, "requests=%llu with temps=%llu is more than %llu allocations",
+                    (unsigned long long)s->requests, (unsigned long long)s->temps,
+                    (unsigned long long)MAX_ALLOCATIONS);
   return 0;
 }
 
@@ -52,16 +64,17 @@ int alloctrace_synth_parse(alloctrace_synth *s, const char *spec, diag *d) {
   static const struct {
     const char *name;
     size_t off;
-    bool size;
+    num_kind kind;
+    uint64_t lo, hi;
   } keys[] = {
-      {"seed", offsetof(alloctrace_synth, seed), false},
-      {"requests", offsetof(alloctrace_synth, requests), false},
-      {"temps", offsetof(alloctrace_synth, temps), false},
-      {"temp_min", offsetof(alloctrace_synth, temp_min), true},
-      {"temp_max", offsetof(alloctrace_synth, temp_max), true},
-      {"keep_min", offsetof(alloctrace_synth, keep_min), true},
-      {"keep_max", offsetof(alloctrace_synth, keep_max), true},
-      {"keep_for", offsetof(alloctrace_synth, keep_for), false},
+      {"seed", offsetof(alloctrace_synth, seed), NUM_WHOLE, 0, UINT64_MAX},
+      {"requests", offsetof(alloctrace_synth, requests), NUM_WHOLE, 0, MAX_ALLOCATIONS},
+      {"temps", offsetof(alloctrace_synth, temps), NUM_WHOLE, 0, MAX_TEMPS},
+      {"temp_min", offsetof(alloctrace_synth, temp_min), NUM_SIZE, 1, UINT64_MAX},
+      {"temp_max", offsetof(alloctrace_synth, temp_max), NUM_SIZE, 1, UINT64_MAX},
+      {"keep_min", offsetof(alloctrace_synth, keep_min), NUM_SIZE, 1, UINT64_MAX},
+      {"keep_max", offsetof(alloctrace_synth, keep_max), NUM_SIZE, 1, UINT64_MAX},
+      {"keep_for", offsetof(alloctrace_synth, keep_for), NUM_WHOLE, 1, MAX_KEEP_FOR},
   };
   char buf[512];
   if (strlen(spec) >= sizeof buf) return diag_set(d, NULL, 0, "specification too long");
@@ -79,8 +92,11 @@ int alloctrace_synth_parse(alloctrace_synth *s, const char *spec, diag *d) {
                       "keep_for)",
                       item);
     uint64_t *field = (uint64_t *)(void *)((char *)s + keys[k].off);
-    if (keys[k].size ? num_parse_size(eq + 1, field) : num_parse_whole(eq + 1, field))
-      return diag_set(d, NULL, 0, "%s: '%s' is not a %s", item, eq + 1, keys[k].size ? "size" : "number");
+    num_status st = keys[k].kind == NUM_SIZE ? num_size_in(eq + 1, keys[k].lo, keys[k].hi, field)
+                                             : num_whole_in(eq + 1, keys[k].lo, keys[k].hi, field);
+    char why[160];
+    if (st != NUM_OK)
+      return diag_set(d, NULL, 0, "%s: %s", item, num_complaint(st, keys[k].kind, eq + 1, keys[k].lo, keys[k].hi, why, sizeof why));
   }
   return validate(s, d);
 }

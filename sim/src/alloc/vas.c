@@ -43,7 +43,8 @@ static const param params[] = {
     P(cuda_region_size, NUM_SIZE, true, "cuda: size of the regions small requests share"),
     P(cuda_small_page, NUM_SIZE, true, "cuda: page size of small regions"),
     P(cuda_large_page, NUM_SIZE, true, "cuda: page size of large requests"),
-    P(cuda_va_chunk, NUM_SIZE, false, "cuda, caching: VA set aside top-down in chunks this large (0: first fit)"),
+    P(cuda_va_chunk, NUM_SIZE, false,
+      "cuda: the driver's VA chunks (default 32M); caching: its segments' VA set aside top-down in chunks (0: first fit)"),
     P(min_block, NUM_SIZE, true, "caching: kMinBlockSize"),
     P(small_size, NUM_SIZE, false, "caching: kSmallSize"),
     P(small_buffer, NUM_SIZE, false, "caching: kSmallBuffer"),
@@ -75,13 +76,14 @@ int vas_param_set(vas_config *c, size_t i, const char *value, diag *d) {
     *field = UINT64_MAX;
     return 0;
   }
-  uint64_t v;
-  int bad = p->kind == NUM_SIZE ? num_parse_size(value, &v) : num_parse_whole(value, &v);
-  if (bad || (p->pow2 && v && !is_pow2(v))) {
-    char what[96];
-    return diag_set(d, NULL, 0, "'%s' is not %s%s", value, num_expect(p->kind, 0, UINT64_MAX, what, sizeof what),
-                    p->pow2 ? " that is a power of two" : "");
-  }
+  /* The capacity bounds every policy's sizes: it is the one with a range. */
+  uint64_t v, lo = 0, hi = UINT64_MAX;
+  if (field == &c->phys_capacity) lo = 1, hi = VAS_MAX_CAPACITY;
+  num_status st = p->kind == NUM_SIZE ? num_size_in(value, lo, hi, &v) : num_whole_in(value, lo, hi, &v);
+  char why[160], q[48];
+  if (st != NUM_OK) return diag_set(d, NULL, 0, "%s", num_complaint(st, p->kind, value, lo, hi, why, sizeof why));
+  if (p->pow2 && v && !is_pow2(v))
+    return diag_set(d, NULL, 0, "'%s' is not a power of two", num_quote(value, q, sizeof q));
   *field = v;
   return 0;
 }
@@ -139,8 +141,10 @@ vas *vas_create(const char *policy, const vas_config *c, const vas_hooks *h, dia
     diag_set(d, NULL, 0, "unknown allocator policy '%s' (known: %s)", policy, known);
     return NULL;
   }
-  if (!c->phys_capacity) {
-    diag_set(d, NULL, 0, "%s: the physical capacity must be set", policy);
+  if (!c->phys_capacity || c->phys_capacity > VAS_MAX_CAPACITY) {
+    char range[64];
+    diag_set(d, NULL, 0, "%s: the physical capacity must be set, within %s", policy,
+             num_range_text(NUM_SIZE, 1, VAS_MAX_CAPACITY, range, sizeof range));
     return NULL;
   }
   vas *v = calloc(1, sizeof *v);
@@ -153,7 +157,8 @@ vas *vas_create(const char *policy, const vas_config *c, const vas_hooks *h, dia
   if (!v->cfg.va_base) v->cfg.va_base = DEFAULT_VA_BASE;
   if (!v->cfg.va_size) v->cfg.va_size = is_generic(p) ? c->phys_capacity : GPU_VA_END - v->cfg.va_base;
   if (v->cfg.va_base + v->cfg.va_size < v->cfg.va_base) {
-    diag_set(d, NULL, 0, "%s: the VA range wraps around", policy);
+    diag_set(d, NULL, 0, "%s: va_base %#llx + va_size %#llx passes the top of memory", policy,
+             (unsigned long long)v->cfg.va_base, (unsigned long long)v->cfg.va_size);
     free(v);
     return NULL;
   }
@@ -179,7 +184,7 @@ void vas_destroy(vas *v) {
 
 int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d) {
   if (align & (align - 1)) return diag_set(d, NULL, 0, "alignment %llu is not a power of two", (unsigned long long)align), VAS_ERR;
-  int rc = v->policy->alloc(v, size, align, stream, va, d);
+  int rc = size > v->cfg.phys_capacity ? VAS_OOM : v->policy->alloc(v, size, align, stream, va, d);
   refresh_fragmentation(v);
   if (rc == VAS_OK) {
     v->st.allocs++;

@@ -86,7 +86,8 @@ static int buddy_init(vas *v, diag *d) {
   b->units = v->cfg.va_size >> b->shift;
   if (!b->units) {
     free(b);
-    return diag_set(d, NULL, 0, "buddy: the range is smaller than one page");
+    return diag_set(d, NULL, 0, "buddy: va_size %llu is smaller than one page (%llu)",
+                    (unsigned long long)v->cfg.va_size, (unsigned long long)v->cfg.page_size);
   }
   b->max_order = log2_u64(b->units);
   v->impl = b;
@@ -107,7 +108,8 @@ static int buddy_init(vas *v, diag *d) {
 static int buddy_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d) {
   (void)stream;
   buddy *b = v->impl;
-  uint64_t pages = (size ? size + block_bytes(b, 0) - 1 : block_bytes(b, 0)) >> b->shift;
+  uint64_t pages = size ? (size >> b->shift) + ((size & (block_bytes(b, 0) - 1)) != 0) : 1;
+  if (pages > b->units) return VAS_OOM; /* also keeps `want` below 64 */
   if (align < b->align) align = b->align;
   unsigned want = is_pow2(pages) ? log2_u64(pages) : log2_u64(pages) + 1;
   unsigned align_order = log2_u64(align) > b->shift ? log2_u64(align) - b->shift : 0;

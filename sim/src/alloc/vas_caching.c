@@ -194,7 +194,7 @@ static cblock *get_free_block(vas *v, cpool *pool, uint32_t stream, uint64_t siz
   }
   cblock *b = pool_block(n);
   if (size < max_split && b->size >= max_split) return NULL;
-  if (size >= max_split && b->size >= size + v->cfg.large_buffer) return NULL;
+  if (size >= max_split && b->size - size >= v->cfg.large_buffer) return NULL; /* b->size >= size: its key */
   pool_erase(c, b);
   return b;
 }
@@ -402,7 +402,7 @@ static int find_expandable(vas *v, cpool *pool, uint32_t stream, uint64_t size, 
     return vas_err_nomem(d);
   }
   xs->piece = piece;
-  xs->size = round_up(total + total / 8, piece);
+  xs->size = round_up(num_add_sat(total, total / 8), piece);
   int rc = vdrv_reserve(&v->drv, xs->size, 1ull << seg_shift(0, piece), &xs->base, d);
   if (rc != VAS_OK) {
     free(b);

@@ -1,39 +1,63 @@
-/* cudaMalloc/cudaFree as the driver serves them: every request is a driver
- * call, and the driver builds or tears down mappings for it.
+/* cudaMalloc/cudaFree as the H200's driver serves them: every request is a
+ * driver call that builds or tears down mappings, placed where the driver
+ * places it (every buffer of the committed churn traces lands at the
+ * address the GPU gave it; docs/ALLOC.md, "cuda").
  *
- * Large requests (> cuda_small_max) round up to cuda_large_round, get VA
- * of their own (first fit, aligned to their page) and are mapped with
- * cuda_large_page pages on cudaMalloc, unmapped on cudaFree. Small
- * requests round up to cuda_small_align and are packed first fit into
- * regions of cuda_region_size, the regions tried oldest first; the driver
- * maps a region with cuda_small_page pages when it opens it and unmaps it
- * when the last request in it goes.
+ * The heap: VA reserved in chunks of cuda_va_chunk, top-down (a new chunk
+ * goes right below the lowest one), given back when nothing in it is live. A piece
+ * of the heap (a large request, or a region for small ones) goes to the
+ * lowest chunk that has room, and inside it to the smallest free range
+ * that holds it, the lowest on ties, at the range's start. A piece larger
+ * than a chunk gets a chunk of its own, a whole number of chunks long.
+ *
+ * Large requests (> cuda_small_max) round up to cuda_large_round and are
+ * mapped with cuda_large_page pages on cudaMalloc, unmapped on cudaFree.
+ * Small requests round up to cuda_small_align and share regions of
+ * cuda_region_size: a request takes the smallest hole of any region that
+ * holds it (best fit; on ties the hole that has waited longest) at the
+ * hole's start; with none, a new region is placed in the heap and mapped
+ * with cuda_small_page pages. A freed request's space merges with the holes
+ * beside it in its region; a region whose last request goes is unmapped
+ * and its VA given back to the heap.
  * Physical memory is interchangeable at page granularity (the GPU has
  * virtual memory), so what strands free memory here is the space left in
- * partly used regions. The parameters and the measurements behind their
- * defaults are in docs/ALLOC.md. */
+ * partly used regions. */
 #include <stdlib.h>
 
 #include "vas_impl.h"
 
+typedef struct chunk {
+  vtree_node node; /* key (base) in cuda_model.chunks; weight = largest free range */
+  uint64_t size;
+  vext free;
+} chunk;
+
 typedef struct region {
-  vtree_node node; /* key (creation number); weight = largest hole */
+  chunk *home;
   uint64_t va;
-  vext holes;
   uint64_t live; /* requests in it */
 } region;
+
+/* A free range of a region, in two orders: (size, age) for best fit with
+ * the oldest first on ties, and (va) for the neighbours a free merges with. */
+typedef struct hole {
+  vtree_node by_fit;  /* key (size, age) in cuda_model.holes */
+  vtree_node by_addr; /* key (va) in cuda_model.hole_addrs */
+  region *in;
+} hole;
 
 typedef struct cuda_block {
   vtree_node node; /* key (va) in cuda_model.live */
   uint64_t size, requested;
-  region *in; /* NULL: a large request */
+  region *in;  /* NULL: a large request */
+  chunk *home; /* a large request's chunk */
 } cuda_block;
 
 typedef struct cuda_model {
-  vtree regions, live;
-  uint64_t opened; /* regions ever opened: the next one's creation number */
+  vtree chunks, holes, hole_addrs, live;
+  uint64_t hole_bytes;
+  uint64_t holes_made; /* the next hole's age */
   unsigned small_shift, large_shift;
-  uint64_t hole_bytes, hole_count; /* over all regions */
 } cuda_model;
 
 static int check_pow2(const char *name, uint64_t v, diag *d) {
@@ -46,10 +70,12 @@ static int cuda_init(vas *v, diag *d) {
   if (!c->cuda_small_max) c->cuda_small_max = (2ull << 20) - 1;
   if (!c->cuda_large_round) c->cuda_large_round = 2ull << 20;
   if (!c->cuda_region_size) c->cuda_region_size = 2ull << 20;
-  if (!c->cuda_small_page) c->cuda_small_page = 64ull << 10;
+  if (!c->cuda_small_page) c->cuda_small_page = 2ull << 20;
   if (!c->cuda_large_page) c->cuda_large_page = 2ull << 20;
+  if (!c->cuda_va_chunk) c->cuda_va_chunk = 32ull << 20;
   if (check_pow2("cuda_small_align", c->cuda_small_align, d) || check_pow2("cuda_region_size", c->cuda_region_size, d) ||
-      check_pow2("cuda_small_page", c->cuda_small_page, d) || check_pow2("cuda_large_page", c->cuda_large_page, d))
+      check_pow2("cuda_small_page", c->cuda_small_page, d) || check_pow2("cuda_large_page", c->cuda_large_page, d) ||
+      check_pow2("cuda_va_chunk", c->cuda_va_chunk, d))
     return -1;
   if (c->cuda_large_round % c->cuda_large_page)
     return diag_set(d, NULL, 0, "cuda: cuda_large_round is not a multiple of cuda_large_page");
@@ -57,9 +83,10 @@ static int cuda_init(vas *v, diag *d) {
     return diag_set(d, NULL, 0, "cuda: cuda_region_size is not a multiple of cuda_small_page and cuda_small_align");
   if (c->cuda_small_max > c->cuda_region_size)
     return diag_set(d, NULL, 0, "cuda: cuda_small_max is larger than a region");
+  if (c->cuda_va_chunk < c->cuda_region_size || c->cuda_va_chunk < c->cuda_large_page)
+    return diag_set(d, NULL, 0, "cuda: cuda_va_chunk is smaller than a region or a large page");
   cuda_model *m = calloc(1, sizeof *m);
   if (!m) return vas_err_nomem(d);
-  v->drv.chunk = c->cuda_va_chunk;
   m->small_shift = log2_u64(c->cuda_small_page);
   m->large_shift = log2_u64(c->cuda_large_page);
   v->impl = m;
@@ -71,105 +98,216 @@ static void cuda_fini(vas *v) {
   vtree_node *n;
   while ((n = m->live.root)) {
     cuda_block *b = vtree_entry(n, cuda_block, node);
-    if (!b->in) vdrv_unmap(&v->drv, n->key[0], b->size, m->large_shift);
+    if (!b->in) {
+      vdrv_unmap(&v->drv, n->key[0], b->size, m->large_shift);
+    } else if (--b->in->live == 0) {
+      vdrv_unmap(&v->drv, b->in->va, v->cfg.cuda_region_size, m->small_shift);
+      free(b->in);
+    }
     vtree_remove(&m->live, n);
     free(b);
   }
-  while ((n = m->regions.root)) {
-    region *r = vtree_entry(n, region, node);
-    vdrv_unmap(&v->drv, r->va, v->cfg.cuda_region_size, m->small_shift);
-    vtree_remove(&m->regions, n);
-    vext_clear(&r->holes);
-    free(r);
+  while ((n = m->holes.root)) {
+    vtree_remove(&m->holes, n);
+    free(vtree_entry(n, hole, by_fit));
+  }
+  while ((n = m->chunks.root)) {
+    chunk *c = vtree_entry(n, chunk, node);
+    vtree_remove(&m->chunks, n);
+    vext_clear(&c->free);
+    free(c);
   }
   free(m);
 }
 
-/* Hole totals change only through these two: bracket every change. */
-static void region_out(cuda_model *m, region *r) {
-  m->hole_bytes -= r->holes.free_bytes;
-  m->hole_count -= vext_count(&r->holes);
-}
+/* --- the heap: chunks of VA ------------------------------------------------------ */
 
-static void region_in(cuda_model *m, region *r) {
-  m->hole_bytes += r->holes.free_bytes;
-  m->hole_count += vext_count(&r->holes);
-  vtree_set_weight(&r->node, vext_largest(&r->holes));
-}
+static void chunk_update(chunk *c) { vtree_set_weight(&c->node, vext_largest(&c->free)); }
 
-static int open_region(vas *v, region **out, diag *d) {
+/* A chunk of at least size bytes (whole chunks), top-down: right below the
+ * lowest chunk, where the heap grows (VA given back above it is not
+ * reused while there is room below). */
+static int chunk_open(vas *v, uint64_t size, uint64_t align, chunk **out, diag *d) {
   cuda_model *m = v->impl;
-  uint64_t size = v->cfg.cuda_region_size, va;
+  const vtree_node *lowest = vtree_first(&m->chunks);
+  uint64_t step = v->cfg.cuda_va_chunk, len = round_up(size, step), base;
+  chunk *c = calloc(1, sizeof *c);
+  if (!c) return vas_err_nomem(d);
+  int rc = vdrv_reserve_below(&v->drv, lowest ? lowest->key[0] : UINT64_MAX, len, align > step ? align : step, &base, d);
+  if (rc == VAS_OK && vext_add(&c->free, base, len))
+    rc = vdrv_release(&v->drv, base, len, d) ? VAS_ERR : vas_err_nomem(d);
+  if (rc != VAS_OK) {
+    free(c);
+    return rc;
+  }
+  c->size = len;
+  c->node.key[0] = base;
+  c->node.weight = len;
+  vtree_insert(&m->chunks, &c->node);
+  *out = c;
+  return VAS_OK;
+}
+
+/* size bytes of the heap, aligned: the lowest chunk with room, in it the
+ * smallest free range (the lowest of equal ones), at its start. */
+static int heap_take(vas *v, uint64_t size, uint64_t align, chunk **home, uint64_t *va, diag *d) {
+  cuda_model *m = v->impl;
+  vtree_node *n = vtree_first_fit(&m->chunks, NULL, size);
+  chunk *c = NULL;
+  for (; n; n = vtree_first_fit(&m->chunks, (uint64_t[3]){n->key[0] + 1, 0, 0}, size)) {
+    c = vtree_entry(n, chunk, node);
+    int rc = vext_take(&c->free, VEXT_BEST, size, align, va);
+    if (rc < 0) return vas_err_nomem(d);
+    if (rc) break; /* else the room is not aligned as asked */
+  }
+  if (!n) {
+    int rc = chunk_open(v, size, align, &c, d);
+    if (rc != VAS_OK) return rc;
+    /* a fresh chunk, aligned to align and at least size long, holds it */
+    if (vext_take(&c->free, VEXT_BEST, size, align, va) < 0) return vas_err_nomem(d);
+  }
+  chunk_update(c);
+  *home = c;
+  return VAS_OK;
+}
+
+/* Returns [va, va+size) to its chunk, and the chunk to the driver once
+ * nothing in it is live. */
+static int heap_give(vas *v, chunk *c, uint64_t va, uint64_t size, diag *d) {
+  cuda_model *m = v->impl;
+  if (vext_add(&c->free, va, size)) return vas_err_nomem(d);
+  if (c->free.free_bytes < c->size) {
+    chunk_update(c);
+    return VAS_OK;
+  }
+  uint64_t base = c->node.key[0], len = c->size;
+  vtree_remove(&m->chunks, &c->node);
+  vext_clear(&c->free);
+  free(c);
+  return vdrv_release(&v->drv, base, len, d);
+}
+
+/* --- holes of regions ------------------------------------------------------------ */
+
+static uint64_t hole_va(const hole *h) { return h->by_addr.key[0]; }
+static uint64_t hole_size(const hole *h) { return h->by_fit.key[0]; }
+static hole *hole_at(vtree_node *n) { return n ? vtree_entry(n, hole, by_addr) : NULL; }
+
+/* A new hole is the youngest: ties go to holes that have waited longer. */
+static int hole_add(cuda_model *m, region *in, uint64_t va, uint64_t size) {
+  if (!size) return 0;
+  hole *h = calloc(1, sizeof *h);
+  if (!h) return -1;
+  h->in = in;
+  h->by_fit.key[0] = size;
+  h->by_fit.key[1] = m->holes_made++;
+  h->by_addr.key[0] = va;
+  vtree_insert(&m->holes, &h->by_fit);
+  vtree_insert(&m->hole_addrs, &h->by_addr);
+  m->hole_bytes += size;
+  return 0;
+}
+
+static void hole_drop(cuda_model *m, hole *h) {
+  vtree_remove(&m->holes, &h->by_fit);
+  vtree_remove(&m->hole_addrs, &h->by_addr);
+  m->hole_bytes -= hole_size(h);
+  free(h);
+}
+
+/* Where h holds size bytes aligned to align: *at, or false. */
+static bool hole_fits(const hole *h, uint64_t size, uint64_t align, uint64_t *at) {
+  uint64_t a = round_up(hole_va(h), align);
+  if (a < hole_va(h) || a - hole_va(h) > hole_size(h) || hole_size(h) - (a - hole_va(h)) < size) return false;
+  *at = a;
+  return true;
+}
+
+/* The smallest hole that holds the request, the oldest of equal ones. */
+static hole *best_hole(const cuda_model *m, uint64_t size, uint64_t align, uint64_t *at) {
+  for (vtree_node *n = vtree_lower_bound(&m->holes, (uint64_t[3]){size, 0, 0}); n; n = vtree_next(n))
+    if (hole_fits(vtree_entry(n, hole, by_fit), size, align, at)) return vtree_entry(n, hole, by_fit);
+  return NULL;
+}
+
+/* --- regions ---------------------------------------------------------------------- */
+
+/* Places and maps a region: one hole, all of it. */
+static int region_open(vas *v, hole **out, diag *d) {
+  cuda_model *m = v->impl;
+  uint64_t size = v->cfg.cuda_region_size;
   region *r = calloc(1, sizeof *r);
   if (!r) return vas_err_nomem(d);
-  int rc = vdrv_reserve(&v->drv, size, size, &va, d);
-  if (rc == VAS_OK && (rc = vdrv_map(&v->drv, va, size, m->small_shift, d)) != VAS_OK)
-    if (vdrv_release(&v->drv, va, size, d)) rc = VAS_ERR;
-  if (rc == VAS_OK && vext_add(&r->holes, va, size)) {
-    vdrv_unmap(&v->drv, va, size, m->small_shift);
-    rc = vdrv_release(&v->drv, va, size, d) ? VAS_ERR : vas_err_nomem(d);
+  int rc = heap_take(v, size, size, &r->home, &r->va, d);
+  if (rc == VAS_OK && (rc = vdrv_map(&v->drv, r->va, size, m->small_shift, d)) != VAS_OK)
+    if (heap_give(v, r->home, r->va, size, d)) rc = VAS_ERR;
+  if (rc == VAS_OK && hole_add(m, r, r->va, size)) {
+    vdrv_unmap(&v->drv, r->va, size, m->small_shift);
+    rc = heap_give(v, r->home, r->va, size, d) ? VAS_ERR : vas_err_nomem(d);
   }
   if (rc != VAS_OK) {
     free(r);
     return rc;
   }
-  r->va = va;
-  r->node.key[0] = m->opened++;
-  r->node.weight = 0;
-  vtree_insert(&m->regions, &r->node);
-  region_in(m, r);
-  *out = r;
+  *out = hole_at(vtree_find(&m->hole_addrs, (uint64_t[3]){r->va, 0, 0}));
   return VAS_OK;
 }
 
-static void close_region(vas *v, region *r) {
-  cuda_model *m = v->impl;
-  uint64_t va = r->va;
-  region_out(m, r);
-  vtree_remove(&m->regions, &r->node);
-  vext_clear(&r->holes);
+/* Unmaps a region nothing is in (its hole already dropped). */
+static int region_close(vas *v, region *r, diag *d) {
+  uint64_t size = v->cfg.cuda_region_size;
+  vdrv_unmap(&v->drv, r->va, size, ((cuda_model *)v->impl)->small_shift);
+  int rc = heap_give(v, r->home, r->va, size, d);
   free(r);
-  vdrv_unmap(&v->drv, va, v->cfg.cuda_region_size, m->small_shift);
-  vdrv_release(&v->drv, va, v->cfg.cuda_region_size, NULL); /* merging VA back cannot need a new node */
+  return rc;
 }
 
-/* First fit over regions in the order they were opened (the driver does
- * not prefer low addresses), then first fit inside the region. */
 static int small_alloc(vas *v, uint64_t size, uint64_t align, region **in, uint64_t *va, diag *d) {
   cuda_model *m = v->impl;
-  for (vtree_node *n = vtree_first_fit(&m->regions, NULL, size); n;) {
-    region *r = vtree_entry(n, region, node);
-    region_out(m, r);
-    int rc = vext_take(&r->holes, VEXT_FIRST, size, align, va);
-    region_in(m, r);
-    if (rc < 0) return vas_err_nomem(d);
-    if (rc) {
-      *in = r;
-      return VAS_OK;
+  hole *h = best_hole(m, size, align, va);
+  if (!h) {
+    int rc = region_open(v, &h, d);
+    if (rc != VAS_OK) return rc;
+    if (!hole_fits(h, size, align, va)) { /* alignment beyond the region's: cannot be placed in one */
+      region *r = h->in;
+      hole_drop(m, h);
+      return region_close(v, r, d) ? VAS_ERR : VAS_OOM;
     }
-    uint64_t from[3] = {n->key[0] + 1, 0, 0};
-    n = vtree_first_fit(&m->regions, from, size);
   }
-  region *r = NULL;
-  int rc = open_region(v, &r, d);
-  if (rc != VAS_OK) return rc;
-  region_out(m, r);
-  rc = vext_take(&r->holes, VEXT_FIRST, size, align, va);
-  region_in(m, r);
-  if (rc <= 0) { /* alignment beyond the region's: cannot be placed in one */
-    close_region(v, r);
-    return rc < 0 ? vas_err_nomem(d) : VAS_OOM;
-  }
+  region *r = h->in;
+  uint64_t start = hole_va(h), end = start + hole_size(h);
+  hole_drop(m, h);
+  if (hole_add(m, r, start, *va - start) || hole_add(m, r, *va + size, end - *va - size)) return vas_err_nomem(d);
+  r->live++;
   *in = r;
   return VAS_OK;
 }
 
-static int large_alloc(vas *v, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
+/* The freed space merges with the holes beside it; the region's last
+ * request takes the region with it. */
+static int small_free(vas *v, region *r, uint64_t va, uint64_t size, diag *d) {
   cuda_model *m = v->impl;
-  int rc = vdrv_reserve(&v->drv, size, align, va, d);
+  uint64_t start = va, end = va + size;
+  vtree_node *after = vtree_lower_bound(&m->hole_addrs, (uint64_t[3]){va, 0, 0});
+  hole *next = hole_at(after), *prev = hole_at(after ? vtree_prev(after) : vtree_last(&m->hole_addrs));
+  if (prev && prev->in == r && hole_va(prev) + hole_size(prev) == start) {
+    start = hole_va(prev);
+    hole_drop(m, prev);
+  }
+  if (next && next->in == r && hole_va(next) == end) {
+    end += hole_size(next);
+    hole_drop(m, next);
+  }
+  if (--r->live == 0) return region_close(v, r, d);
+  return hole_add(m, r, start, end - start) ? vas_err_nomem(d) : VAS_OK;
+}
+
+static int large_alloc(vas *v, uint64_t size, uint64_t align, chunk **home, uint64_t *va, diag *d) {
+  cuda_model *m = v->impl;
+  int rc = heap_take(v, size, align, home, va, d);
   if (rc != VAS_OK) return rc;
   if ((rc = vdrv_map(&v->drv, *va, size, m->large_shift, d)) != VAS_OK)
-    return vdrv_release(&v->drv, *va, size, d) ? VAS_ERR : rc;
+    return heap_give(v, *home, *va, size, d) ? VAS_ERR : rc;
   return VAS_OK;
 }
 
@@ -183,7 +321,7 @@ static int cuda_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, ui
   int rc;
   if (want > c->cuda_small_max) {
     b->size = round_up(want, c->cuda_large_round);
-    rc = large_alloc(v, b->size, align > c->cuda_large_page ? align : c->cuda_large_page, va, d);
+    rc = large_alloc(v, b->size, align > c->cuda_large_page ? align : c->cuda_large_page, &b->home, va, d);
   } else {
     b->size = round_up(want, c->cuda_small_align);
     rc = small_alloc(v, b->size, align > c->cuda_small_align ? align : c->cuda_small_align, &b->in, va, d);
@@ -193,7 +331,6 @@ static int cuda_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, ui
     return rc;
   }
   v->st.driver_allocs++;
-  if (b->in) b->in->live++;
   b->requested = size;
   b->node.key[0] = *va;
   vtree_insert(&m->live, &b->node);
@@ -210,16 +347,12 @@ static int cuda_free(vas *v, uint64_t va, diag *d) {
   vtree_remove(&m->live, n);
   v->st.driver_frees++;
   vas_note_free(v, b->size, b->requested);
-  int rc = VAS_OK;
+  int rc;
   if (!b->in) {
     vdrv_unmap(&v->drv, va, b->size, m->large_shift);
-    rc = vdrv_release(&v->drv, va, b->size, d);
-  } else if (--b->in->live == 0) {
-    close_region(v, b->in);
+    rc = heap_give(v, b->home, va, b->size, d);
   } else {
-    region_out(m, b->in);
-    if (vext_add(&b->in->holes, va, b->size)) rc = vas_err_nomem(d);
-    region_in(m, b->in);
+    rc = small_free(v, b->in, va, b->size, d);
   }
   free(b);
   return rc;
@@ -229,10 +362,11 @@ static int cuda_free(vas *v, uint64_t va, diag *d) {
  * can back any new mapping. */
 static void cuda_extents(const vas *v, vas_extents *out) {
   const cuda_model *m = v->impl;
-  uint64_t unmapped = vdrv_unreserved(&v->drv), hole = vtree_max_weight(&m->regions);
-  out->count = m->hole_count + (unmapped > 0);
+  const vtree_node *largest = vtree_last(&m->holes);
+  uint64_t unmapped = vdrv_unreserved(&v->drv), widest = largest ? largest->key[0] : 0;
+  out->count = m->holes.count + (unmapped > 0);
   out->total = m->hole_bytes + unmapped;
-  out->largest = hole > unmapped ? hole : unmapped;
+  out->largest = widest > unmapped ? widest : unmapped;
 }
 
 const vas_policy vas_cuda = {"cuda", "cudaMalloc/cudaFree per request (H200 driver model)", cuda_init, cuda_fini,

@@ -61,6 +61,12 @@ int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d)
   return rc == VAS_OK ? take(&c->free, VEXT_FIRST, size, align, va, d) : rc;
 }
 
+int vdrv_reserve_below(vdrv *dv, uint64_t limit, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
+  int rc = vext_take_below(&dv->va, limit, size, align, va);
+  if (rc < 0) return vas_err_nomem(d);
+  return rc ? VAS_OK : take(&dv->va, VEXT_TOP, size, align, va, d);
+}
+
 int vdrv_release(vdrv *dv, uint64_t va, uint64_t size, diag *d) {
   vext *home = &dv->va;
   for (vchunk *c = dv->chunks; c; c = c->next)

@@ -148,6 +148,24 @@ int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *ad
   return 1;
 }
 
+int vext_take_below(vext *x, uint64_t limit, uint64_t size, uint64_t align, uint64_t *addr) {
+  if (!size) size = 1;
+  if (!align) align = 1;
+  vtree_node *n = vtree_lower_bound(&x->by_addr, (uint64_t[3]){limit, 0, 0});
+  for (n = n ? vtree_prev(n) : vtree_last(&x->by_addr); n; n = vtree_prev(n)) {
+    extent *e = node_extent(n); /* starts below limit */
+    uint64_t end = ext_addr(e) + ext_size(e), top = end < limit ? end : limit;
+    if (top - ext_addr(e) < size) continue;
+    uint64_t at = (top - size) & ~(align - 1);
+    if (at < ext_addr(e)) continue;
+    if (carve(x, e, at, size)) return -1;
+    x->cursor = at + size;
+    *addr = at;
+    return 1;
+  }
+  return 0;
+}
+
 void vext_clear(vext *x) {
   vtree_node *n;
   while ((n = x->by_addr.root)) {

@@ -30,6 +30,9 @@ int vext_add(vext *x, uint64_t addr, uint64_t size);
 /* Places size bytes aligned to align (a power of two). 1: placed at *addr,
  * 0: no extent fits, -1: out of host memory. */
 int vext_take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *addr);
+/* Places size bytes aligned at the highest address that ends at or below
+ * limit (top-down placement under what lies above). As vext_take. */
+int vext_take_below(vext *x, uint64_t limit, uint64_t size, uint64_t align, uint64_t *addr);
 /* Frees every node; the set is empty afterwards. */
 void vext_clear(vext *x);
 

@@ -75,10 +75,19 @@ static inline uint64_t vdrv_unreserved(const vdrv *dv) { return dv->capacity - d
  * the top of the free range. VAS_OK, VAS_OOM (range full) or VAS_ERR (host
  * memory). */
 int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d);
+/* VA top-down: the highest free place that ends at or below limit, else
+ * the highest anywhere (how the driver reserves its chunks for cudaMalloc). */
+int vdrv_reserve_below(vdrv *dv, uint64_t limit, uint64_t size, uint64_t align, uint64_t *va, diag *d);
 int vdrv_release(vdrv *dv, uint64_t va, uint64_t size, diag *d);
 void vdrv_fini(vdrv *dv);
 
-static inline uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+/* v rounded up to a multiple of `to`; UINT64_MAX when that passes 2^64 - 1,
+ * a size no capacity holds, so the request becomes an OOM instead of
+ * wrapping to a small one. */
+static inline uint64_t round_up(uint64_t v, uint64_t to) {
+  uint64_t r;
+  return num_round_up(v, to, &r) ? r : UINT64_MAX;
+}
 
 /* Generic policies: defaults and checks page_size/alignment; *align gets
  * the larger of the two. */

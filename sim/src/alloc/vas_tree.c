@@ -173,15 +173,11 @@ static vtree_node *leftmost_fit(vtree_node *n, uint64_t w) {
 
 /* Leftmost node of subtree n with key >= from and weight >= w. */
 static vtree_node *fit_from(vtree_node *n, const uint64_t from[3], uint64_t w) {
-  while (n && n->max_weight >= w) {
-    if (key_cmp(n->key, from) < 0) {
-      n = n->right;
-      continue;
-    }
+  for (; n && n->max_weight >= w; n = n->right) {
+    if (key_cmp(n->key, from) < 0) continue; /* all of n's left is before from */
     vtree_node *r = fit_from(n->left, from, w);
     if (r) return r;
-    if (n->weight >= w) return n;
-    return leftmost_fit(n->right, w);
+    return n->weight >= w ? n : leftmost_fit(n->right, w);
   }
   return NULL;
 }

@@ -3,6 +3,7 @@
 #include "tlbsim/num.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,16 +59,45 @@ int num_parse_whole(const char *s, uint64_t *out) { return s ? num_span_whole(s,
 
 int num_parse_size(const char *s, uint64_t *out) { return s ? num_span_size(s, s + strlen(s), out) : -1; }
 
+/* Whether s spells infinity ("inf", "-Infinity", ...): a value beyond
+ * every range rather than a malformed one. */
+static bool is_infinity(const char *s) {
+  if (*s == '+' || *s == '-') s++;
+  return !strcasecmp(s, "inf") || !strcasecmp(s, "infinity");
+}
+
 /* strtod's own forms, without what it skips or lets through: leading
- * blanks, hex floats, nan and inf. */
-int num_parse_real(const char *s, double *out) {
-  if (!s || !*s || !strchr("0123456789+-.", *s) || strpbrk(s, "xXnN")) return -1;
+ * blanks, hex floats and nan. Infinity and overflow are range failures; an
+ * underflow reads as the tiny value strtod gives. */
+static num_status real_status(const char *s, double *out) {
+  if (!s) return NUM_SYNTAX;
+  if (is_infinity(s)) return NUM_RANGE;
+  if (!*s || !strchr("0123456789+-.", *s) || strpbrk(s, "xXnN")) return NUM_SYNTAX;
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end || errno == ERANGE || !isfinite(v)) return -1;
+  if (end == s || *end) return NUM_SYNTAX;
+  if (errno == ERANGE && fabs(v) > DBL_MIN) return NUM_RANGE;
+  if (!isfinite(v)) return NUM_RANGE;
   *out = v;
-  return 0;
+  return NUM_OK;
+}
+
+int num_parse_real(const char *s, double *out) { return real_status(s, out) == NUM_OK ? 0 : -1; }
+
+/* Whether s has the shape of a whole number (or of a size) and so failed
+ * only because its value passes 2^64 - 1. */
+static bool too_large(const char *s, num_kind k) {
+  const char *end = s + strlen(s);
+  if (has_hex_prefix(s, end)) {
+    for (s += 2; s < end && num_hexval[(unsigned char)*s]; s++) {
+    }
+    return s == end;
+  }
+  const char *digits = s;
+  while (s < end && *s >= '0' && *s <= '9') s++;
+  unsigned shift;
+  return s > digits && (s == end || (k == NUM_SIZE && !suffix_shift(s, (size_t)(end - s), &shift)));
 }
 
 static num_status in_range(uint64_t v, uint64_t lo, uint64_t hi, uint64_t *out) {
@@ -78,17 +108,20 @@ static num_status in_range(uint64_t v, uint64_t lo, uint64_t hi, uint64_t *out) 
 
 num_status num_whole_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
   uint64_t v;
-  return num_parse_whole(s, &v) ? NUM_SYNTAX : in_range(v, lo, hi, out);
+  if (num_parse_whole(s, &v)) return s && too_large(s, NUM_WHOLE) ? NUM_RANGE : NUM_SYNTAX;
+  return in_range(v, lo, hi, out);
 }
 
 num_status num_size_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
   uint64_t v;
-  return num_parse_size(s, &v) ? NUM_SYNTAX : in_range(v, lo, hi, out);
+  if (num_parse_size(s, &v)) return s && too_large(s, NUM_SIZE) ? NUM_RANGE : NUM_SYNTAX;
+  return in_range(v, lo, hi, out);
 }
 
 num_status num_real_in(const char *s, double lo, double hi, double *out) {
   double v;
-  if (num_parse_real(s, &v)) return NUM_SYNTAX;
+  num_status st = real_status(s, &v);
+  if (st != NUM_OK) return st;
   if (v < lo || v > hi) return NUM_RANGE;
   *out = v;
   return NUM_OK;
@@ -114,6 +147,53 @@ const char *num_expect_real(double lo, double hi, char *buf, size_t len) {
   if (isinf(lo) && isinf(hi)) snprintf(buf, len, "a finite number");
   else if (isinf(hi)) snprintf(buf, len, "a number of at least %g", lo);
   else snprintf(buf, len, "a number from %g to %g", lo, hi);
+  return buf;
+}
+
+/* Sizes' bounds in a binary unit when one is exact, else in bytes. */
+static const char *range_bound(num_kind k, uint64_t v, char *buf, size_t len) {
+  if (k == NUM_SIZE && v && !(v & 1023)) return num_format_size(v, buf, len);
+  snprintf(buf, len, "%llu", (unsigned long long)v);
+  return buf;
+}
+
+const char *num_range_text(num_kind k, uint64_t lo, uint64_t hi, char *buf, size_t len) {
+  char a[32], b[32];
+  snprintf(buf, len, "%s..%s", range_bound(k, lo, a, sizeof a), range_bound(k, hi, b, sizeof b));
+  return buf;
+}
+
+#define QUOTE_MAX 40
+
+const char *num_quote(const char *value, char *buf, size_t len) {
+  size_t n = value ? strlen(value) : 0, keep = n < QUOTE_MAX ? n : QUOTE_MAX;
+  if (len < QUOTE_MAX + 4) keep = len > 4 ? len - 4 : 0; /* room for "..." and the NUL */
+  if (keep > n) keep = n;
+  for (size_t i = 0; i < keep; i++) {
+    unsigned char c = (unsigned char)value[i];
+    buf[i] = c >= ' ' && c < 127 ? (char)c : '?';
+  }
+  if (len >= 4) strcpy(buf + keep, keep < n ? "..." : "");
+  else if (len) buf[0] = '\0';
+  return buf;
+}
+
+const char *num_complaint(num_status st, num_kind k, const char *value, uint64_t lo, uint64_t hi, char *buf,
+                          size_t len) {
+  char q[QUOTE_MAX + 8], r[80];
+  num_quote(value, q, sizeof q);
+  if (st == NUM_RANGE) snprintf(buf, len, "'%s' is out of range (%s)", q, num_range_text(k, lo, hi, r, sizeof r));
+  else snprintf(buf, len, "'%s' is not %s", q, k == NUM_SIZE ? "a size (e.g. 4096, 4K, 2MiB, 0x1000)" : "a whole number");
+  return buf;
+}
+
+const char *num_complaint_real(num_status st, const char *value, double lo, double hi, char *buf, size_t len) {
+  char q[QUOTE_MAX + 8];
+  num_quote(value, q, sizeof q);
+  /* Infinite bounds are written as the largest finite doubles: only finite values are read. */
+  if (st == NUM_RANGE)
+    snprintf(buf, len, "'%s' is out of range (%g..%g)", q, isinf(lo) ? -DBL_MAX : lo, isinf(hi) ? DBL_MAX : hi);
+  else snprintf(buf, len, "'%s' is not a number", q);
   return buf;
 }
 

@@ -16,10 +16,19 @@ typedef struct cfg_entry {
   bool used;
 } cfg_entry;
 
+/* A section, with where it was first seen (its header's line): errors
+ * about the section as a whole (a bad level name, too many levels) point
+ * there. */
+typedef struct cfg_section {
+  char *name;
+  char *origin;
+  unsigned long line;
+} cfg_section;
+
 struct cfg {
   cfg_entry *entries;
   size_t n, cap;
-  char **sections; /* first-seen order */
+  cfg_section *sections; /* first-seen order */
   size_t nsections, cap_sections;
   unsigned long loads;
   char *file; /* the last file loaded */
@@ -42,7 +51,10 @@ void cfg_destroy(cfg *c) {
     free(c->entries[i].value);
     free(c->entries[i].origin);
   }
-  for (size_t i = 0; i < c->nsections; i++) free(c->sections[i]);
+  for (size_t i = 0; i < c->nsections; i++) {
+    free(c->sections[i].name);
+    free(c->sections[i].origin);
+  }
   free(c->file);
   free(c->entries);
   free(c->sections);
@@ -55,24 +67,36 @@ static cfg_entry *find(const cfg *c, const char *section, const char *key) {
   return NULL;
 }
 
-static int note_section(cfg *c, const char *section) {
+static const cfg_section *find_section(const cfg *c, const char *section) {
   for (size_t i = 0; i < c->nsections; i++)
-    if (!strcmp(c->sections[i], section)) return 0;
+    if (!strcmp(c->sections[i].name, section)) return &c->sections[i];
+  return NULL;
+}
+
+static int note_section(cfg *c, const char *section, const char *origin, unsigned long line) {
+  if (find_section(c, section)) return 0;
   if (c->nsections == c->cap_sections) {
     size_t cap = c->cap_sections ? 2 * c->cap_sections : 16;
-    char **s = realloc(c->sections, cap * sizeof *s);
+    cfg_section *s = realloc(c->sections, cap * sizeof *s);
     if (!s) return -1;
     c->sections = s;
     c->cap_sections = cap;
   }
-  if (!(c->sections[c->nsections] = dup_str(section))) return -1;
+  cfg_section *s = &c->sections[c->nsections];
+  *s = (cfg_section){.name = dup_str(section), .origin = dup_str(origin), .line = line};
+  if (!s->name || !s->origin) {
+    free(s->name);
+    free(s->origin);
+    return -1;
+  }
   c->nsections++;
   return 0;
 }
 
 /* Sets or replaces an entry; a repeat within one load is an error. */
+/* section_line: where the section's header is (a --set's index for one). */
 static int put(cfg *c, const char *section, const char *key, const char *value, const char *origin,
-               unsigned long line, diag *d) {
+               unsigned long line, unsigned long section_line, diag *d) {
   cfg_entry *e = find(c, section, key);
   if (e && e->load_id == c->loads)
     return diag_set(d, origin, line, "[%s] %s: set twice (also at line %lu)", section, key, e->line);
@@ -86,7 +110,7 @@ static int put(cfg *c, const char *section, const char *key, const char *value, 
     }
     e = &c->entries[c->n++];
     *e = (cfg_entry){.section = dup_str(section), .key = dup_str(key)};
-    if (note_section(c, section)) return diag_set(d, origin, line, "out of memory");
+    if (note_section(c, section, origin, section_line)) return diag_set(d, origin, line, "out of memory");
   }
   free(e->value);
   free(e->origin);
@@ -105,16 +129,29 @@ typedef struct ini_ctx {
   FILE *f;
   const char *path;
   unsigned long line;
+  unsigned long section_line; /* the latest "[section]" header's line */
   diag *d;
   bool failed;
 } ini_ctx;
 
 static char *read_line(char *str, int num, void *stream) {
   ini_ctx *x = stream;
-  if (x->failed || !fgets(str, num, x->f)) return NULL;
+  if (x->failed) return NULL;
+  int len = 0, ch = EOF;
+  while (len < num - 1 && (ch = getc(x->f)) != EOF) {
+    if (ch == '\0') {
+      diag_set(x->d, x->path, x->line + 1, "a NUL byte in the line");
+      x->failed = true;
+      return NULL;
+    }
+    str[len++] = (char)ch;
+    if (ch == '\n') break;
+  }
+  if (len == 0) return NULL;
+  str[len] = '\0';
   x->line++;
-  size_t len = strlen(str);
-  if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(x->f)) {
+  if (str[strspn(str, " \t")] == '[') x->section_line = x->line; /* what libinih takes for a header */
+  if (len == num - 1 && str[len - 1] != '\n' && getc(x->f) != EOF) {
     diag_set(x->d, x->path, x->line, "line longer than %d characters", num - 2);
     x->failed = true;
     return NULL;
@@ -129,7 +166,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     x->failed = true;
     return 0;
   }
-  if (put(x->c, section, name, value, x->path, x->line, x->d)) {
+  if (put(x->c, section, name, value, x->path, x->line, x->section_line, x->d)) {
     x->failed = true;
     return 0;
   }
@@ -186,7 +223,7 @@ int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long in
   } else {
     *dot = '\0';
     c->loads++;
-    rc = put(c, name, dot + 1, eq + 1, origin, index, d);
+    rc = put(c, name, dot + 1, eq + 1, origin, index, index, d);
   }
   free(name);
   return rc;
@@ -199,7 +236,17 @@ static cfg_entry *take(cfg *c, const char *section, const char *key) {
 }
 
 static int bad_value(const cfg_entry *e, diag *d, const char *what) {
-  return diag_set(d, e->origin, e->line, "%s.%s: '%s' is not %s", e->section, e->key, e->value, what);
+  char q[48];
+  return diag_set(d, e->origin, e->line, "%s.%s: '%s' is not %s", e->section, e->key,
+                  num_quote(e->value, q, sizeof q), what);
+}
+
+/* "FILE:LINE: section.key: 'VALUE' is out of range (LO..HI)", or "... is not a whole number". */
+static int bad_number(const cfg_entry *e, diag *d, num_status st, num_kind kind, const char *value, uint64_t lo,
+                      uint64_t hi) {
+  char why[160];
+  return diag_set(d, e->origin, e->line, "%s.%s: %s", e->section, e->key,
+                  num_complaint(st, kind, value, lo, hi, why, sizeof why));
 }
 
 int cfg_get_str(cfg *c, const char *section, const char *key, const char *def, const char **out) {
@@ -217,8 +264,7 @@ static int get_ranged(cfg *c, const char *section, const char *key, num_kind kin
     return 0;
   }
   num_status st = kind == NUM_SIZE ? num_size_in(e->value, lo, hi, out) : num_whole_in(e->value, lo, hi, out);
-  char what[96];
-  return st == NUM_OK ? 0 : bad_value(e, d, num_expect(kind, lo, hi, what, sizeof what));
+  return st == NUM_OK ? 0 : bad_number(e, d, st, kind, e->value, lo, hi);
 }
 
 int cfg_get_u64(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
@@ -237,6 +283,20 @@ int cfg_get_u32(cfg *c, const char *section, const char *key, uint32_t def, uint
 int cfg_get_size(cfg *c, const char *section, const char *key, uint64_t def, uint64_t lo, uint64_t hi,
                  uint64_t *out, diag *d) {
   return get_ranged(c, section, key, NUM_SIZE, def, lo, hi, out, d);
+}
+
+int cfg_get_real(cfg *c, const char *section, const char *key, double def, double lo, double hi, double *out,
+                 diag *d) {
+  cfg_entry *e = take(c, section, key);
+  if (!e) {
+    *out = def;
+    return 0;
+  }
+  num_status st = num_real_in(e->value, lo, hi, out);
+  char why[160];
+  if (st == NUM_OK) return 0;
+  return diag_set(d, e->origin, e->line, "%s.%s: %s", e->section, e->key,
+                  num_complaint_real(st, e->value, lo, hi, why, sizeof why));
 }
 
 int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *out, diag *d) {
@@ -258,14 +318,20 @@ int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo,
   cfg_entry *e = take(c, section, key);
   *n = 0;
   if (!e) return 0;
-  char what[128], range[96];
-  snprintf(what, sizeof what, "a list of at most %zu sizes, each %s", max, num_expect(NUM_SIZE, lo, hi, range, sizeof range));
   for (const char *p = e->value;; p++) {
     while (*p == ' ') p++;
     size_t len = strcspn(p, ",");
-    const char *end = p + len;
-    while (end > p && end[-1] == ' ') end--;
-    if (*n == max || num_span_size(p, end, &out[*n]) || out[*n] < lo || out[*n] > hi) return bad_value(e, d, what);
+    size_t keep = len;
+    while (keep && p[keep - 1] == ' ') keep--;
+    if (*n == max) {
+      char what[64];
+      snprintf(what, sizeof what, "a list of at most %zu sizes", max);
+      return bad_value(e, d, what);
+    }
+    char item[64];
+    snprintf(item, sizeof item, "%.*s", (int)(keep < sizeof item ? keep : sizeof item - 1), p);
+    num_status st = keep < sizeof item ? num_size_in(item, lo, hi, &out[*n]) : NUM_SYNTAX;
+    if (st != NUM_OK) return bad_number(e, d, st, NUM_SIZE, item, lo, hi);
     (*n)++;
     p += len;
     if (!*p) return 0;
@@ -274,25 +340,46 @@ int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo,
 
 bool cfg_has(const cfg *c, const char *section, const char *key) { return find(c, section, key) != NULL; }
 
+const char *cfg_latest(const cfg *c, const char *section, const char *a, const char *b) {
+  const cfg_entry *ea = find(c, section, a), *eb = find(c, section, b);
+  bool b_later = eb && (!ea || eb->load_id > ea->load_id || (eb->load_id == ea->load_id && eb->line > ea->line));
+  return b_later ? b : a;
+}
+
+/* The message after "FILE:LINE: " for a key of a section: where the key
+ * was set, else where its section begins, else the file loaded. */
+static int located(const cfg *c, const char *section, const char *key, diag *d, const char *msg) {
+  const cfg_entry *e = key ? find(c, section, key) : NULL;
+  if (e) return diag_set(d, e->origin, e->line, "%s.%s: %s", section, key, msg);
+  const cfg_section *s = find_section(c, section);
+  const char *origin = s ? s->origin : c->file;
+  unsigned long line = s ? s->line : 0;
+  if (key) return diag_set(d, origin, line, "[%s] %s: %s", section, key, msg);
+  return diag_set(d, origin, line, "[%s]: %s", section, msg);
+}
+
 int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const char *fmt, ...) {
-  const cfg_entry *e = find(c, section, key);
   char msg[DIAG_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (!e) return diag_set(d, NULL, 0, "[%s] %s: %s", section, key, msg);
-  return diag_set(d, e->origin, e->line, "%s.%s: %s", section, key, msg);
+  return located(c, section, key, d, msg);
+}
+
+int cfg_section_error(const cfg *c, const char *section, diag *d, const char *fmt, ...) {
+  char msg[DIAG_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return located(c, section, NULL, d, msg);
 }
 
 size_t cfg_section_count(const cfg *c) { return c->nsections; }
-const char *cfg_section_at(const cfg *c, size_t i) { return c->sections[i]; }
+const char *cfg_section_at(const cfg *c, size_t i) { return c->sections[i].name; }
 
-bool cfg_has_section(const cfg *c, const char *section) {
-  for (size_t i = 0; i < c->nsections; i++)
-    if (!strcmp(c->sections[i], section)) return true;
-  return false;
-}
+bool cfg_has_section(const cfg *c, const char *section) { return find_section(c, section) != NULL; }
 
 int cfg_check_unused(const cfg *c, diag *d) {
   for (size_t i = 0; i < c->n; i++) {

@@ -9,6 +9,7 @@
 
 typedef struct live_alloc {
   uint64_t id, va, size;
+  uint64_t seq; /* its place among the machine's allocations, for listing them in order */
   unsigned ctx; /* address space it lives in */
   bool failed; /* the allocation hit OOM: accesses to it fault */
   bool used;   /* slot in use (open addressing) */
@@ -24,6 +25,8 @@ typedef struct context {
 
 struct machine {
   machine_spec spec;
+  uint64_t max_pages;  /* pages one record may touch */
+  uint64_t hook_pages; /* a map hook refused a mapping of this many pages: past max_pages */
   const pt_format *format;
   phys *frames;
   mmu *mmu;
@@ -49,7 +52,7 @@ struct machine {
 
 static size_t slot_of(uint64_t id, size_t cap) { return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 7) & (cap - 1); }
 
-static live_alloc *alloc_find(machine *m, uint64_t id) {
+static live_alloc *alloc_find(const machine *m, uint64_t id) {
   if (!m->alloc_cap) return NULL;
   for (size_t i = slot_of(id, m->alloc_cap);; i = (i + 1) & (m->alloc_cap - 1)) {
     live_alloc *a = &m->allocs[i];
@@ -127,8 +130,14 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
 }
 
 static int vas_map_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_shift, diag *d) {
+  machine *m = ctx;
+  /* Past the record limit the refusal is not an OOM: do_alloc reports it. */
+  if (size >> page_shift > m->max_pages) {
+    m->hook_pages = size >> page_shift;
+    return -1;
+  }
   /* A failing map is the allocator's OOM; it gets no location. */
-  return map_pages(ctx, va, size, page_shift, PT_R | PT_W, d);
+  return map_pages(m, va, size, page_shift, PT_R | PT_W, d);
 }
 
 static void vas_unmap_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_shift) {
@@ -169,6 +178,8 @@ machine *machine_create(const machine_spec *s, diag *d) {
   machine *m = calloc(1, sizeof *m);
   if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
   m->spec = *s;
+  m->max_pages = s->max_record_pages && s->max_record_pages < MACHINE_MAX_RECORD_PAGES ? s->max_record_pages
+                                                                                     : MACHINE_MAX_RECORD_PAGES;
   m->format = s->format;
   m->demand = s->demand;
   m->page_shift = log2_u64(s->page_size);
@@ -226,29 +237,55 @@ static bool beyond_va_bits(const machine *m, uint64_t va, uint64_t size) {
   return bits < 64 && (va + (size - 1)) >> bits; /* readers refuse accesses that wrap */
 }
 
-static int width_error(const machine *m, uint64_t va, const char *file, unsigned long line, diag *d) {
-  return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s",
-                  (unsigned long long)va, m->format->va_bits, m->format->name);
+static int width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
+  unsigned bits = m->format->va_bits;
+  if (va >> bits)
+    return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s",
+                    (unsigned long long)va, bits, m->format->name);
+  return diag_set(d, file, line, "access %#llx+%#llx runs past the %u-bit address space of format %s",
+                  (unsigned long long)va, (unsigned long long)size, bits, m->format->name);
+}
+
+/* The record limit (max_pages) on [va, va + size), counted
+ * in the format's smallest pages: 0, or -1 with the line named. */
+static int check_pages(const machine *m, const char *what, uint64_t va, uint64_t size, const char *file,
+                       unsigned long line, diag *d) {
+  uint64_t first, pages = size ? trace_pages(va, size, m->min_shift, &first) : 0;
+  if (pages <= m->max_pages) return 0;
+  return diag_set(d, file, line, "%s of %#llx+%#llx touches %llu pages, more than the %llu one record may",
+                  what, (unsigned long long)va, (unsigned long long)size, (unsigned long long)pages,
+                  (unsigned long long)m->max_pages);
+}
+
+/* [va, va + size) must not wrap past 2^64: the readers refuse such ranges;
+ * machine_apply takes records from any caller. */
+static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
+  if (!size || va + (size - 1) >= va) return 0;
+  return diag_set(d, file, line, "%s of %#llx+%#llx wraps past the top of memory", what, (unsigned long long)va,
+                  (unsigned long long)size);
 }
 
 /* Translates every page [va, va + size) touches. Pages are found at the
- * smallest page size; a mapping of a larger page is translated once. */
-static void translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+ * smallest page size; a mapping of a larger page is translated once. An
+ * access touching more than max_pages is refused (-1) before anything is
+ * counted. */
+static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+  mmu_outcome o;
+  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
+  if (pages > m->max_pages) return -1;
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
-  mmu_outcome o;
-  uint64_t first;
-  if (trace_pages(va, size, m->min_shift, &first) == 1) {
+  if (pages == 1) {
     mmu_translate(m->mmu, va, kind, &o);
     if (o.status != MMU_OK) m->stats.faults++;
     for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
-    return;
+    return 0;
   }
   uint64_t end = va + (size - 1);
   uint32_t missed = 0;
   bool faulted = false;
-  unsigned pages = 0;
-  for (;; pages++) {
+  bool straddled = false;
+  for (;; straddled = true) {
     mmu_translate(m->mmu, va, kind, &o);
     missed |= o.missed;
     faulted |= o.status != MMU_OK;
@@ -258,9 +295,10 @@ static void translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t si
     if (next == 0 || next > end) break;
     va = next;
   }
-  if (pages) m->stats.straddles++; /* a larger page may hold it all */
+  if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
   for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  return 0;
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -274,11 +312,14 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
       m->stats.faults++;
       return 0;
     }
-    va = a->va + r->addr;
+    if (__builtin_add_overflow(a->va, r->addr, &va))
+      return diag_set(d, file, r->line, "offset %#llx into allocation %llu runs past the top of memory",
+                      (unsigned long long)r->addr, (unsigned long long)r->alloc_id);
   }
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
-  if (beyond_va_bits(m, va, size)) return width_error(m, va, file, r->line, d);
-  translate_access(m, kind, va, size);
+  if (check_wrap("access", va, size, file, r->line, d)) return -1;
+  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
+  if (translate_access(m, kind, va, size)) return check_pages(m, "access", va, size, file, r->line, d);
   return 0;
 }
 
@@ -290,9 +331,14 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   live_alloc *a = alloc_insert(m, r->alloc_id);
   if (!a) return diag_set(d, file, r->line, "out of memory");
   a->size = r->size;
+  a->seq = m->stats.allocs;
   a->ctx = m->cur;
   diag why;
+  m->hook_pages = 0;
   int rc = vas_alloc(m->ctx[m->cur].heap, r->size, r->align, r->stream, &a->va, &why);
+  if (m->hook_pages)
+    return diag_set(d, file, r->line, "alloc of %llu bytes maps %llu pages, more than the %llu one record may",
+                    (unsigned long long)r->size, (unsigned long long)m->hook_pages, (unsigned long long)m->max_pages);
   if (rc == VAS_ERR) return diag_set(d, file, r->line, "%s", why.msg);
   if (rc == VAS_OOM) {
     a->failed = true;
@@ -323,6 +369,11 @@ static int do_map(machine *m, const trace_record *r, const char *file, diag *d) 
   if ((r->addr | r->size) & (page - 1) || !r->size)
     return diag_set(d, file, r->line, "map of %#llx+%#llx is not a whole number of %llu-byte pages",
                     (unsigned long long)r->addr, (unsigned long long)r->size, (unsigned long long)page);
+  if (check_wrap("map", r->addr, r->size, file, r->line, d)) return -1;
+  if (r->size / page > m->max_pages)
+    return diag_set(d, file, r->line, "map of %#llx+%#llx is %llu pages, more than the %llu one record may",
+                    (unsigned long long)r->addr, (unsigned long long)r->size, (unsigned long long)(r->size / page),
+                    (unsigned long long)m->max_pages);
   diag why;
   if (map_pages(m, r->addr, r->size, log2_u64(page), r->prot, &why)) {
     if (strcmp(why.msg, "out of physical memory")) return diag_set(d, file, r->line, "%s", why.msg);
@@ -333,6 +384,9 @@ static int do_map(machine *m, const trace_record *r, const char *file, diag *d) 
 
 /* unmap and protect take whole pages of the mapping they start in. */
 static int check_range(machine *m, const trace_record *r, const char *what, const char *file, diag *d) {
+  if (check_wrap(what, r->addr, r->size, file, r->line, d) ||
+      check_pages(m, what, r->addr, r->size, file, r->line, d))
+    return -1;
   pt_mapping first;
   if (!pt_lookup(cur_table(m), r->addr, &first))
     return diag_set(d, file, r->line, "%s: nothing is mapped at %#llx", what, (unsigned long long)r->addr);
@@ -425,8 +479,9 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
     }
     m->stats.records++;
     if (skip_fetches && a->kind == TRACE_EXEC) continue;
-    if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, file, b->line[i], d);
-    translate_access(m, (acc_kind)a->kind, a->addr, a->size);
+    if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
+    if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
+      return check_pages(m, "access", a->addr, a->size, file, b->line[i], d);
   }
   return 0;
 }
@@ -470,4 +525,28 @@ uint64_t machine_pt_bytes(const machine *m) {
   uint64_t sum = 0;
   for (unsigned i = 0; i < m->nctx; i++) sum += pt_total_bytes(m->ctx[i].table);
   return sum;
+}
+
+static int by_seq(const void *a, const void *b) {
+  uint64_t x = ((const machine_alloc *)a)->seq, y = ((const machine_alloc *)b)->seq;
+  return (x > y) - (x < y);
+}
+
+size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->alloc_cap; i++) {
+    const live_alloc *a = &m->allocs[i];
+    if (!a->used || a->failed || a->ctx != m->cur) continue;
+    if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+    n++;
+  }
+  if (n <= max) qsort(out, n, sizeof *out, by_seq);
+  return n;
+}
+
+int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out) {
+  const live_alloc *a = alloc_find(m, id);
+  if (!a || a->failed) return -1;
+  *out = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+  return 0;
 }

@@ -8,6 +8,7 @@
  *   [tlb.NAME:SIZE]   a further array of that level, holding SIZE pages
  *   [pwc.LEVEL]       a page-walk cache for page-table level LEVEL (by name)
  * Every number is read with the range of the field it is stored in. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -78,6 +79,10 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
     if (value && vas_param_set(&s->vas, i, value, &why)) return cfg_error(c, "vas", name, d, "%s", why.msg);
   }
   s->vas.phys_capacity = s->phys_memory;
+  if (num_add_sat(s->vas.va_base, s->vas.va_size) == UINT64_MAX)
+    return cfg_error(c, "vas", cfg_latest(c, "vas", "va_base", "va_size"), d,
+                     "va_base %#llx + va_size %#llx passes the top of memory", (unsigned long long)s->vas.va_base,
+                     (unsigned long long)s->vas.va_size);
   if (!is_leaf_size(s->format, s->vas.page_size))
     return cfg_error(c, "vas", "page_size", d, "not a page size of format %s", s->format->name);
   /* The policy checks its parameters as it starts: try it now, while the
@@ -90,17 +95,31 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
 
 static bool has_prefix(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
-/* Reads the keys every array has: entries, ways, policy, index, bank_bits, sector. */
-static int read_array(cfg *c, const char *sec, uint64_t seed, tlb_geometry *g, diag *d) {
+/* Adds an array's or cache's entries (each sector page counted: it has its
+ * own slot) to those the configuration holds so far, *held: host memory
+ * grows with them, so the total is capped, and the key that passes the cap
+ * is the one named. */
+static int hold(cfg *c, const char *sec, uint64_t entries, uint64_t *held, diag *d) {
+  *held += entries;
+  if (*held <= MACHINE_MAX_TLB_ENTRIES) return 0;
+  return cfg_error(c, sec, "entries", d,
+                   "brings the TLB arrays and caches to %llu entries in all, more than the %u a configuration "
+                   "may hold",
+                   (unsigned long long)*held, MACHINE_MAX_TLB_ENTRIES);
+}
+
+/* Reads the keys every array has: entries, ways, policy, index, bank_bits, bank_va_bit, sector. */
+static int read_array(cfg *c, const char *sec, uint64_t seed, tlb_geometry *g, uint64_t *held, diag *d) {
   uint32_t entries, ways, sector;
-  uint64_t bank_bits, s;
+  uint64_t bank_bits, bank_va_bit, s;
   const char *policy, *index;
-  if (!cfg_has(c, sec, "entries")) return diag_set(d, NULL, 0, "[%s]: missing key 'entries'", sec);
+  if (!cfg_has(c, sec, "entries")) return cfg_section_error(c, sec, d, "missing key 'entries'");
   if (cfg_get_u32(c, sec, "entries", 0, 1, TLB_MAX_ENTRIES, &entries, d) ||
       cfg_get_u32(c, sec, "ways", entries, 1, entries, &ways, d) ||
       cfg_get_u32(c, sec, "sector", 1, 1, TLB_MAX_SECTOR, &sector, d) ||
       cfg_get_u64(c, sec, "seed", seed, 0, UINT64_MAX, &s, d) ||
-      cfg_get_u64(c, sec, "bank_bits", 0, 0, 63, &bank_bits, d))
+      cfg_get_u64(c, sec, "bank_bits", 0, 0, 63, &bank_bits, d) ||
+      cfg_get_u64(c, sec, "bank_va_bit", 0, 0, 63, &bank_va_bit, d) || hold(c, sec, (uint64_t)entries * sector, held, d))
     return -1;
   uint32_t sets = entries % ways == 0 ? entries / ways : 0;
   if (sets && is_pow2(sets) && bank_bits > log2_u64(sets))
@@ -109,7 +128,7 @@ static int read_array(cfg *c, const char *sec, uint64_t seed, tlb_geometry *g, d
   cfg_get_str(c, sec, "policy", "lru", &policy);
   cfg_get_str(c, sec, "index", "modulo", &index);
   *g = (tlb_geometry){.entries = entries, .ways = ways, .sector_pages = sector, .bank_bits = (uint8_t)bank_bits,
-                      .seed = s};
+                      .bank_va_bit = (uint8_t)bank_va_bit, .seed = s};
   if (tlb_policy_parse(policy, &g->policy))
     return cfg_error(c, sec, "policy", d, "unknown policy '%s' (lru, fifo, random, plru)", policy);
   if (tlb_index_parse(index, &g->index))
@@ -117,15 +136,17 @@ static int read_array(cfg *c, const char *sec, uint64_t seed, tlb_geometry *g, d
   return 0;
 }
 
-/* Page sizes of an array; the geometry check's complaint goes to `ways`
- * when the ways are what is wrong, else to `entries`. */
+/* Page sizes of an array; the geometry check's complaint about its shape
+ * goes to whichever of `entries` and `ways` was set last, one about its
+ * page sizes to `page_size`. */
 static int set_page_sizes(cfg *c, const char *sec, const uint64_t *sizes, size_t n, tlb_geometry *g, diag *d) {
   g->npage_shifts = (uint8_t)n;
   for (size_t i = 0; i < n; i++) g->page_shift[i] = (uint8_t)log2_u64(sizes[i]);
   diag why;
   if (!tlb_geometry_check(g, &why)) return 0;
-  bool ways_wrong = g->entries % g->ways || (g->policy == TLB_PLRU && !is_pow2(g->ways));
-  return cfg_error(c, sec, ways_wrong && cfg_has(c, sec, "ways") ? "ways" : "entries", d, "%s", why.msg);
+  bool shape = g->entries % g->ways || !is_pow2(g->entries / g->ways) || (g->policy == TLB_PLRU && !is_pow2(g->ways));
+  const char *key = shape ? cfg_latest(c, sec, "entries", "ways") : cfg_has(c, sec, "page_size") ? "page_size" : "entries";
+  return cfg_error(c, sec, key, d, "%s", why.msg);
 }
 
 static int read_page_sizes(cfg *c, const char *sec, uint64_t default_page, tlb_geometry *g, diag *d) {
@@ -140,9 +161,9 @@ static int read_page_sizes(cfg *c, const char *sec, uint64_t default_page, tlb_g
 }
 
 static int read_level(cfg *c, const char *sec, uint64_t default_page, uint64_t seed, mmu_level_config *lv,
-                      diag *d) {
+                      uint64_t *held, diag *d) {
   const char *serves;
-  if (read_array(c, sec, seed, &lv->array[0], d) || read_page_sizes(c, sec, default_page, &lv->array[0], d) ||
+  if (read_array(c, sec, seed, &lv->array[0], held, d) || read_page_sizes(c, sec, default_page, &lv->array[0], d) ||
       cfg_get_u32(c, sec, "latency", 0, 0, U32, &lv->latency, d) ||
       cfg_get_bool(c, sec, "sector_contiguous", true, &lv->sector_needs_contiguous_pa, d))
     return -1;
@@ -156,30 +177,52 @@ static int read_level(cfg *c, const char *sec, uint64_t default_page, uint64_t s
 }
 
 /* [tlb.NAME:SIZE]: one more array of level NAME. */
-static int read_extra_array(cfg *c, const char *sec, mmu_config *mc, uint64_t seed, diag *d) {
+static int read_extra_array(cfg *c, const char *sec, mmu_config *mc, uint64_t seed, uint64_t *held, diag *d) {
   const char *colon = strchr(sec, ':');
   char name[MMU_NAME_MAX];
   size_t len = (size_t)(colon - sec) - strlen(TLB_PREFIX);
   snprintf(name, sizeof name, "%.*s", (int)len, sec + strlen(TLB_PREFIX));
   uint64_t size;
   if (num_parse_size(colon + 1, &size) || !is_pow2(size) || size < 2)
-    return diag_set(d, NULL, 0, "[%s]: '%s' after ':' is not a page size", sec, colon + 1);
+    return cfg_section_error(c, sec, d, "'%s' after ':' is not a page size", colon + 1);
   for (unsigned i = 0; i < mc->nlevels; i++) {
     mmu_level_config *lv = &mc->level[i];
     if (strcmp(lv->name, name)) continue;
-    if (lv->narrays == MMU_MAX_ARRAYS) return diag_set(d, NULL, 0, "[%s]: too many arrays in level %s", sec, name);
+    if (lv->narrays == MMU_MAX_ARRAYS)
+      return cfg_section_error(c, sec, d, "more than %d arrays in level %s", MMU_MAX_ARRAYS, name);
     tlb_geometry *g = &lv->array[lv->narrays];
-    if (read_array(c, sec, seed, g, d) || set_page_sizes(c, sec, &size, 1, g, d)) return -1;
+    if (read_array(c, sec, seed, g, held, d) || set_page_sizes(c, sec, &size, 1, g, d)) return -1;
     lv->narrays++;
     return 0;
   }
-  return diag_set(d, NULL, 0, "[%s]: no level [tlb.%s] before it", sec, name);
+  return cfg_section_error(c, sec, d, "no level [tlb.%s] before it", name);
+}
+
+static void level_section(const mmu_level_config *lv, char *sec, size_t len) {
+  snprintf(sec, len, TLB_PREFIX "%s", lv->name);
+}
+
+/* Following `next` from any level must reach the walk. A cycle is reported
+ * at the `next` key of a level on it (mmu_config_check finds it too, but
+ * cannot say where it was configured). */
+static int check_cycle(cfg *c, const mmu_config *mc, diag *d) {
+  for (unsigned l = 0; l < mc->nlevels; l++) {
+    int at = (int)l;
+    for (unsigned steps = 0; at != MMU_NEXT_WALK; steps++, at = mc->level[at].next) {
+      if (steps <= mc->nlevels) continue;
+      char sec[MMU_NAME_MAX + 8];
+      level_section(&mc->level[at], sec, sizeof sec);
+      return cfg_error(c, sec, "next", d, "'%s' closes a cycle of next links (they must end at 'walk')",
+                       mc->level[mc->level[at].next].name);
+    }
+  }
+  return 0;
 }
 
 static int resolve_next(cfg *c, mmu_config *mc, diag *d) {
   for (unsigned i = 0; i < mc->nlevels; i++) {
     char sec[MMU_NAME_MAX + 8];
-    snprintf(sec, sizeof sec, TLB_PREFIX "%s", mc->level[i].name);
+    level_section(&mc->level[i], sec, sizeof sec);
     const char *next;
     cfg_get_str(c, sec, "next", "walk", &next);
     mc->level[i].next = MMU_NEXT_WALK;
@@ -190,29 +233,39 @@ static int resolve_next(cfg *c, mmu_config *mc, diag *d) {
     if (found < 0) return cfg_error(c, sec, "next", d, "no TLB level named '%s' (or 'walk')", next);
     mc->level[i].next = found;
   }
+  if (check_cycle(c, mc, d)) return -1;
   diag why;
-  if (mmu_config_check(mc, &why)) return diag_set(d, NULL, 0, "TLB hierarchy: %s", why.msg);
-  return 0;
+  if (!mmu_config_check(mc, &why)) return 0;
+  char first[MMU_NAME_MAX + 8];
+  level_section(&mc->level[0], first, sizeof first);
+  return cfg_section_error(c, first, d, "TLB hierarchy: %s", why.msg);
 }
 
-static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc, diag *d) {
+static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc, uint64_t *held, diag *d) {
   const char *level = sec + strlen(PWC_PREFIX);
   for (unsigned i = 0; i < f->nlevels; i++) {
     if (strcasecmp(f->level[i].name, level)) continue;
-    if (i + 1 == f->nlevels) return diag_set(d, NULL, 0, "[%s]: the last level holds only leaves", sec);
+    if (i + 1 == f->nlevels) return cfg_section_error(c, sec, d, "the last level holds only leaves");
     walker_pwc_config *p = &mc->walker.pwc[i];
     const char *policy;
     if (cfg_get_u32(c, sec, "entries", 0, 0, TLB_MAX_ENTRIES, &p->entries, d) ||
-        cfg_get_u32(c, sec, "ways", p->entries, p->entries ? 1 : 0, p->entries ? p->entries : U32, &p->ways, d))
+        cfg_get_u32(c, sec, "ways", p->entries, p->entries ? 1 : 0, p->entries ? p->entries : U32, &p->ways, d) ||
+        hold(c, sec, p->entries, held, d))
       return -1;
     cfg_get_str(c, sec, "policy", "lru", &policy);
     if (tlb_policy_parse(policy, &p->policy)) return cfg_error(c, sec, "policy", d, "unknown policy '%s'", policy);
+    /* The walker's own check, on this cache alone, while its keys can be named. */
+    walker_config alone = {0};
+    alone.pwc[i] = *p;
+    diag why;
+    if (walker_config_check(&alone, f, &why))
+      return cfg_error(c, sec, cfg_latest(c, sec, "entries", "ways"), d, "%s", why.msg);
     return 0;
   }
-  return diag_set(d, NULL, 0, "[%s]: format %s has no level named '%s'", sec, f->name, level);
+  return cfg_section_error(c, sec, d, "format %s has no level named '%s'", f->name, level);
 }
 
-static int read_walker(cfg *c, mmu_config *mc, diag *d) {
+static int read_walker(cfg *c, mmu_config *mc, uint64_t *held, diag *d) {
   walker_line_cache_config *lc = &mc->walker.line_cache;
   uint64_t fill;
   if (cfg_get_u32(c, "latency", "data_cycles", 0, 0, U32, &mc->data_cycles, d) ||
@@ -222,7 +275,7 @@ static int read_walker(cfg *c, mmu_config *mc, diag *d) {
       cfg_get_size(c, "mmu", "fill_bytes", 0, 0, 1u << 30, &fill, d) ||
       cfg_get_u32(c, "ptcache", "entries", 0, 0, TLB_MAX_ENTRIES, &lc->entries, d) ||
       cfg_get_u32(c, "ptcache", "ways", lc->entries, lc->entries ? 1 : 0, lc->entries ? lc->entries : U32, &lc->ways, d) ||
-      cfg_get_u32(c, "ptcache", "hit_cycles", 0, 0, U32, &lc->hit_cycles, d))
+      cfg_get_u32(c, "ptcache", "hit_cycles", 0, 0, U32, &lc->hit_cycles, d) || hold(c, "ptcache", lc->entries, held, d))
     return -1;
   uint64_t line;
   if (cfg_get_size(c, "ptcache", "line_bytes", 128, 8, 1u << 30, &line, d)) return -1;
@@ -230,36 +283,85 @@ static int read_walker(cfg *c, mmu_config *mc, diag *d) {
   if (!is_pow2(line)) return cfg_error(c, "ptcache", "line_bytes", d, "not a power of two");
   mc->fill_bytes = (uint32_t)fill;
   lc->line_bytes = (uint32_t)line;
+  /* The geometry the walker gives its line cache (walker.c), checked here
+   * so that a bad one is reported at its key. */
+  tlb_geometry g = {.entries = lc->entries, .ways = lc->ways, .policy = TLB_LRU, .sector_pages = 1,
+                    .npage_shifts = 1, .page_shift = {(uint8_t)log2_u64(line)}};
+  diag why;
+  if (lc->entries && tlb_geometry_check(&g, &why))
+    return cfg_error(c, "ptcache", cfg_latest(c, "ptcache", "entries", "ways"), d, "%s", why.msg);
   return 0;
 }
 
 static int read_mmu(cfg *c, machine_spec *s, diag *d) {
   mmu_config *mc = &s->mmu;
   *mc = (mmu_config){.walker.seed = s->seed};
-  if (read_walker(c, mc, d)) return -1;
+  uint64_t held = 0;
+  if (read_walker(c, mc, &held, d)) return -1;
   for (size_t i = 0; i < cfg_section_count(c); i++) {
     const char *sec = cfg_section_at(c, i);
     if (!has_prefix(sec, TLB_PREFIX) || strchr(sec, ':')) continue;
     const char *name = sec + strlen(TLB_PREFIX);
     if (!*name || strlen(name) >= MMU_NAME_MAX)
-      return diag_set(d, NULL, 0, "[%s]: a level name is 1 to %d characters", sec, MMU_NAME_MAX - 1);
-    if (mc->nlevels == MMU_MAX_LEVELS) return diag_set(d, NULL, 0, "[%s]: more than %d TLB levels", sec, MMU_MAX_LEVELS);
+      return cfg_section_error(c, sec, d, "a level name is 1 to %d characters", MMU_NAME_MAX - 1);
+    if (mc->nlevels == MMU_MAX_LEVELS) return cfg_section_error(c, sec, d, "more than %d TLB levels", MMU_MAX_LEVELS);
     mmu_level_config *lv = &mc->level[mc->nlevels];
     snprintf(lv->name, sizeof lv->name, "%s", name);
-    if (read_level(c, sec, s->page_size, s->seed + mc->nlevels, lv, d)) return -1;
+    if (read_level(c, sec, s->page_size, s->seed + mc->nlevels, lv, &held, d)) return -1;
     mc->nlevels++;
   }
   for (size_t i = 0; i < cfg_section_count(c); i++) {
     const char *sec = cfg_section_at(c, i);
-    if (has_prefix(sec, TLB_PREFIX) && strchr(sec, ':') && read_extra_array(c, sec, mc, s->seed + 100 + i, d))
+    if (has_prefix(sec, TLB_PREFIX) && strchr(sec, ':') &&
+        read_extra_array(c, sec, mc, s->seed + 100 + i, &held, d))
       return -1;
-    if (has_prefix(sec, PWC_PREFIX) && read_pwc(c, sec, s->format, mc, d)) return -1;
+    if (has_prefix(sec, PWC_PREFIX) && read_pwc(c, sec, s->format, mc, &held, d)) return -1;
   }
-  if (mc->nlevels == 0) return diag_set(d, NULL, 0, "no TLB level configured (a [tlb.l1d] section is needed)");
+  if (mc->nlevels == 0)
+    return diag_set(d, cfg_file(c), 0, "no TLB level configured (a [tlb.l1d] section is needed)");
   return resolve_next(c, mc, d);
+}
+
+/* [gpu]: the device the concurrency model (gather.h) runs on. */
+static int read_gpu(cfg *c, gpu_config *g, diag *d) {
+  static const struct {
+    const char *key;
+    size_t offset;
+  } reals[] = {
+      {"clock_ghz", offsetof(gpu_config, clock_ghz)},
+      {"warp_group_cycles", offsetof(gpu_config, warp_group_cycles)},
+      {"issue_interval", offsetof(gpu_config, issue_interval)},
+      {"l1_miss_interval", offsetof(gpu_config, l1_miss_interval)},
+      {"l2_interval", offsetof(gpu_config, l2_interval)},
+      {"l3_interval", offsetof(gpu_config, l3_interval)},
+      {"l3_scattered_interval", offsetof(gpu_config, l3_scattered_interval)},
+      {"walk_interval", offsetof(gpu_config, walk_interval)},
+      {"data_interval", offsetof(gpu_config, data_interval)},
+      {"data_spread_cycles", offsetof(gpu_config, data_spread_cycles)},
+      {"l1_hit_cycles", offsetof(gpu_config, l1_hit_cycles)},
+      {"launch_gap_ns", offsetof(gpu_config, launch_gap_ns)},
+  };
+  *g = (gpu_config){0};
+  if (!cfg_has_section(c, "gpu")) return 0;
+  uint64_t group[GPU_MAX_GROUP_SMS];
+  size_t n;
+  if (cfg_get_u32(c, "gpu", "sms", 0, 1, GPU_MAX_SMS, &g->sms, d) ||
+      cfg_get_u32(c, "gpu", "group_sms", 1, 1, GPU_MAX_GROUP_SMS, &g->group_sms, d) ||
+      cfg_get_u32(c, "gpu", "l1_miss_slots", 1u << 20, 1, 1u << 20, &g->l1_miss_slots, d) ||
+      cfg_get_u32(c, "gpu", "l2_miss_slots", 1u << 20, 1, 1u << 20, &g->l2_miss_slots, d) ||
+      cfg_get_size_list(c, "gpu", "group", 0, GPU_MAX_SMS - 1, group, GPU_MAX_GROUP_SMS, &n, d))
+    return -1;
+  if (!cfg_has(c, "gpu", "sms")) return cfg_section_error(c, "gpu", d, "missing key 'sms'");
+  for (size_t i = 0; i < n; i++) g->group[i] = (uint32_t)group[i];
+  g->ngroup = (uint32_t)n;
+  for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+    if (cfg_get_real(c, "gpu", reals[i].key, 0, 0, 1e12, (double *)(void *)((char *)g + reals[i].offset), d))
+      return -1;
+  diag why;
+  return gpu_config_check(g, &why) ? cfg_section_error(c, "gpu", d, "%s", why.msg) : 0;
 }
 
 int machine_spec_read(cfg *c, machine_spec *s, diag *d) {
   *s = (machine_spec){0};
-  return read_machine(c, s, d) || read_vas(c, s, d) || read_mmu(c, s, d) ? -1 : 0;
+  return read_machine(c, s, d) || read_vas(c, s, d) || read_mmu(c, s, d) || read_gpu(c, &s->gpu, d) ? -1 : 0;
 }

@@ -1,14 +1,23 @@
 /* Physical frames as a binary buddy allocator: one free bitmap per order,
  * a per-order search hint so the lowest free block is found without
- * rescanning the whole map. */
+ * rescanning the whole map.
+ *
+ * Bitmaps are allocated in chunks on first use, so host memory follows the
+ * frames a replay touches, not the capacity configured (256 TiB of 4 KiB
+ * frames would need 16 GiB of flat bitmaps). Only a split can need a new
+ * chunk: a block and its buddy share a bitmap word, and every block handed
+ * out came from a word already present, so a free never allocates. */
 #include "tlbsim/phys.h"
 
 #include <stdlib.h>
 
 #define PHYS_MAX_ORDERS 48
+#define CHUNK_WORDS 4096 /* 32 KiB of bitmap: 2^18 blocks */
+#define CHUNK_SHIFT 12
 
 typedef struct order_map {
-  uint64_t *bits; /* bit i set: block i of this order is free */
+  uint64_t **chunk; /* [nchunks]; NULL: no block of the chunk was ever free */
+  uint64_t nchunks;
   uint64_t nblocks;
   uint64_t nfree; /* set bits: lets an empty order answer without a scan */
   uint64_t hint;  /* no free block below word `hint` */
@@ -21,14 +30,30 @@ struct phys {
   order_map order[PHYS_MAX_ORDERS];
 };
 
-static bool bit_get(const order_map *m, uint64_t i) { return (m->bits[i >> 6] >> (i & 63)) & 1; }
+static uint64_t *word_of(const order_map *m, uint64_t i) {
+  uint64_t *c = m->chunk[i >> 6 >> CHUNK_SHIFT];
+  return c ? &c[(i >> 6) & (CHUNK_WORDS - 1)] : NULL;
+}
+
+/* The chunk holding block i, allocated if need be; -1: no host memory. */
+static int ensure_chunk(order_map *m, uint64_t i) {
+  uint64_t **c = &m->chunk[i >> 6 >> CHUNK_SHIFT];
+  if (!*c) *c = calloc(CHUNK_WORDS, sizeof **c);
+  return *c ? 0 : -1;
+}
+
+static bool bit_get(const order_map *m, uint64_t i) {
+  const uint64_t *w = word_of(m, i);
+  return w && (*w >> (i & 63)) & 1;
+}
+/* Block i's chunk must exist (ensure_chunk, or a block of its word was free). */
 static void bit_set(order_map *m, uint64_t i) {
-  m->bits[i >> 6] |= 1ull << (i & 63);
+  *word_of(m, i) |= 1ull << (i & 63);
   m->nfree++;
   if ((i >> 6) < m->hint) m->hint = i >> 6;
 }
 static void bit_clear(order_map *m, uint64_t i) {
-  m->bits[i >> 6] &= ~(1ull << (i & 63));
+  *word_of(m, i) &= ~(1ull << (i & 63));
   m->nfree--;
 }
 
@@ -36,18 +61,26 @@ static void bit_clear(order_map *m, uint64_t i) {
 static uint64_t lowest_free(order_map *m) {
   if (!m->nfree) return UINT64_MAX;
   uint64_t words = (m->nblocks + 63) >> 6;
-  for (uint64_t w = m->hint; w < words; w++)
-    if (m->bits[w]) {
-      m->hint = w;
-      return (w << 6) + (uint64_t)__builtin_ctzll(m->bits[w]);
+  for (uint64_t w = m->hint; w < words; w++) {
+    const uint64_t *c = m->chunk[w >> CHUNK_SHIFT];
+    if (!c) { /* a whole chunk with nothing free: skip it */
+      w |= CHUNK_WORDS - 1;
+      continue;
     }
+    uint64_t bits = c[w & (CHUNK_WORDS - 1)];
+    if (bits) {
+      m->hint = w;
+      return (w << 6) + (uint64_t)__builtin_ctzll(bits);
+    }
+  }
   m->hint = words;
   return UINT64_MAX;
 }
 
 phys *phys_create(uint64_t capacity_bytes, unsigned min_shift) {
+  if (min_shift >= 63) return NULL;
   uint64_t frames = capacity_bytes >> min_shift;
-  if (min_shift >= 63 || frames == 0) return NULL;
+  if (frames == 0) return NULL;
   phys *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->min_shift = min_shift;
@@ -57,25 +90,30 @@ phys *phys_create(uint64_t capacity_bytes, unsigned min_shift) {
   for (unsigned k = 0; k < p->norders; k++) {
     order_map *m = &p->order[k];
     m->nblocks = frames >> k;
-    m->bits = calloc((m->nblocks + 63) >> 6, sizeof *m->bits);
-    if (!m->bits) {
-      phys_destroy(p);
-      return NULL;
-    }
+    m->nchunks = (((m->nblocks + 63) >> 6) + CHUNK_WORDS - 1) >> CHUNK_SHIFT;
+    if (!(m->chunk = calloc(m->nchunks, sizeof *m->chunk))) goto fail;
   }
   /* Cover the capacity with the largest aligned blocks, low to high. */
   uint64_t frame = 0;
   for (int k = (int)p->norders - 1; k >= 0; k--)
     while (frame + (1ull << k) <= frames && (frame & ((1ull << k) - 1)) == 0) {
+      if (ensure_chunk(&p->order[k], frame >> k)) goto fail;
       bit_set(&p->order[k], frame >> k);
       frame += 1ull << k;
     }
   return p;
+fail:
+  phys_destroy(p);
+  return NULL;
 }
 
 void phys_destroy(phys *p) {
   if (!p) return;
-  for (unsigned k = 0; k < p->norders; k++) free(p->order[k].bits);
+  for (unsigned k = 0; k < p->norders; k++) {
+    order_map *m = &p->order[k];
+    for (uint64_t c = 0; m->chunk && c < m->nchunks; c++) free(m->chunk[c]);
+    free(m->chunk);
+  }
   free(p);
 }
 
@@ -89,6 +127,10 @@ static uint64_t take_block(phys *p, unsigned k) {
   }
   uint64_t parent = take_block(p, k + 1);
   if (parent == UINT64_MAX) return UINT64_MAX;
+  if (ensure_chunk(&p->order[k], parent * 2)) { /* no host memory for the halves' bitmap */
+    bit_set(&p->order[k + 1], parent);
+    return UINT64_MAX;
+  }
   bit_set(&p->order[k], parent * 2 + 1); /* the upper half stays free */
   return parent * 2;
 }

@@ -336,6 +336,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
       out->hit_level = l;
       out->walk_refs = 0;
       out->pa = h.pa;
+      out->page_shift = h.page_shift;
       if (!(h.prot & kind_prot[kind])) {
         finish(m, va, out, MMU_FAULT_PROT, cycles);
         return;
@@ -355,6 +356,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   out->hit_level = -1;
   out->walk_refs = 0;
   out->pa = 0;
+  out->page_shift = 0;
   walker_result w;
   for (int attempt = 0;; attempt++) {
     walk(m, va, &w);
@@ -369,6 +371,7 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
     return;
   }
   out->pa = w.walk.map.pa + (va - w.walk.map.va);
+  out->page_shift = w.walk.map.page_shift;
   if (!(w.walk.map.prot & kind_prot[kind])) {
     finish(m, va, out, MMU_FAULT_PROT, cycles);
     return;

@@ -45,6 +45,7 @@ struct tlb {
   uint64_t all_pages;    /* the valid bits a full sector has */
   uint64_t clock;
   size_t last;           /* latest slot hit or filled with page_shift[0] */
+  uint8_t bank_pos[TLB_MAX_PAGE_SIZES]; /* per page size: where the bank bits sit in its tags */
   rng rng;
   tlb_key *key;          /* [sets * ways] */
   tlb_entry *e;          /* [sets * ways] */
@@ -103,6 +104,7 @@ int tlb_geometry_check(const tlb_geometry *g, diag *d) {
   if ((unsigned)g->index > TLB_INDEX_XOR) return diag_set(d, NULL, 0, "unknown set index");
   if (g->bank_bits > log2_u64(sets))
     return diag_set(d, NULL, 0, "bank_bits (%u) exceeds log2 of the %u sets", g->bank_bits, sets);
+  if (g->bank_va_bit > 63) return diag_set(d, NULL, 0, "bank_va_bit (%u) is beyond VA bit 63", g->bank_va_bit);
   if (g->policy == TLB_PLRU && !is_pow2(g->ways))
     return diag_set(d, NULL, 0, "tree-PLRU needs a power-of-two number of ways, not %u", g->ways);
   if (!is_pow2(g->sector_pages) || g->sector_pages > TLB_MAX_SECTOR)
@@ -124,6 +126,13 @@ int tlb_geometry_check(const tlb_geometry *g, diag *d) {
   return 0;
 }
 
+/* Where an array's bank bits sit in the tag of a page of 2^page_shift:
+ * its low bits, or the ones holding VA bit bank_va_bit and up. */
+static unsigned bank_pos(const tlb_geometry *g, unsigned page_shift) {
+  unsigned tag_shift = page_shift + log2_u64(g->sector_pages ? g->sector_pages : 1);
+  return g->bank_va_bit > tag_shift ? g->bank_va_bit - tag_shift : 0;
+}
+
 tlb *tlb_create(const tlb_geometry *g, diag *d) {
   if (tlb_geometry_check(g, d)) return NULL;
   tlb *t = calloc(1, sizeof *t);
@@ -136,6 +145,7 @@ tlb *tlb_create(const tlb_geometry *g, diag *d) {
   t->sector_log2 = log2_u64(g->sector_pages);
   t->sector_mask = g->sector_pages - 1;
   t->all_pages = (2ull << t->sector_mask) - 1;
+  for (unsigned i = 0; i < g->npage_shifts; i++) t->bank_pos[i] = (uint8_t)bank_pos(g, g->page_shift[i]);
   rng_seed(&t->rng, g->seed);
   t->key = malloc((size_t)g->entries * sizeof *t->key);
   t->e = calloc(g->entries, sizeof *t->e);
@@ -176,32 +186,36 @@ void tlb_destroy(tlb *t) {
 
 const tlb_geometry *tlb_get_geometry(const tlb *t) { return &t->g; }
 
-bool tlb_holds_size(const tlb *t, unsigned page_shift) {
+/* The index of page_shift among the sizes the array holds, or -1. */
+static int size_index(const tlb *t, unsigned page_shift) {
   for (unsigned i = 0; i < t->g.npage_shifts; i++)
-    if (t->g.page_shift[i] == page_shift) return true;
-  return false;
+    if (t->g.page_shift[i] == page_shift) return (int)i;
+  return -1;
 }
 
-/* The set of a tag: its low bits, or its bank bits followed by the other
- * bits XOR-folded in chunks of the remaining index width. One formula for
- * look-ups and for tlb_set_index. */
-static inline uint64_t fold_set(uint64_t tag, tlb_index index, unsigned set_bits, unsigned bank_bits) {
+bool tlb_holds_size(const tlb *t, unsigned page_shift) { return size_index(t, page_shift) >= 0; }
+
+/* The set of a tag: its low bits, or its bank bits (at bit `pos` of the tag)
+ * followed by the other bits XOR-folded in chunks of the remaining index
+ * width. One formula for look-ups and for tlb_set_index. */
+static inline uint64_t fold_set(uint64_t tag, tlb_index index, unsigned set_bits, unsigned bank_bits, unsigned pos) {
   uint64_t set_mask = (1ull << set_bits) - 1;
   if (index == TLB_INDEX_MODULO || set_bits == bank_bits) return tag & set_mask;
   unsigned chunk = set_bits - bank_bits;
-  uint64_t bank = tag & ((1ull << bank_bits) - 1), s = 0;
-  for (tag >>= bank_bits; tag; tag >>= chunk) s ^= tag;
+  uint64_t bank = tag >> pos & ((1ull << bank_bits) - 1), s = 0;
+  uint64_t rest = (tag & ((1ull << pos) - 1)) | (tag >> (pos + bank_bits)) << pos; /* the tag without its bank bits */
+  for (; rest; rest >>= chunk) s ^= rest;
   return (s & ((1ull << chunk) - 1)) << bank_bits | bank;
 }
 
-static inline uint64_t set_of(const tlb *t, uint64_t tag) {
-  return fold_set(tag, t->g.index, t->set_bits, t->g.bank_bits);
+static inline uint64_t set_of(const tlb *t, uint64_t tag, unsigned size_index) {
+  return fold_set(tag, t->g.index, t->set_bits, t->g.bank_bits, t->bank_pos[size_index]);
 }
 
 uint64_t tlb_set_index(const tlb_geometry *g, uint64_t va, unsigned page_shift) {
   uint64_t sets = g->entries / g->ways;
   uint64_t tag = (va >> page_shift) >> log2_u64(g->sector_pages ? g->sector_pages : 1);
-  return fold_set(tag, g->index, log2_u64(sets), g->bank_bits);
+  return fold_set(tag, g->index, log2_u64(sets), g->bank_bits, bank_pos(g, page_shift));
 }
 
 static inline uint64_t meta_of(uint32_t asid, unsigned page_shift) {
@@ -291,7 +305,7 @@ static inline int64_t find(const tlb *t, uint64_t va, uint32_t asid, unsigned *p
     unsigned s = t->g.page_shift[i];
     uint64_t vpn = va >> s;
     uint64_t tag = vpn >> t->sector_log2;
-    size_t base = (size_t)set_of(t, tag) * t->ways;
+    size_t base = (size_t)set_of(t, tag, i) * t->ways;
     int64_t w = find_way(t, base, tag, meta_of(asid, s));
     if (w >= 0) {
       size_t slot = base + (size_t)w;
@@ -394,14 +408,15 @@ static void note_victim(const tlb *t, size_t slot, tlb_victim *v) {
 static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa,
                  const uint64_t *page_pa, unsigned prot, uint64_t mask, tlb_victim *victim) {
   if (victim) victim->evicted = false;
-  if (!tlb_holds_size(t, shift)) return false;
+  int size = size_index(t, shift);
+  if (size < 0) return false;
   uint64_t vpn = va >> shift;
   uint64_t tag = vpn >> t->sector_log2;
   unsigned page = (unsigned)(vpn & t->sector_mask);
   uint64_t meta = meta_of(asid, shift);
   uint64_t page_mask = (1ull << shift) - 1;
   mask = (mask & t->all_pages) | 1ull << page;
-  size_t base = (size_t)set_of(t, tag) * t->ways;
+  size_t base = (size_t)set_of(t, tag, (unsigned)size) * t->ways;
   int64_t w = find_way(t, base, tag, meta);
   size_t slot;
   if (w >= 0) {
@@ -485,7 +500,7 @@ unsigned tlb_invalidate(tlb *t, uint64_t va, unsigned page_shift, uint32_t asid)
     if (tag_hi - tag_lo < t->sets) {
       /* Few tags: probe their sets rather than scan the array. */
       for (uint64_t tag = tag_lo;; tag++) {
-        size_t base = (size_t)set_of(t, tag) * t->ways;
+        size_t base = (size_t)set_of(t, tag, i) * t->ways;
         for (uint32_t w = 0; w < t->ways; w++)
           dropped += invalidate_way(t, base + w, tag, tag, s, asid, first, last);
         if (tag == tag_hi) break;

@@ -81,6 +81,14 @@ const char *trace_excerpt(const char *s, size_t len, char *buf, size_t n) {
   return buf;
 }
 
+int trace_out_of_range(const trace_line *ln, diag *d, const char *key, const char *digits, uint64_t lo, uint64_t hi) {
+  char tok[64], why[160];
+  size_t n = 0;
+  while (n + 1 < sizeof tok && num_hexval[(unsigned char)digits[n]]) tok[n] = digits[n], n++;
+  tok[n] = '\0';
+  return diag_set(d, ln->file, ln->no, "%s: %s", key, num_complaint(NUM_RANGE, NUM_WHOLE, tok, lo, hi, why, sizeof why));
+}
+
 static int fail(trace_reader *r, diag *d) {
   r->failed = true;
   if (d) *d = r->err;

@@ -33,13 +33,19 @@ int trace_din_parse(const trace_line *ln, trace_block *b, diag *d) {
   if (p == end || *p == '#') return 0;
 
   uint64_t label, addr;
+  const char *digits = p;
   if (din_hex(&p, end, &label) || (p < end && !trace_is_blank(*p)))
     return bad(ln, d, "bad label (expected 0-5)");
-  if (label >= sizeof access_of) return bad(ln, d, "unknown label (expected 0-5)");
+  if (label >= sizeof access_of) return trace_out_of_range(ln, d, "label", digits, 0, sizeof access_of - 1);
   while (p < end && trace_is_blank(*p)) p++;
   if (p == end) return bad(ln, d, "missing address");
-  if (din_hex(&p, end, &addr) || (p < end && !trace_is_blank(*p)))
-    return bad(ln, d, "bad hex address");
+  digits = p;
+  if (din_hex(&p, end, &addr)) {
+    if (p == digits && end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    return num_hexval[(unsigned char)*p] ? trace_out_of_range(ln, d, "address", p, 0, UINT64_MAX)
+                                         : bad(ln, d, "bad hex address");
+  }
+  if (p < end && !trace_is_blank(*p)) return bad(ln, d, "bad hex address");
   if (access_of[label] < 0) return 0;
   trace_emit_access(b, (trace_access)access_of[label], addr, 1, ln->no);
   return 0;

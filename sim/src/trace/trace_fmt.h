@@ -59,6 +59,11 @@ static inline void trace_emit_access(trace_block *b, trace_access a, uint64_t ad
  * "==PID== ...", "--PID-- ..." or "**PID** ...". */
 bool trace_is_banner(const char *s, size_t len);
 
+/* "FILE:LINE: KEY: 'DIGITS' is out of range (LO..HI)" for the number whose
+ * digits (decimal or hex, no prefix) start at `digits`: a value that
+ * scanned as digits but not into the range (or 64 bits). Returns -1. */
+int trace_out_of_range(const trace_line *ln, diag *d, const char *key, const char *digits, uint64_t lo, uint64_t hi);
+
 /* Copies up to n-1 characters of s (at most len) into buf for an error
  * message, replacing what is not printable with '?'; returns buf. */
 const char *trace_excerpt(const char *s, size_t len, char *buf, size_t n);

@@ -40,13 +40,18 @@ int trace_lackey_parse(const trace_line *ln, trace_block *b, diag *d) {
   if (p == q) return bad(ln, d, "expected a blank after the kind", ln->text);
 
   uint64_t addr, size;
-  if (num_scan_hex(&p, end, &addr)) return bad(ln, d, "bad hex address", p);
+  const char *digits = p;
+  if (num_scan_hex(&p, end, &addr))
+    return num_hexval[(unsigned char)*p] ? trace_out_of_range(ln, d, "address", digits, 0, UINT64_MAX)
+                                         : bad(ln, d, "bad hex address", p);
   if (p == end || *p != ',') return bad(ln, d, "expected ',SIZE' after the address", p);
-  p++;
-  if (num_scan_dec(&p, end, &size)) return bad(ln, d, "bad decimal size", p);
+  digits = ++p;
+  if (num_scan_dec(&p, end, &size))
+    return *digits >= '0' && *digits <= '9' ? trace_out_of_range(ln, d, "size", digits, 1, UINT64_MAX)
+                                            : bad(ln, d, "bad decimal size", p);
   while (p < end && trace_is_blank(*p)) p++;
   if (p != end) return bad(ln, d, "unexpected text after the size", p);
-  if (size == 0) return bad(ln, d, "size 0", ln->text);
+  if (size == 0) return trace_out_of_range(ln, d, "size", digits, 1, UINT64_MAX);
   if (addr + (size - 1) < addr) return bad(ln, d, "access wraps past the top of memory", ln->text);
   trace_emit_access(b, a, addr, size, ln->no);
   return 0;

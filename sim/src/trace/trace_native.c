@@ -36,34 +36,36 @@ typedef struct record_spec {
 
 /* ---- values ------------------------------------------------------------ */
 
+/* "FILE:LINE: FIELD: 'VALUE' is not EXPECTED". */
 static int bad_value(const trace_line *ln, diag *d, const char *what, const char *s,
                      const char *expect) {
-  char ex[48];
-  return diag_set(d, ln->file, ln->no, "bad %s '%s' (expected %s)", what,
-                  trace_excerpt(s, strlen(s), ex, sizeof ex), expect);
+  char q[48];
+  return diag_set(d, ln->file, ln->no, "%s: '%s' is not %s", what, num_quote(s, q, sizeof q), expect);
 }
 
-#define SIZE_FORMS "e.g. 4096, 0x1000, 4K, 2MiB"
+/* A number that did not parse within [lo, hi]: "FILE:LINE: FIELD: 'VALUE'
+ * is out of range (LO..HI)", or "... is not a whole number" (a size). */
+static int bad_number(const trace_line *ln, diag *d, const char *what, const char *s, num_status st, num_kind k,
+                      uint64_t lo, uint64_t hi) {
+  char why[160];
+  return diag_set(d, ln->file, ln->no, "%s: %s", what, num_complaint(st, k, s, lo, hi, why, sizeof why));
+}
 
 static int get_num(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t max,
                    uint64_t *v) {
-  if (num_span_whole(s, s + strlen(s), v) || *v > max)
-    return bad_value(ln, d, what, s, max == UINT64_MAX ? "a number, decimal or 0x hex"
-                                                       : "a 32-bit number, decimal or 0x hex");
-  return 0;
+  num_status st = num_whole_in(s, 0, max, v);
+  return st == NUM_OK ? 0 : bad_number(ln, d, what, s, st, NUM_WHOLE, 0, max);
 }
 
 /* A size of at least one byte in any of the numbers module's size forms. */
 static int get_size(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
-  if (num_span_size(s, s + strlen(s), v) || *v == 0)
-    return bad_value(ln, d, what, s, "a non-zero size, " SIZE_FORMS);
-  return 0;
+  num_status st = num_size_in(s, 1, UINT64_MAX, v);
+  return st == NUM_OK ? 0 : bad_number(ln, d, what, s, st, NUM_SIZE, 1, UINT64_MAX);
 }
 
 static int get_pow2(const trace_line *ln, diag *d, const char *what, const char *s, uint64_t *v) {
-  if (num_parse_size(s, v) || !is_pow2(*v))
-    return bad_value(ln, d, what, s, "a power of two, " SIZE_FORMS);
-  return 0;
+  if (get_size(ln, d, what, s, v)) return -1;
+  return is_pow2(*v) ? 0 : bad_value(ln, d, what, s, "a power of two");
 }
 
 /* "rw", "r-x", "---", "none": each of r, w, x at most once, '-' a spacer. */
@@ -73,10 +75,10 @@ static int get_prot(const trace_line *ln, diag *d, const char *s, uint8_t *prot)
   for (const char *c = s; *c; c++) {
     uint8_t bit = *c == 'r' ? PT_R : *c == 'w' ? PT_W : *c == 'x' ? PT_X : 0;
     if ((!bit && *c != '-') || (*prot & bit))
-      return bad_value(ln, d, "prot", s, "letters from r, w, x such as rw or r-x, or none");
+      return bad_value(ln, d, "prot", s, "a protection (r, w, x each at most once, such as rw or r-x, or none)");
     *prot |= bit;
   }
-  return *s ? 0 : bad_value(ln, d, "prot", s, "rw, r-x, none, ...");
+  return *s ? 0 : bad_value(ln, d, "prot", s, "a protection (r, w, x each at most once, such as rw or r-x, or none)");
 }
 
 /* [addr, addr + size) must not run past 2^64. */
@@ -123,12 +125,14 @@ static int build_access(const trace_line *ln, const fields *f, trace_record *rec
     const char *plus = strchr(s, '+');
     const char *id_end = plus ? plus : s + strlen(s);
     if (num_span_whole(s + 1, id_end, &id) || (plus && num_parse_size(plus + 1, &addr)))
-      return bad_value(ln, d, "address", s, "@ID or @ID+OFFSET, e.g. @3+0x40");
+      return bad_value(ln, d, "ADDR", s, "@ID or @ID+OFFSET, e.g. @3+0x40");
     if (!plus) addr = 0;
-  } else if (num_span_whole(s, s + strlen(s), &addr)) {
-    return bad_value(ln, d, "address", s, "a number, decimal or 0x hex, or @ID+OFFSET");
+  } else {
+    num_status st = num_whole_in(s, 0, UINT64_MAX, &addr);
+    if (st == NUM_RANGE) return bad_number(ln, d, "ADDR", s, st, NUM_WHOLE, 0, UINT64_MAX);
+    if (st != NUM_OK) return bad_value(ln, d, "ADDR", s, "an address (decimal, 0x hex, or @ID+OFFSET)");
   }
-  if (f->npos > 1 && get_size(ln, d, "access size", f->pos[1], &size)) return -1;
+  if (f->npos > 1 && get_size(ln, d, "SIZE", f->pos[1], &size)) return -1;
   if (check_range(ln, d, addr, size)) return -1;
   set_access(rec, a, addr, size, ln->no);
   rec->relative = relative;

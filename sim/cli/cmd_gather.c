@@ -1,0 +1,292 @@
+/* tlbsim gather — the predicted throughput of tlbsim-gpu's many-thread
+ * gather, through the concurrency model of a preset's [gpu] section. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+#include "gpu_gather.h"
+#include "tlbsim/gather.h"
+#include "tlbsim/layout.h"
+#include "tlbsim/report.h"
+
+#define MAX_POINTS 1024
+#define WARP_THREADS 32u
+
+typedef struct gather_opts {
+  cli_config conf;
+  const char *footprints, *tps_list, *threads_list, *from_alloc, *policy;
+  uint64_t nodes, loads, seed, page_size, chunk, groups, per_octave, requests, request_size;
+  int mapping, format, layout_case;
+} gather_opts;
+
+/* A comma-separated list of whole numbers (thread counts), each in [lo, hi]. */
+static int parse_counts(const char *text, uint64_t lo, uint64_t hi, uint64_t *out, size_t *n) {
+  *n = 0;
+  for (const char *p = text;; p++) {
+    size_t len = strcspn(p, ",");
+    uint64_t v;
+    if (*n == MAX_POINTS || num_span_whole(p, p + len, &v) || v < lo || v > hi) return -1;
+    out[(*n)++] = v;
+    p += len;
+    if (!*p) return 0;
+  }
+}
+
+static int parse_gather(int argc, char **argv, gather_opts *o) {
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&o->conf),
+      {.name = "footprint", .kind = OPT_TEXT, .dest = &o->footprints, .arg = "LIST",
+       .help = "comma-separated sizes or ranges LO..HI (e.g. 256M..128G); required"},
+      {.name = "per-octave", .kind = OPT_WHOLE, .dest = &o->per_octave, .arg = "N", .lo = 1, .hi = 64,
+       .help = "footprints per doubling inside ranges (default 1)"},
+      {.name = "threads-per-sm", .kind = OPT_TEXT, .dest = &o->tps_list, .arg = "LIST",
+       .help = "threads on every SM (multiples of 32, up to 2048; default 2048)"},
+      {.name = "threads", .kind = OPT_TEXT, .dest = &o->threads_list, .arg = "LIST",
+       .help = "or: threads in all (T/256 blocks of 256 over every SM: T a multiple of 256 x SMs)"},
+      {.name = "nodes", .kind = OPT_WHOLE, .dest = &o->nodes, .arg = "N", .lo = 1, .hi = NUM_U32_MAX,
+       .help = "128-byte lines spread over the footprint (default 65536)"},
+      {.name = "loads-per-thread", .kind = OPT_WHOLE, .dest = &o->loads, .arg = "K", .lo = GPU_GATHER_BATCH,
+       .hi = 1u << 20, .help = "independent loads per thread, a multiple of 8 (default 256)"},
+      {.name = "mapping", .kind = OPT_CHOICE, .dest = &o->mapping, .arg = "MAPPING", .choices = region_mapping_names,
+       .help = "cudamalloc (default), contiguous, shuffled, aliased or managed (gpu/README.md)"},
+      {.name = "page-size", .kind = OPT_SIZE, .dest = &o->page_size, .arg = "SIZE", .lo = 1,
+       .help = "default: the configuration's [machine] page_size"},
+      {.name = "chunk", .kind = OPT_SIZE, .dest = &o->chunk, .arg = "SIZE", .lo = 1,
+       .help = "physical pieces of VMM mappings (default 2M)"},
+      {.name = "seed", .kind = OPT_WHOLE, .dest = &o->seed, .arg = "S", .help = "the load hash's seed (default 1)"},
+      {.name = "groups", .kind = OPT_WHOLE, .dest = &o->groups, .arg = "G", .lo = 2, .hi = 16,
+       .help = "groups of loads per warp simulated before extrapolating (default 4)"},
+      {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
+       .help = "csv (default), text or json"},
+      {.name = "from-alloc", .kind = OPT_TEXT, .dest = &o->from_alloc, .arg = "TRACE",
+       .help = "instead of a footprint: the buffers alive at the end of TRACE's alloc/free\n"
+               "records (native format), each read at its first line through a table of\n"
+               "offsets, as tlbsim-gpu churn-gather does; also predicts its one-thread chase"},
+      {.name = "requests", .kind = OPT_WHOLE, .dest = &o->requests, .arg = "N", .lo = 1, .hi = 1u << 24,
+       .help = "or: N requests of --size bytes in a row (tlbsim-gpu smallbufs)"},
+      {.name = "size", .kind = OPT_SIZE, .dest = &o->request_size, .arg = "SIZE", .lo = 1, .hi = 1ull << 40,
+       .help = "the size of each of those requests"},
+      {.name = "policy", .kind = OPT_TEXT, .dest = &o->policy, .arg = "NAME",
+       .help = "the allocator policy the history goes through (default: the preset's [vas] policy)"},
+      {.name = "case", .kind = OPT_CHOICE, .dest = &o->layout_case, .arg = "CASE", .choices = layout_case_names,
+       .help = "churned (default): the live set as the history leaves it; fresh: its sizes\n"
+               "allocated again in order; pool: carved in order from one allocation"},
+  };
+  const cli_spec spec = {
+      .cmd = "gather", .usage = "[OPTIONS] --footprint LIST | --from-alloc TRACE | --requests N --size SIZE",
+      .max_operands = 0,
+      .about = "Predicts the loads per ns of tlbsim-gpu's gather (independent ld.global.cg loads of every\n"
+               "thread at hashed nodes, 8 in flight per thread) on the preset's GPU (default h200): one CSV\n"
+               "row per footprint and thread count, in the schema tlbsim-gpu gather writes, with the model's\n"
+               "kernel cycles, mean load latency, where translations were served and how busy each\n"
+               "shared stage was.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  int sources = !!o->footprints + !!o->from_alloc + !!o->requests;
+  if (sources != 1) return cli_usage_error("gather", "give one of --footprint, --from-alloc or --requests");
+  if (!!o->requests != !!o->request_size) return cli_usage_error("gather", "--requests and --size go together");
+  if (o->loads % GPU_GATHER_BATCH) return cli_usage_error("gather", "--loads-per-thread: %llu is not a multiple of %u",
+                                                          (unsigned long long)o->loads, GPU_GATHER_BATCH);
+  return 0;
+}
+
+static json_object *row_json(const gather_spec *s, const gather_result *r, const mmu_config *mc) {
+  json_object *row = json_object_new_object();
+  const region *rg = &s->region;
+  uint64_t threads = (uint64_t)s->threads_per_sm * s->sms_used;
+#define U64(k, v) json_object_object_add(row, k, json_object_new_uint64(v))
+#define DBL(k, v) json_object_object_add(row, k, json_object_new_double(v))
+  json_object_object_add(row, "pattern", json_object_new_string("gather"));
+  U64("footprint_bytes", (uint64_t)rg->nodes * rg->stride);
+  U64("stride_bytes", rg->stride);
+  U64("nodes", rg->nodes);
+  U64("threads", threads);
+  U64("loads_per_thread", s->loads_per_thread);
+  json_object_object_add(row, "mapping", json_object_new_string(region_mapping_names[rg->mapping]));
+  DBL("loads_per_ns", r->loads_per_ns);
+  U64("page_bytes", rg->page_size);
+  U64("sms_used", s->sms_used);
+  U64("threads_per_sm", s->threads_per_sm);
+  U64("block_threads", s->block_threads);
+  U64("seed", s->seed);
+  DBL("kernel_cycles", r->kernel_cycles);
+  DBL("latency_cycles", r->latency_cycles);
+  double loads = r->loads ? (double)r->loads : 1;
+  for (unsigned l = 0; l < mc->nlevels; l++) {
+    char key[MMU_NAME_MAX + 16];
+    snprintf(key, sizeof key, "%s_served", mc->level[l].name);
+    DBL(key, (double)r->served[l] / loads);
+  }
+  DBL("walk_served", (double)r->served[mc->nlevels] / loads);
+  DBL("merged", (double)r->merged / loads);
+  DBL("busy_l2", r->busy_l2);
+  DBL("busy_l3", r->busy_l3);
+  DBL("busy_walk", r->busy_walk);
+  DBL("busy_data", r->busy_data);
+#undef U64
+#undef DBL
+  return row;
+}
+
+static void print_text(json_object *rows) {
+  printf("%10s %7s %-10s %12s %10s %9s\n", "footprint", "thr/SM", "mapping", "loads/ns", "latency", "walks");
+  for (size_t i = 0; i < json_object_array_length(rows); i++) {
+    json_object *row = json_object_array_get_idx(rows, i), *v;
+    char fp[32];
+    json_object_object_get_ex(row, "footprint_bytes", &v);
+    printf("%10s", num_format_size(json_object_get_uint64(v), fp, sizeof fp));
+    json_object_object_get_ex(row, "threads_per_sm", &v);
+    printf(" %7llu", (unsigned long long)json_object_get_uint64(v));
+    json_object_object_get_ex(row, "mapping", &v);
+    printf(" %-10s", json_object_get_string(v));
+    json_object_object_get_ex(row, "loads_per_ns", &v);
+    printf(" %12.3f", json_object_get_double(v));
+    json_object_object_get_ex(row, "latency_cycles", &v);
+    printf(" %10.0f", json_object_get_double(v));
+    json_object_object_get_ex(row, "walk_served", &v);
+    printf(" %9.4f\n", json_object_get_double(v));
+  }
+}
+
+static void print_rows(json_object *rows, report_format f) {
+  if (f == REPORT_JSON) puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
+  else if (f == REPORT_TEXT) print_text(rows);
+  else
+    for (size_t i = 0; i < json_object_array_length(rows); i++)
+      report_write_csv_row(stdout, json_object_array_get_idx(rows, i), i == 0);
+}
+
+/* Threads per SM for each requested count, from --threads-per-sm or
+ * --threads (spread over every SM). */
+static int thread_counts(const gather_opts *o, uint32_t sms, uint64_t *tps, size_t *n) {
+  if (o->threads_list && o->tps_list) return cli_usage_error("gather", "use --threads or --threads-per-sm, not both");
+  if (!o->threads_list) {
+    if (parse_counts(o->tps_list ? o->tps_list : "2048", WARP_THREADS, GPU_GATHER_MAX_TPS, tps, n))
+      return cli_usage_error("gather", "--threads-per-sm: '%s' is not a list of 32 .. 2048", o->tps_list);
+  } else if (parse_counts(o->threads_list, 1, (uint64_t)sms * GPU_GATHER_MAX_TPS, tps, n)) {
+    return cli_usage_error("gather", "--threads: '%s' is not a list of thread counts up to %llu", o->threads_list,
+                           (unsigned long long)sms * GPU_GATHER_MAX_TPS);
+  } else {
+    for (size_t i = 0; i < *n; i++) tps[i] /= sms;
+  }
+  for (size_t i = 0; i < *n; i++)
+    if (tps[i] < WARP_THREADS || tps[i] % WARP_THREADS || (tps[i] > 256 && tps[i] % 256))
+      return cli_usage_error("gather", "%llu threads per SM: a multiple of 32 up to 256, of 256 above",
+                             (unsigned long long)tps[i]);
+  return 0;
+}
+
+/* One row per thread count for an allocation history's live set: its
+ * regions, the chase and the gather (tlbsim-gpu's churn and smallbufs CSV
+ * columns where they exist). */
+static int from_layout(const gather_opts *o, machine_spec *spec, const uint64_t *tps, size_t ntps) {
+  diag d;
+  if (o->policy) {
+    if (strlen(o->policy) >= sizeof spec->vas_policy)
+      return cli_usage_error("gather", "--policy: '%s' is not a policy", o->policy);
+    strcpy(spec->vas_policy, o->policy);
+  }
+  layout_source src = {.trace = o->from_alloc, .count = o->requests, .size = o->request_size};
+  layout l;
+  layout_regions reg;
+  chase_result c;
+  if (layout_build(spec, &src, (layout_case)o->layout_case, &l, &d)) return cli_input_error(&d);
+  int bad = layout_regions_of(&l, l.nodes, &reg) ? diag_set(&d, NULL, 0, "out of memory")
+                                                  : layout_chase(spec, &l, l.nodes, o->seed, &c, &d);
+  if (bad) {
+    layout_free(&l);
+    return cli_input_error(&d);
+  }
+  json_object *rows = json_object_new_array();
+  int rc = EXIT_OK;
+  for (size_t k = 0; k < ntps && rc == EXIT_OK; k++) {
+    gather_result r;
+    if (layout_gather(spec, &l, l.nodes, (uint32_t)tps[k], (uint32_t)o->loads, o->seed, &r, &d)) {
+      rc = cli_input_error(&d);
+      break;
+    }
+    json_object *row = json_object_new_object();
+#define U64(key, v) json_object_object_add(row, key, json_object_new_uint64(v))
+#define DBL(key, v) json_object_object_add(row, key, json_object_new_double(v))
+    json_object_object_add(row, "pattern", json_object_new_string(o->from_alloc ? "churn-gather" : "smallbufs"));
+    json_object_object_add(row, "case", json_object_new_string(layout_case_names[o->layout_case]));
+    json_object_object_add(row, "source", json_object_new_string(o->from_alloc ? o->from_alloc : "requests"));
+    json_object_object_add(row, "policy", json_object_new_string(spec->vas_policy));
+    U64("buffers", reg.buffers);
+    U64("live_bytes", reg.live_bytes);
+    U64("va_span_bytes", reg.va_span);
+    U64("regions_2m", reg.regions_2m);
+    U64("regions_32m", reg.regions_32m);
+    U64("line_regions_2m", reg.line_regions_2m);
+    U64("line_regions_32m", reg.line_regions_32m);
+    DBL("chase_cycles", c.cycles_per_access);
+    U64("threads", tps[k] * spec->gpu.sms);
+    U64("threads_per_sm", tps[k]);
+    U64("loads_per_thread", o->loads);
+    DBL("loads_per_ns", r.loads_per_ns);
+    DBL("kernel_cycles", r.kernel_cycles);
+#undef U64
+#undef DBL
+    json_object_array_add(rows, row);
+  }
+  if (rc == EXIT_OK) {
+    if (o->format == REPORT_JSON) puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
+    else
+      for (size_t i = 0; i < json_object_array_length(rows); i++)
+        report_write_csv_row(stdout, json_object_array_get_idx(rows, i), i == 0);
+  }
+  json_object_put(rows);
+  layout_free(&l);
+  return rc;
+}
+
+int cmd_gather(int argc, char **argv) {
+  gather_opts o = {.nodes = 65536, .loads = 256, .seed = 1, .chunk = 2u << 20, .groups = 4, .per_octave = 1,
+                   .mapping = REGION_CUDAMALLOC, .format = REPORT_CSV};
+  int rc = parse_gather(argc, argv, &o);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  diag d;
+  const char *label;
+  machine_spec spec;
+  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
+  if (!c) return cli_input_error(&d);
+  cfg_destroy(c);
+  if (!spec.gpu.sms) return fprintf(stderr, "tlbsim gather: preset %s has no [gpu] section\n", label), EXIT_INPUT;
+  uint64_t fp[MAX_POINTS], tps[MAX_POINTS];
+  size_t nfp, ntps = 0;
+  if ((rc = thread_counts(&o, spec.gpu.sms, tps, &ntps))) return rc;
+  if (!o.footprints) return from_layout(&o, &spec, tps, ntps);
+  if (cli_parse_footprints(o.footprints, (unsigned)o.per_octave, fp, MAX_POINTS, &nfp))
+    return cli_usage_error("gather", "--footprint: '%s' is not a list of sizes or LO..HI ranges", o.footprints);
+  uint64_t page = o.page_size ? o.page_size : spec.page_size, largest = 0;
+  for (size_t i = 0; i < nfp; i++) largest = fp[i] > largest ? fp[i] : largest;
+  region_mapping m = (region_mapping)o.mapping;
+  json_object *rows = json_object_new_array();
+  rc = EXIT_OK;
+  for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
+    uint64_t align = m == REGION_ALIASED ? o.chunk : GPU_GATHER_LINE;
+    uint64_t stride = gpu_gather_stride(fp[i], (uint32_t)o.nodes, align);
+    if (!stride) {
+      rc = cli_usage_error("gather", "--footprint: %llu bytes hold no %llu nodes at a %llu-byte granule",
+                           (unsigned long long)fp[i], (unsigned long long)o.nodes, (unsigned long long)align);
+      break;
+    }
+    for (size_t k = 0; rc == EXIT_OK && k < ntps; k++) {
+      gather_spec s = {.region = {.base = region_default_base(largest), .stride = stride, .nodes = (uint32_t)o.nodes,
+                                  .page_size = page, .chunk = o.chunk, .mapping = m, .seed = o.seed},
+                       .threads_per_sm = (uint32_t)tps[k], .loads_per_thread = (uint32_t)o.loads,
+                       .batch = GPU_GATHER_BATCH, .block_threads = tps[k] < 256 ? (uint32_t)tps[k] : 256,
+                       .seed = o.seed, .sms_used = spec.gpu.sms, .groups = (uint32_t)o.groups};
+      gather_result r;
+      if (gather_run(spec.format, &spec.mmu, &spec.gpu, &s, &r, &d)) rc = cli_input_error(&d);
+      else json_object_array_add(rows, row_json(&s, &r, &spec.mmu));
+    }
+  }
+  if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
+  json_object_put(rows);
+  return rc;
+}

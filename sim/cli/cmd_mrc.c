@@ -1,0 +1,241 @@
+/* tlbsim mrc — miss-ratio curves of LRU TLBs from one pass over a trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+#include "tlbsim/mrc.h"
+#include "tlbsim/report.h"
+
+#define DEFAULT_MAX_ENTRIES 65536u
+#define DEFAULT_SETS_MAX 65536u
+#define ALL_WAYS 16u
+#define MAX_LIST 64u
+
+typedef struct count_list {
+  uint64_t v[MAX_LIST];
+  unsigned n;
+} count_list;
+
+typedef struct mrc_opts {
+  mrc_spec spec;
+  uint64_t max_entries, sets_max; /* sets_max 0: not given */
+  count_list entries;             /* fully associative rows; n 0: not given */
+  count_list ways;                /* set-associative rows; n 0: not given */
+  bool all_ways;
+  int format, trace_fmt;          /* report_format, trace_format */
+  const char *trace;
+} mrc_opts;
+
+/* --entries and --ways: a comma list of whole numbers up to MRC_MAX_ENTRIES
+ * (an OPT_CALL of cli_opts.h). */
+static int take_counts(void *dest, const char *arg, char *why, size_t len) {
+  count_list *l = dest;
+  char buf[32];
+  l->n = 0;
+  for (const char *p = arg;; p++) {
+    size_t n = strcspn(p, ",");
+    if (n >= sizeof buf || l->n == MAX_LIST) break;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    if (num_whole_in(buf, 1, MRC_MAX_ENTRIES, &l->v[l->n++]) != NUM_OK) break;
+    p += n;
+    if (!*p) return 0;
+  }
+  snprintf(why, len, "a list of at most %u whole numbers from 1 to %u", MAX_LIST, MRC_MAX_ENTRIES);
+  return -1;
+}
+
+/* --page-size: a comma list of distinct power-of-two sizes, into the spec. */
+static int take_page_sizes(void *dest, const char *arg, char *why, size_t len) {
+  mrc_spec *s = dest;
+  char buf[32];
+  s->npage_shifts = 0;
+  for (const char *p = arg;; p++) {
+    size_t n = strcspn(p, ",");
+    uint64_t size;
+    if (n >= sizeof buf || s->npage_shifts == MRC_MAX_PAGE_SIZES) break;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    if (num_size_in(buf, 2, 1ull << 63, &size) != NUM_OK || !is_pow2(size)) break;
+    unsigned shift = log2_u64(size), i = 0;
+    while (i < s->npage_shifts && s->page_shift[i] != shift) i++;
+    if (i < s->npage_shifts) break;
+    s->page_shift[s->npage_shifts++] = (uint8_t)shift;
+    p += n;
+    if (!*p) return 0;
+  }
+  snprintf(why, len, "a list of at most %u distinct power-of-two sizes", MRC_MAX_PAGE_SIZES);
+  return -1;
+}
+
+static int parse_mrc(int argc, char **argv, mrc_opts *o) {
+  char max_help[64], all_help[64], sets_help[160], sample_help[240];
+  snprintf(max_help, sizeof max_help, "largest TLB in entries (default %u)", DEFAULT_MAX_ENTRIES);
+  snprintf(all_help, sizeof all_help, "every associativity from 1 to %u", ALL_WAYS);
+  snprintf(sets_help, sizeof sets_help,
+           "largest set count, a power of two (default: what --max-entries allows\n"
+           "the smallest ways, at most %u); 1: fully associative only", DEFAULT_SETS_MAX);
+  snprintf(sample_help, sizeof sample_help,
+           "SHARDS sampling at rate R in (0, 1] of the pages whose stack distance\n"
+           "exceeds %u: fully associative rows above %u entries become estimates, in\n"
+           "about R of the memory; the rest stays exact", MRC_RECENT_EXACT, MRC_RECENT_EXACT);
+  const cli_opt opts[] = {
+      {.name = "page-size", .kind = OPT_CALL, .dest = &o->spec, .arg = "LIST", .call = take_page_sizes,
+       .help = "page sizes, e.g. 4K,2M (default 4K): one analysis each, in one pass"},
+      {.name = "max-entries", .kind = OPT_WHOLE, .dest = &o->max_entries, .arg = "N", .lo = 1, .hi = MRC_MAX_ENTRIES,
+       .help = max_help},
+      {.name = "entries", .kind = OPT_CALL, .dest = &o->entries, .arg = "LIST", .call = take_counts,
+       .help = "the fully associative sizes to print (default every power of two\nup to --max-entries)"},
+      {.name = "ways", .kind = OPT_CALL, .dest = &o->ways, .arg = "LIST", .call = take_counts,
+       .help = "associativities of the set-associative rows (default 1,2,4,8,16), each\n"
+               "with every power-of-two set count from 2 up to --sets-max whose\n"
+               "entries (sets x ways) fit --max-entries"},
+      {.name = "all-ways", .kind = OPT_FLAG, .dest = &o->all_ways, .help = all_help},
+      {.name = "sets-max", .kind = OPT_WHOLE, .dest = &o->sets_max, .arg = "N", .lo = 1, .hi = MRC_MAX_ENTRIES,
+       .help = sets_help},
+      {.name = "sample", .kind = OPT_REAL, .dest = &o->spec.sample_rate, .arg = "R", .rlo = 0, .rhi = 1,
+       .help = sample_help},
+      {.name = "inst", .kind = OPT_FLAG, .dest = &o->spec.inst,
+       .help = "count instruction fetches too (default: data only, an L1 DTLB)"},
+      {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
+       .help = "auto (default), native, lackey or din"},
+      {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
+       .help = "csv (default), text or json"},
+  };
+  const cli_spec spec = {
+      .cmd = "mrc", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
+      .about = "Reads TRACE once and prints the misses of LRU TLBs of many geometries, as tlbsim's own\n"
+               "TLB model counts them (one reference per page an access touches; modulo set index),\n"
+               "one row per page size and geometry:\n"
+               "  page_bytes,sets,ways,entries,accesses,misses,miss_ratio\n"
+               "Fully associative rows have sets 1 and ways = entries. docs/MRC.md explains how.",
+      .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+  int first, rc = cli_parse(&spec, argc, argv, &first);
+  if (rc) return rc;
+  o->trace = argv[first];
+  o->spec.max_entries = (uint32_t)o->max_entries; /* <= MRC_MAX_ENTRIES */
+  if (o->all_ways && o->ways.n) return cli_usage_error("mrc", "--ways and --all-ways: give one");
+  if (o->sets_max && !is_pow2(o->sets_max))
+    return cli_usage_error("mrc", "--sets-max: %llu is not a power of two", (unsigned long long)o->sets_max);
+  if (o->spec.sample_rate == 0) return cli_usage_error("mrc", "--sample: 0 is not a rate in (0, 1]");
+  for (unsigned i = 0; i < o->entries.n; i++)
+    if (o->entries.v[i] > o->max_entries)
+      return cli_usage_error("mrc", "--entries: %llu exceeds --max-entries (%llu)",
+                             (unsigned long long)o->entries.v[i], (unsigned long long)o->max_entries);
+  if (!o->entries.n)
+    for (uint64_t e = 1; e <= o->max_entries; e *= 2) o->entries.v[o->entries.n++] = e;
+  if (o->all_ways)
+    for (o->ways.n = 0; o->ways.n < ALL_WAYS; o->ways.n++) o->ways.v[o->ways.n] = o->ways.n + 1;
+  if (!o->ways.n) o->ways = (count_list){.v = {1, 2, 4, 8, 16}, .n = 5};
+  return 0;
+}
+
+/* The largest power of two sets that the smallest ways fits in max_entries. */
+static uint32_t default_sets_max(const mrc_opts *o) {
+  uint64_t least = o->ways.v[0];
+  for (unsigned i = 1; i < o->ways.n; i++)
+    if (o->ways.v[i] < least) least = o->ways.v[i];
+  uint64_t fit = o->max_entries / least, sets = 1;
+  while (sets * 2 <= fit && sets * 2 <= DEFAULT_SETS_MAX) sets *= 2;
+  return (uint32_t)sets;
+}
+
+static json_object *row_json(uint64_t page_bytes, uint32_t sets, uint32_t ways, uint64_t accesses, uint64_t misses) {
+  json_object *row = json_object_new_object();
+  json_object_object_add(row, "page_bytes", json_object_new_uint64(page_bytes));
+  json_object_object_add(row, "sets", json_object_new_uint64(sets));
+  json_object_object_add(row, "ways", json_object_new_uint64(ways));
+  json_object_object_add(row, "entries", json_object_new_uint64((uint64_t)sets * ways));
+  json_object_object_add(row, "accesses", json_object_new_uint64(accesses));
+  json_object_object_add(row, "misses", json_object_new_uint64(misses));
+  json_object_object_add(row, "miss_ratio", json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
+  return row;
+}
+
+/* Per page size: the fully associative rows, then per associativity its set
+ * counts in increasing order (one curve each, as plots/mrc.gp draws them). */
+static json_object *rows_json(const mrc *m, const mrc_opts *o) {
+  json_object *rows = json_object_new_array();
+  for (unsigned i = 0; i < o->spec.npage_shifts; i++) {
+    uint64_t page = 1ull << o->spec.page_shift[i], refs = mrc_references(m, i);
+    for (unsigned e = 0; e < o->entries.n; e++) {
+      uint32_t entries = (uint32_t)o->entries.v[e]; /* <= MRC_MAX_ENTRIES */
+      json_object_array_add(rows, row_json(page, 1, entries, refs, mrc_misses(m, i, 1, entries)));
+    }
+    for (unsigned w = 0; w < o->ways.n; w++) {
+      uint32_t ways = (uint32_t)o->ways.v[w];
+      for (uint32_t sets = 2; mrc_measures(m, sets, ways); sets *= 2)
+        json_object_array_add(rows, row_json(page, sets, ways, refs, mrc_misses(m, i, sets, ways)));
+    }
+  }
+  return rows;
+}
+
+static uint64_t get_u64(json_object *row, const char *key) {
+  json_object *v;
+  return json_object_object_get_ex(row, key, &v) ? json_object_get_uint64(v) : 0;
+}
+
+/* CSV (the header once), a JSON array, or an aligned table. */
+static void print_rows(json_object *rows, report_format f) {
+  size_t n = json_object_array_length(rows);
+  if (f == REPORT_JSON) {
+    puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
+    return;
+  }
+  if (f == REPORT_TEXT) printf("%8s %7s %5s %8s %14s %14s %10s\n", "page", "sets", "ways", "entries", "accesses", "misses", "miss ratio");
+  for (size_t i = 0; i < n; i++) {
+    json_object *row = json_object_array_get_idx(rows, i);
+    if (f == REPORT_CSV) {
+      report_write_csv_row(stdout, row, i == 0);
+      continue;
+    }
+    char page[32];
+    uint64_t acc = get_u64(row, "accesses"), miss = get_u64(row, "misses");
+    printf("%8s %7llu %5llu %8llu %14llu %14llu %10.6f\n", num_format_size(get_u64(row, "page_bytes"), page, sizeof page),
+           (unsigned long long)get_u64(row, "sets"), (unsigned long long)get_u64(row, "ways"),
+           (unsigned long long)get_u64(row, "entries"), (unsigned long long)acc, (unsigned long long)miss,
+           acc ? (double)miss / (double)acc : 0.0);
+  }
+}
+
+static int replay(mrc *m, trace_reader *r, diag *d) {
+  trace_block *b = malloc(sizeof *b);
+  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  int rc;
+  while ((rc = trace_read_block(r, b, d)) == 1)
+    if (mrc_run_block(m, b, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+  free(b);
+  return rc;
+}
+
+int cmd_mrc(int argc, char **argv) {
+  mrc_opts o = {.spec = {.npage_shifts = 1, .page_shift = {12}, .sample_rate = 1},
+                .max_entries = DEFAULT_MAX_ENTRIES,
+                .format = REPORT_CSV,
+                .trace_fmt = TRACE_AUTO};
+  int rc = parse_mrc(argc, argv, &o);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  o.spec.max_sets = o.sets_max ? (uint32_t)o.sets_max : default_sets_max(&o);
+  for (unsigned w = 0; w < o.ways.n; w++)
+    if (o.ways.v[w] > o.spec.max_ways) o.spec.max_ways = (uint32_t)o.ways.v[w];
+  diag d;
+  if (mrc_spec_check(&o.spec, &d)) return cli_usage_error("mrc", "%s", d.msg);
+  mrc *m = mrc_create(&o.spec, &d);
+  if (!m) return cli_input_error(&d);
+  trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
+  rc = r && replay(m, r, &d) == 0 ? EXIT_OK : cli_input_error(&d);
+  if (rc == EXIT_OK) {
+    json_object *rows = rows_json(m, &o);
+    print_rows(rows, (report_format)o.format);
+    json_object_put(rows);
+  }
+  trace_close(r);
+  mrc_destroy(m);
+  return rc;
+}

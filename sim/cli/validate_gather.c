@@ -1,0 +1,131 @@
+/* validate on gather rows: predicted loads per ns against measured. */
+#include "validate_gather.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cmds.h"
+
+static void print_row(const gather_row *r, double predicted) {
+  char fp[32];
+  double err = 100.0 * (predicted - r->measured) / r->measured;
+  printf("%10s %6u %-10s %-14.14s %9.3f %9.3f %+8.2f%%\n", num_format_size(r->spec.region.nodes * r->spec.region.stride, fp, sizeof fp),
+         r->spec.threads_per_sm, region_mapping_names[r->spec.region.mapping], r->sm_set, r->measured, predicted, err);
+}
+
+/* Loads per ns against footprint, log-log: measured points and predicted
+ * lines, a colour per threads-per-SM, a panel per mapping. */
+static int write_plot(const char *png, const char *csv_name, const gather_row *rows, const double *predicted,
+                      size_t n, diag *d) {
+  if (n == 0) return diag_set(d, png, 0, "no rows to plot");
+  const char *tmp = getenv("TMPDIR");
+  char data[4096];
+  snprintf(data, sizeof data, "%s/tlbsim-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(data);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return diag_set(d, data, 0, "cannot write a temporary file");
+  }
+  char names[256] = "";
+  unsigned panels = 0;
+  for (int m = 0; region_mapping_names[m]; m++) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= (int)rows[i].spec.region.mapping == m;
+    if (!any) continue;
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof names - len, "%s%s", panels ? " " : "", region_mapping_names[m]);
+    panels++;
+    for (uint32_t tps = 32; tps <= 2048; tps *= 2) {
+      bool block = false;
+      for (size_t i = 0; i < n; i++) {
+        const gather_spec *s = &rows[i].spec;
+        if ((int)s->region.mapping != m || s->threads_per_sm != tps || s->pinned) continue;
+        fprintf(f, "%llu %u %.4f %.4f\n", (unsigned long long)s->region.nodes * s->region.stride,
+                (unsigned)log2_u64(tps) - 4, rows[i].measured, predicted[i]);
+        block = true;
+      }
+      if (block) fputc('\n', f);
+    }
+    fputs("\n\n", f);
+  }
+  fclose(f);
+  FILE *gp = popen("gnuplot", "w");
+  if (!gp) {
+    unlink(data);
+    return diag_set(d, png, 0, "cannot run gnuplot");
+  }
+  unsigned grid_rows = (panels + 1) / 2;
+  fprintf(gp,
+          "set terminal pngcairo noenhanced size 1400,%u font ',10'\n"
+          "set output '%s'\n"
+          "set multiplot layout %u,2 title 'measured (points) vs predicted (lines), loads per ns; colour = threads per SM "
+          "(32 .. 2048): %s'\n"
+          "set logscale x 2; set logscale y 10\n"
+          "set xtics ('256M' 2**28, '1G' 2**30, '4G' 2**32, '16G' 2**34, '64G' 2**36, '256G' 2**38, '1T' 2**40, '4T' 2**42)\n"
+          "set xlabel 'footprint'; set ylabel 'loads per ns (whole GPU)'; set key off; set grid\n"
+          "names = '%s'\n"
+          "do for [k=0:%u] {\n"
+          "  set title word(names, k + 1)\n"
+          "  plot '%s' index k using 1:3:2 with points pt 7 ps 0.6 lc variable, \\\n"
+          "       '' index k using 1:4:2 with lines lc variable\n"
+          "}\n"
+          "unset multiplot\n",
+          250 + 375 * grid_rows, png, grid_rows, csv_name, names, panels - 1, data);
+  int status = pclose(gp);
+  unlink(data);
+  return status ? diag_set(d, png, 0, "gnuplot failed") : 0;
+}
+
+int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
+  diag d;
+  gather_row *rows = NULL;
+  size_t n, skipped;
+  if (!spec->gpu.sms) {
+    fprintf(stderr, "%s: preset %s has no [gpu] section for the concurrency model\n", o->csv, o->label);
+    return EXIT_INPUT;
+  }
+  if (gather_rows_load(o->csv, &o->filter, &spec->gpu, &rows, &n, &skipped, &d)) return cli_input_error(&d);
+  double *predicted = malloc((n ? n : 1) * sizeof *predicted);
+  if (!predicted) {
+    free(rows);
+    return fprintf(stderr, "%s: out of memory\n", o->csv), EXIT_INPUT;
+  }
+  printf("%10s %6s %-10s %-14s %9s %9s %9s\n", "footprint", "thr/SM", "mapping", "SMs", "measured", "predicted",
+         "error");
+  double sum = 0, worst = 0;
+  size_t worst_i = 0;
+  for (size_t i = 0; i < n; i++) {
+    gather_result r;
+    if (gather_run(spec->format, &spec->mmu, &spec->gpu, &rows[i].spec, &r, &d)) {
+      fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
+      free(rows);
+      free(predicted);
+      return EXIT_INPUT;
+    }
+    predicted[i] = r.loads_per_ns;
+    print_row(&rows[i], predicted[i]);
+    double err = 100.0 * fabs(predicted[i] - rows[i].measured) / rows[i].measured;
+    sum += err;
+    if (err >= worst) worst = err, worst_i = i;
+  }
+  double mean = n ? sum / (double)n : 0;
+  printf("\n%zu gather rows compared with preset %s (%zu skipped); mean absolute error %.2f%%; worst %.2f%%", n,
+         o->label, skipped, mean, worst);
+  if (n) printf(" (line %lu)", rows[worst_i].line);
+  printf("\n");
+  int rc = EXIT_OK;
+  if (o->plot && write_plot(o->plot, o->csv, rows, predicted, n, &d)) rc = cli_input_error(&d);
+  if (rc == EXIT_OK && n == 0) rc = EXIT_INPUT, fprintf(stderr, "%s: no gather rows to compare\n", o->csv);
+  if (rc == EXIT_OK && ((o->max_mean >= 0 && mean > o->max_mean) || (o->max_pct >= 0 && worst > o->max_pct))) {
+    fprintf(stderr, "%s: model error above the target (mean %.2f%%, worst %.2f%%)\n", o->csv, mean, worst);
+    rc = EXIT_INPUT;
+  }
+  free(rows);
+  free(predicted);
+  return rc;
+}

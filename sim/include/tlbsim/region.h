@@ -1,0 +1,57 @@
+/* tlbsim/region.h — the memory a GPU-suite experiment runs on, mapped into
+ * a page table the way tlbsim-gpu maps it (gpu/README.md, "Mappings").
+ *
+ * region   where the nodes are (base + i * stride, plus the aliased skew)
+ *          and how their memory is mapped:
+ *   contiguous  2 MiB VMM chunks mapped in creation order (physically
+ *               contiguous pages);
+ *   shuffled    the same chunks in a seeded physical order (gpu_permute);
+ *   cudamalloc  as contiguous (the driver's own placement measures alike);
+ *   aliased     one physical chunk at many VAs, beyond device memory: only
+ *               the chunks holding a node are mapped, node i skewed
+ *               (i mod (chunk/128)) * 128 bytes into its chunk;
+ *   managed     cudaMallocManaged first touched at the nodes: each touched
+ *               64 KiB page is mapped, and a 2 MiB block whose 64 KiB pages
+ *               are all touched becomes one 2 MiB page (gpu/README.md,
+ *               chase_64k.csv).
+ * Chase and gather share it, so a measured point is re-simulated on the
+ * layout its measurement ran on.
+ */
+#ifndef TLBSIM_REGION_H
+#define TLBSIM_REGION_H
+
+#include "tlbsim/pt.h"
+
+typedef enum { REGION_CONTIGUOUS, REGION_SHUFFLED, REGION_CUDAMALLOC, REGION_ALIASED, REGION_MANAGED } region_mapping;
+
+/* Names by region_mapping, NULL-terminated. */
+extern const char *const region_mapping_names[];
+int region_mapping_parse(const char *s, region_mapping *out);
+
+/* tlbsim-gpu's skew of aliased nodes, so nodes sharing physical memory
+ * never share a line (GPU_ALIAS_LINE). */
+#define REGION_ALIAS_LINE 128u
+/* The small pages of managed memory and the block they merge into. */
+#define REGION_MANAGED_SMALL (64u << 10)
+#define REGION_MANAGED_LARGE (2u << 20)
+
+typedef struct region {
+  uint64_t base;       /* VA of node 0's line (page aligned) */
+  uint64_t stride;
+  uint32_t nodes;
+  uint64_t page_size;  /* pages of the mapping (managed: its large page) */
+  uint64_t chunk;      /* physical pieces (2 MiB VMM chunks) */
+  region_mapping mapping;
+  uint64_t seed;       /* the shuffled mapping's physical order */
+} region;
+
+/* The VA of node i: base + i * stride, skewed for aliased. */
+uint64_t region_node_va(const region *r, uint32_t i);
+/* The base a region of `size` bytes gets when none is given: aligned to its
+ * size rounded up to a power of two (at most 1 TiB), as tlbsim-gpu
+ * reserves it, so set-index bits see i * stride unchanged. */
+uint64_t region_default_base(uint64_t size);
+/* Maps r into t (whose format must hold its page sizes). */
+int region_map(pt *t, const region *r, diag *d);
+
+#endif

@@ -1,1 +1,0 @@
-tlbsim_module(chase SOURCES chase.c DEPS tlbsim_mmu tlbsim_gpu_host)
