@@ -223,7 +223,7 @@ static void test_locations(void) {
 }
 
 static void test_phys_buddy(void) {
-  phys *p = phys_create(8u << 20, 12); /* 8 MiB of 4 KiB frames */
+  phys *p = phys_create(8u << 20, 12, PHYS_LOWEST_FIRST); /* 8 MiB of 4 KiB frames */
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   uint64_t a, b, c, big;
   CU_ASSERT_EQUAL(phys_alloc(p, 12, &a), 0);
@@ -244,8 +244,8 @@ static void test_phys_buddy(void) {
   CU_ASSERT_EQUAL(c, 0);
   CU_ASSERT_EQUAL(phys_used_peak(p), 8u << 20); /* 3 big frames + the re-merged one */
   phys_destroy(p);
-  CU_ASSERT_PTR_NULL(phys_create(100, 12));
-  p = phys_create((3u << 20) + 4096, 12); /* not a power of two */
+  CU_ASSERT_PTR_NULL(phys_create(100, 12, PHYS_LOWEST_FIRST));
+  p = phys_create((3u << 20) + 4096, 12, PHYS_LOWEST_FIRST); /* not a power of two */
   CU_ASSERT_EQUAL(phys_capacity(p), (3u << 20) + 4096);
   unsigned frames = 0;
   while (phys_alloc(p, 12, &a) == 0) frames++;
@@ -253,10 +253,38 @@ static void test_phys_buddy(void) {
   phys_destroy(p);
 }
 
+/* Highest first: each order hands out its top block, splitting the top
+ * larger one; frees merge as before. 8 MiB + 4 KiB: the capacity is not a
+ * power of two, so the top frame is a lone 4 KiB block. */
+static void test_phys_highest_first(void) {
+  phys *p = phys_create((8u << 20) + 4096, 12, PHYS_HIGHEST_FIRST);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  uint64_t a, b, big, c;
+  CU_ASSERT_EQUAL(phys_alloc(p, 12, &a), 0);
+  CU_ASSERT_EQUAL(a, 8u << 20); /* the lone top frame */
+  CU_ASSERT_EQUAL(phys_alloc(p, 12, &b), 0);
+  CU_ASSERT_EQUAL(b, (8u << 20) - 4096); /* then the top of the 8 MiB block, split */
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &big), 0);
+  CU_ASSERT_EQUAL(big, 4u << 20); /* below the split 2 MiB, aligned */
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 2u << 20);
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 0);
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), -1);
+  phys_free(p, b, 12); /* the top 2 MiB merges back whole */
+  CU_ASSERT_EQUAL(phys_alloc(p, 21, &c), 0);
+  CU_ASSERT_EQUAL(c, 6u << 20);
+  phys_free(p, a, 12);
+  phys_free(p, big, 21);
+  phys_free(p, c, 21);
+  CU_ASSERT_EQUAL(phys_used(p), 4u << 20);
+  phys_destroy(p);
+}
+
 /* Bitmaps follow use, not capacity: 256 TiB of 4 KiB frames (16 GiB of
  * flat bitmaps) allocates and frees like a small memory. */
 static void test_phys_large(void) {
-  phys *p = phys_create(UINT64_C(1) << 48, 12);
+  phys *p = phys_create(UINT64_C(1) << 48, 12, PHYS_LOWEST_FIRST);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   uint64_t pa[1000], big;
   for (int i = 0; i < 1000; i++) {
@@ -282,7 +310,8 @@ int main(void) {
                                            {"numbers", test_numbers},
                                            {"locations", test_locations},
                                            {NULL, NULL}};
-  static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {"large", test_phys_large}, {NULL, NULL}};
+  static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {"large", test_phys_large},
+                                             {"highest first", test_phys_highest_first}, {NULL, NULL}};
   static const test_suite suites[] = {{"config", config_cases}, {"phys", phys_cases}, {NULL, NULL}};
   return harness_run(suites);
 }

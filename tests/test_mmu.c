@@ -613,6 +613,11 @@ static void obs_shootdown(void *ctx, uint64_t va, unsigned shift, unsigned dropp
   note(ctx, "S%#llx %u %u; ", (unsigned long long)va, shift, dropped);
 }
 
+static void obs_translated(void *ctx, uint64_t va, const mmu_outcome *o) {
+  note(ctx, "T%#llx pa %#llx cycles %llu; ", (unsigned long long)va, (unsigned long long)o->pa,
+       (unsigned long long)o->cycles);
+}
+
 /* Lookups name their set and hit, fills their victim, walks their refs and
  * cycles; faults and shootdowns are reported; no observer, no events. */
 static void test_observer(void) {
@@ -622,16 +627,19 @@ static void test_observer(void) {
   mmu_config c = split_config();
   mmu *m = new_mmu(&c, t);
   event_log log = {{0}, 0};
-  mmu_observer obs = {&log, obs_lookup, obs_fill, obs_walk, obs_fault, obs_shootdown};
+  mmu_observer obs = {&log, obs_lookup, obs_fill, obs_walk, obs_fault, obs_shootdown, obs_translated};
   tr(m, 0x1000, ACC_READ); /* unobserved: fills l1d with page 1 */
   mmu_set_observer(m, &obs);
   tr(m, 0x2000, ACC_READ); /* l1d (1 entry) misses, stlb misses, walk, fills evict page 1 from l1d */
   CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 miss; L2 set 2 miss; W0x2000 refs 4 cycles 210; "
-                                   "F0 set 0 victim 0x1000; F2 set 2 victim 0; ");
+                                   "F0 set 0 victim 0x1000; F2 set 2 victim 0; T0x2000 pa 0x60000 cycles 316; ");
+  /* evictions are counted per level, observed or not: page 2 evicted page 1 from l1d */
+  CU_ASSERT_EQUAL(mmu_level_get_stats(m, 0).evictions, 1);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(m, 2).evictions, 0);
   log.len = 0;
   tr(m, 0x2000, ACC_WRITE); /* protection fault on an l1d hit */
   mmu_shootdown(m, 0x2000, 12);
-  CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 hit; X0x2000 2; S0x2000 12 2; ");
+  CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 hit; X0x2000 2; T0x2000 pa 0x60000 cycles 101; S0x2000 12 2; ");
   mmu_set_observer(m, NULL);
   log.len = 0;
   log.text[0] = '\0';

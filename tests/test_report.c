@@ -44,7 +44,7 @@ static void touch(machine *m, uint64_t va) {
 }
 
 /* A walk cache no access reached still has its columns; every level has
- * its five; ratios divide the right counts. */
+ * its six; ratios divide the right counts. */
 static void test_schema_from_configuration(void) {
   machine_spec spec;
   machine *m = make(&spec);
@@ -55,6 +55,7 @@ static void test_schema_from_configuration(void) {
   CU_ASSERT_EQUAL(find(&sc, "pwc.PT.hits"), -1);
   CU_ASSERT(find(&sc, "tlb.stlb.access_misses") > find(&sc, "tlb.l1d.accesses"));
   CU_ASSERT(find(&sc, "page_table.PML4.bytes_peak") > 0);
+  CU_ASSERT(find(&sc, "tlb.l1d.evictions") > find(&sc, "tlb.l1d.access_misses"));
   touch(m, 0x1000);
   touch(m, 0x1008);
   touch(m, 0x5000);
@@ -66,6 +67,7 @@ static void test_schema_from_configuration(void) {
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.l1d.hits")]), 1);
   CU_ASSERT_DOUBLE_EQUAL(stats_ratio(&snap, &sc.col[find(&sc, "tlb.l1d.miss_rate")]), 2.0 / 3, 1e-12);
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "page_table.PT.tables")]), 1);
+  CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.l1d.evictions")]), 0); /* 2 pages, 64 entries */
   machine_destroy(m);
 }
 

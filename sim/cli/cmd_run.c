@@ -9,11 +9,12 @@
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/report.h"
+#include "tlbsim/tlblog.h"
 
 typedef struct run_opts {
   cli_config conf;
   int format, trace_fmt; /* report_format, trace_format */
-  bool verbose;
+  bool verbose, log;
   const char *trace;
 } run_opts;
 
@@ -25,6 +26,8 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
        .help = "auto (default), native, lackey or din"},
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
+      {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
+       .help = "one line per record before the report (JSON lines with --format json): for short traces"},
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -35,6 +38,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
   o->trace = argv[first];
+  if (o->log && o->format == REPORT_CSV) return cli_usage_error("run", "--log writes text or JSON lines, not CSV");
   return 0;
 }
 
@@ -83,6 +87,21 @@ static void print_levels(const machine *m) {
   }
 }
 
+/* A logged replay: record by record, each through the log. */
+static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) {
+  tlblog *log = tlblog_create(m, stdout, f, d);
+  if (!log) return -1;
+  trace_record rec;
+  int rc;
+  while ((rc = trace_next(r, &rec, d)) == 1)
+    if (tlblog_apply(log, &rec, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+  tlblog_destroy(log);
+  return rc;
+}
+
 static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
@@ -122,7 +141,8 @@ int cmd_run(int argc, char **argv) {
     struct stat st;
     progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
     if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;
-    if (replay(m, r, &p, &d) == 0) {
+    if ((o.log ? replay_logged(m, r, o.format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, &d)
+               : replay(m, r, &p, &d)) == 0) {
       json_object *doc = report_run_json(m, trace_get_path(r), trace_format_name(trace_get_format(r)), label);
       report_write(stdout, (report_format)o.format, doc);
       json_object_put(doc);

@@ -108,7 +108,8 @@ int cmd_validate(int argc, char **argv) {
   if (!c) return cli_input_error(&d);
   if (validate_layout_sniff(o.csv)) {
     validate_layout_opts lo = {.csv = o.csv, .label = label, .traces = o.traces, .max_regions = o.max_regions,
-                               .max_chase = o.max_chase, .max_gather = o.max_pct, .every = o.every};
+                               .max_chase = o.max_chase, .max_gather = o.max_pct,
+                               .min_nodes = o.filter.min_nodes, .every = o.every};
     rc = validate_layout(&spec, &lo);
     cfg_destroy(c);
     return rc;

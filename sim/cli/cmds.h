@@ -15,5 +15,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_mrc(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

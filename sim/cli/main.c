@@ -18,6 +18,7 @@ static const command commands[] = {
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},
     {"calibrate", cmd_calibrate, "fit a preset's latencies to a measured chase CSV"},
     {"mrc", cmd_mrc, "miss-ratio curves: LRU misses of many TLB geometries in one pass"},
+    {"sweep", cmd_sweep, "many configurations (every combination of --vary values) over one read of each trace"},
     {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
     {"formats", cmd_formats, "list page-table formats, presets and policies"},
 };

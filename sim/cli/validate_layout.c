@@ -112,10 +112,15 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   char **f;
   unsigned long ln;
   tally sum = {0};
-  uint64_t row = 0;
+  uint64_t row = 0, skipped = 0, buffers;
   int got, rc = EXIT_OK;
   while (rc == EXIT_OK && (got = csv_table_next(t, &f, &ln, &d)) == 1) {
-    if (row++ % (o->every ? o->every : 1)) continue;
+    /* a malformed count is not skipped: compare_row names it */
+    if ((!num_parse_whole(f[col[C_BUFFERS]], &buffers) && buffers < o->min_nodes) ||
+        row++ % (o->every ? o->every : 1)) {
+      skipped++;
+      continue;
+    }
     char key[512];
     snprintf(key, sizeof key, "%s/%s", f[col[C_SOURCE]], f[col[C_CASE]]);
     layout_source src;
@@ -145,9 +150,9 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   if (rc != EXIT_OK) return rc;
   if (!sum.rows) return fprintf(stderr, "%s: no allocation rows to compare\n", o->csv), EXIT_INPUT;
   double chase_mean = sum.chase_sum / (double)sum.rows, gather_mean = sum.gather_sum / (double)sum.rows;
-  printf("\n%zu rows compared with preset %s (%s allocator): regions within %.2f%%; chase mean %.2f%%, worst "
-         "%.2f%%; gather mean %.2f%%, worst %.2f%%\n",
-         sum.rows, o->label, spec->vas_policy, sum.worst_regions, chase_mean, sum.chase_worst, gather_mean,
+  printf("\n%zu rows compared with preset %s (%s allocator; %llu skipped): regions within %.2f%%; chase mean %.2f%%, "
+         "worst %.2f%%; gather mean %.2f%%, worst %.2f%%\n",
+         sum.rows, o->label, spec->vas_policy, (unsigned long long)skipped, sum.worst_regions, chase_mean, sum.chase_worst, gather_mean,
          sum.gather_worst);
   if ((o->max_regions >= 0 && sum.worst_regions > o->max_regions) ||
       (o->max_chase >= 0 && sum.chase_worst > o->max_chase) || (o->max_gather >= 0 && sum.gather_worst > o->max_gather)) {

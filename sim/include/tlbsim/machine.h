@@ -51,6 +51,7 @@ typedef struct machine_spec {
   const pt_format *format;       /* [machine] format */
   uint64_t page_size;            /* [machine] page_size: demand paging, map and alloc default */
   uint64_t phys_memory;          /* [machine] phys_memory */
+  phys_order frame_order;        /* [machine] frame_order: which free frame a mapping takes */
   machine_demand demand;         /* [machine] demand_paging */
   uint64_t seed;                 /* [machine] seed: allocator and random replacement */
   char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
@@ -115,6 +116,9 @@ const machine_spec *machine_get_spec(const machine *m);
  * the count; *out points into the machine. */
 size_t machine_phases(machine *m, const machine_phase **out);
 const mmu *machine_get_mmu(const machine *m);
+/* Events of the machine's MMU go to o (copied) from now on; NULL: none
+ * (mmu_set_observer). The per-access log watches a replay through it. */
+void machine_set_observer(machine *m, const mmu_observer *o);
 const pt *machine_get_pt(const machine *m);
 const phys *machine_get_phys(const machine *m);
 const vas *machine_get_vas(const machine *m);

@@ -13,7 +13,8 @@
  * mmu_outcome       what one translation did: where it hit, walk refs,
  *                   cycles, fault.
  * mmu_observer      optional callbacks for each look-up, fill (with its
- *                   victim), walk step, fault and shootdown: what the
+ *                   victim), walk step, fault, shootdown and finished
+ *                   translation (its outcome): what the
  *                   per-access log and `explain` show. Off by default; the
  *                   translation pays one branch per event site.
  *
@@ -101,6 +102,7 @@ typedef struct mmu_outcome {
 
 typedef struct mmu_level_stats {
   uint64_t accesses, hits, misses;
+  uint64_t evictions; /* fills that replaced a valid entry of another page */
 } mmu_level_stats;
 
 typedef struct mmu_stats {
@@ -142,6 +144,8 @@ typedef struct mmu_observer {
   void (*walk)(void *ctx, uint64_t va, const walker_result *w);
   void (*fault)(void *ctx, uint64_t va, mmu_status status);
   void (*shootdown)(void *ctx, uint64_t va, unsigned page_shift, unsigned dropped);
+  /* The end of one mmu_translate: its outcome (after the events above). */
+  void (*translated)(void *ctx, uint64_t va, const mmu_outcome *o);
 } mmu_observer;
 
 /* What a new MMU takes from others instead of building its own: per level,

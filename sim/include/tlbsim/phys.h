@@ -6,8 +6,10 @@
  *       free block first, splitting the lowest larger one when empty, so
  *       runs are deterministic and consecutive allocations of one size are
  *       physically contiguous while memory is unfragmented (which is what
- *       lets sector TLB entries coalesce). Exhaustion is reported, never
- *       hidden.
+ *       lets sector TLB entries coalesce). Or the highest first (splitting
+ *       the highest larger one), the way a GPU driver can hand out video
+ *       memory: then each consecutive allocation lies below the one before.
+ *       Exhaustion is reported, never hidden.
  */
 #ifndef TLBSIM_PHYS_H
 #define TLBSIM_PHYS_H
@@ -16,9 +18,15 @@
 
 typedef struct phys phys;
 
+/* Which free block each order hands out. */
+typedef enum { PHYS_LOWEST_FIRST, PHYS_HIGHEST_FIRST } phys_order;
+
+/* Names by phys_order ("lowest-first", "highest-first"), NULL-terminated. */
+extern const char *const phys_order_names[];
+
 /* Frames are at least 2^min_shift bytes (the format's smallest page);
  * capacity is rounded down to that. NULL if capacity < one frame. */
-phys *phys_create(uint64_t capacity_bytes, unsigned min_shift);
+phys *phys_create(uint64_t capacity_bytes, unsigned min_shift, phys_order order);
 void phys_destroy(phys *p);
 /* Allocates one aligned frame of 2^page_shift bytes; -1 when none is free. */
 int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa);

@@ -24,9 +24,9 @@
 #include "tlbsim/machine.h"
 
 #define STATS_NAME_MAX 64
-/* Labels, counts and ratios of the machine, 5 per TLB level, 2 per walk
+/* Labels, counts and ratios of the machine, 6 per TLB level, 2 per walk
  * cache, 4 per page-table level: room for the largest configuration. */
-#define STATS_MAX_COLUMNS (48 + 5 * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
+#define STATS_MAX_COLUMNS (48 + 6 * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
 
 typedef struct stats_snapshot {
   machine_stats machine;
@@ -57,6 +57,10 @@ typedef struct stats_schema {
 
 void stats_schema_build(const machine_spec *s, stats_schema *out);
 void stats_snapshot_take(const machine *m, stats_snapshot *out);
+/* The counts since `base` was taken of the same machine (a warm-up's end):
+ * the machine's, the MMU's and each TLB level's counters less base's; the
+ * page-table and memory usage (levels, not counts) stay as they are now. */
+void stats_snapshot_since(stats_snapshot *now, const stats_snapshot *base);
 
 static inline uint64_t stats_count(const stats_snapshot *s, const stats_column *c) {
   return *(const uint64_t *)(const void *)((const char *)s + c->at);

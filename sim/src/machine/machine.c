@@ -111,18 +111,23 @@ static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   }
 }
 
-/* Maps [va, va+size) in pages of 2^shift; all or nothing. */
+/* Maps [va, va+size) in pages of 2^shift; all or nothing. Frames handed
+ * out highest first are taken for the last page first, so that one call's
+ * pages still ascend physically. */
 static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, unsigned prot, diag *d) {
   uint64_t page = 1ull << shift;
-  for (uint64_t off = 0; off < size; off += page) {
-    uint64_t pa;
+  bool down = m->spec.frame_order == PHYS_HIGHEST_FIRST;
+  for (uint64_t i = 0; i < size; i += page) {
+    uint64_t off = down ? size - page - i : i, pa;
+    /* the pages mapped so far, to give back when one fails */
+    uint64_t done_va = down ? va + off + page : va, done = i;
     if (phys_alloc(m->frames, shift, &pa)) {
-      unmap_pages(m, va, off);
+      unmap_pages(m, done_va, done);
       return diag_set(d, NULL, 0, "out of physical memory");
     }
     if (pt_map(cur_table(m), va + off, pa, shift, prot, d)) {
       phys_free(m->frames, pa, shift);
-      unmap_pages(m, va, off);
+      unmap_pages(m, done_va, done);
       return -1;
     }
   }
@@ -188,7 +193,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
     if (m->format->leaf[i].page_shift < min_shift) min_shift = m->format->leaf[i].page_shift;
   m->min_shift = min_shift;
   m->min_page = 1ull << min_shift;
-  if (!(m->frames = phys_create(s->phys_memory, min_shift))) {
+  if (!(m->frames = phys_create(s->phys_memory, min_shift, s->frame_order))) {
     diag_set(d, NULL, 0, "out of memory for %llu bytes of physical memory", (unsigned long long)s->phys_memory);
     goto fail;
   }
@@ -504,6 +509,7 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
 const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }
 const machine_spec *machine_get_spec(const machine *m) { return &m->spec; }
 const mmu *machine_get_mmu(const machine *m) { return m->mmu; }
+void machine_set_observer(machine *m, const mmu_observer *o) { mmu_set_observer(m->mmu, o); }
 const pt *machine_get_pt(const machine *m) { return m->ctx[m->cur].table; }
 const phys *machine_get_phys(const machine *m) { return m->frames; }
 const vas *machine_get_vas(const machine *m) { return m->ctx[m->cur].heap; }

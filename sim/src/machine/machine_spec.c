@@ -1,6 +1,6 @@
 /* Configuration → machine_spec: every key a machine reads, read once.
  * Section names:
- *   [machine]         format, page_size, phys_memory, demand_paging, seed
+ *   [machine]         format, page_size, phys_memory, frame_order, demand_paging, seed
  *   [vas]             policy and every allocator parameter (vas_param_*)
  *   [latency] [mmu]   latency model, ASID tagging, walker fetch span
  *   [ptcache]         the cache of page-table lines walks read through
@@ -46,6 +46,17 @@ static int read_demand(cfg *c, machine_demand *out, diag *d) {
   return 0;
 }
 
+static int read_frame_order(cfg *c, phys_order *out, diag *d) {
+  const char *s;
+  cfg_get_str(c, "machine", "frame_order", phys_order_names[PHYS_LOWEST_FIRST], &s);
+  for (int i = 0; phys_order_names[i]; i++)
+    if (!strcmp(s, phys_order_names[i])) {
+      *out = (phys_order)i;
+      return 0;
+    }
+  return cfg_error(c, "machine", "frame_order", d, "'%s' is not lowest-first or highest-first", s);
+}
+
 static int read_machine(cfg *c, machine_spec *s, diag *d) {
   if (read_format(c, &s->format, d)) return -1;
   const pt_format *f = s->format;
@@ -54,7 +65,8 @@ static int read_machine(cfg *c, machine_spec *s, diag *d) {
     if ((1ull << f->leaf[i].page_shift) < smallest) smallest = 1ull << f->leaf[i].page_shift;
   if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, 1, UINT64_MAX, &s->page_size, d) ||
       cfg_get_size(c, "machine", "phys_memory", 16ull << 30, smallest, PT_TABLE_PA_BASE, &s->phys_memory, d) ||
-      cfg_get_u64(c, "machine", "seed", 1, 0, UINT64_MAX, &s->seed, d) || read_demand(c, &s->demand, d))
+      cfg_get_u64(c, "machine", "seed", 1, 0, UINT64_MAX, &s->seed, d) || read_demand(c, &s->demand, d) ||
+      read_frame_order(c, &s->frame_order, d))
     return -1;
   if (!is_leaf_size(f, s->page_size))
     return cfg_error(c, "machine", "page_size", d, "not a page size of format %s", f->name);

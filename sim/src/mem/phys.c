@@ -1,6 +1,6 @@
 /* Physical frames as a binary buddy allocator: one free bitmap per order,
- * a per-order search hint so the lowest free block is found without
- * rescanning the whole map.
+ * per-order search hints so the lowest (or highest) free block is found
+ * without rescanning the whole map.
  *
  * Bitmaps are allocated in chunks on first use, so host memory follows the
  * frames a replay touches, not the capacity configured (256 TiB of 4 KiB
@@ -21,9 +21,11 @@ typedef struct order_map {
   uint64_t nblocks;
   uint64_t nfree; /* set bits: lets an empty order answer without a scan */
   uint64_t hint;  /* no free block below word `hint` */
+  uint64_t hint_hi; /* ... nor above word `hint_hi` */
 } order_map;
 
 struct phys {
+  phys_order order_pref;
   unsigned min_shift;
   unsigned norders; /* orders 0..norders-1; order k = 2^(min_shift+k) bytes */
   uint64_t capacity, used, used_peak;
@@ -51,6 +53,7 @@ static void bit_set(order_map *m, uint64_t i) {
   *word_of(m, i) |= 1ull << (i & 63);
   m->nfree++;
   if ((i >> 6) < m->hint) m->hint = i >> 6;
+  if ((i >> 6) > m->hint_hi) m->hint_hi = i >> 6;
 }
 static void bit_clear(order_map *m, uint64_t i) {
   *word_of(m, i) &= ~(1ull << (i & 63));
@@ -77,12 +80,34 @@ static uint64_t lowest_free(order_map *m) {
   return UINT64_MAX;
 }
 
-phys *phys_create(uint64_t capacity_bytes, unsigned min_shift) {
+/* Highest free block of an order, or UINT64_MAX. */
+static uint64_t highest_free(order_map *m) {
+  if (!m->nfree) return UINT64_MAX;
+  for (uint64_t w = m->hint_hi + 1; w-- > 0;) {
+    const uint64_t *c = m->chunk[w >> CHUNK_SHIFT];
+    if (!c) { /* a whole chunk with nothing free: skip to the one below */
+      w &= ~(uint64_t)(CHUNK_WORDS - 1);
+      continue;
+    }
+    uint64_t bits = c[w & (CHUNK_WORDS - 1)];
+    if (bits) {
+      m->hint_hi = w;
+      return (w << 6) + 63 - (uint64_t)__builtin_clzll(bits);
+    }
+  }
+  m->hint_hi = 0;
+  return UINT64_MAX;
+}
+
+const char *const phys_order_names[] = {"lowest-first", "highest-first", NULL};
+
+phys *phys_create(uint64_t capacity_bytes, unsigned min_shift, phys_order order) {
   if (min_shift >= 63) return NULL;
   uint64_t frames = capacity_bytes >> min_shift;
   if (frames == 0) return NULL;
   phys *p = calloc(1, sizeof *p);
   if (!p) return NULL;
+  p->order_pref = order;
   p->min_shift = min_shift;
   p->capacity = frames << min_shift;
   p->norders = log2_u64(frames) + 1;
@@ -117,10 +142,12 @@ void phys_destroy(phys *p) {
   free(p);
 }
 
-/* Takes a free block of order k, splitting a larger one when needed. */
+/* Takes a free block of order k, splitting a larger one when needed: the
+ * lowest (highest) one, its upper (lower) half staying free. */
 static uint64_t take_block(phys *p, unsigned k) {
   if (k >= p->norders) return UINT64_MAX;
-  uint64_t b = lowest_free(&p->order[k]);
+  bool high = p->order_pref == PHYS_HIGHEST_FIRST;
+  uint64_t b = high ? highest_free(&p->order[k]) : lowest_free(&p->order[k]);
   if (b != UINT64_MAX) {
     bit_clear(&p->order[k], b);
     return b;
@@ -131,8 +158,8 @@ static uint64_t take_block(phys *p, unsigned k) {
     bit_set(&p->order[k + 1], parent);
     return UINT64_MAX;
   }
-  bit_set(&p->order[k], parent * 2 + 1); /* the upper half stays free */
-  return parent * 2;
+  bit_set(&p->order[k], parent * 2 + !high);
+  return parent * 2 + high;
 }
 
 int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa) {

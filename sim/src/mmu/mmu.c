@@ -282,7 +282,7 @@ static void note_fill(const mmu *m, unsigned l, unsigned a, const tlb *t, const 
 /* Inclusive fill of the levels that missed. */
 static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mapping *mp) {
   bool observed = m->obs && m->obs->fill;
-  tlb_victim victim;
+  tlb_victim victim; /* always asked for: evictions are counted per level */
   for (unsigned i = 0; i < npath; i++) {
     mmu_level *lv = &m->lv[path[i]];
     int a = lv->array_of_shift[mp->page_shift];
@@ -290,12 +290,13 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
     tlb *t = lv->arr[a];
     unsigned n = tlb_get_geometry(t)->sector_pages;
     if (n == 1) {
-      tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1, observed ? &victim : NULL);
+      tlb_fill(t, mp->va, m->asid, mp->page_shift, mp->pa, mp->prot, 1, &victim);
     } else {
       uint64_t page_pa[TLB_MAX_SECTOR];
       uint64_t mask = sector_mask(m, mp, n, lv->contiguous, page_pa) & fetched_pages(m, mp, n);
-      tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask, observed ? &victim : NULL);
+      tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask, &victim);
     }
+    lv->st.evictions += victim.evicted;
     if (observed) note_fill(m, (unsigned)path[i], (unsigned)a, t, mp, &victim);
   }
 }
@@ -317,7 +318,10 @@ static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status, uin
   out->cycles = cycles;
   m->st.cycles += cycles;
   if (status == MMU_FAULT_PROT) m->st.faults_prot++;
-  if (status != MMU_OK && m->obs && m->obs->fault) m->obs->fault(m->obs->ctx, va, status);
+  if (m->obs) {
+    if (status != MMU_OK && m->obs->fault) m->obs->fault(m->obs->ctx, va, status);
+    if (m->obs->translated) m->obs->translated(m->obs->ctx, va, out);
+  }
 }
 
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {

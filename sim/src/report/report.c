@@ -168,12 +168,12 @@ static void write_text(FILE *out, json_object *doc) {
           (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)get_u64(doc, "reads"),
           (unsigned long long)get_u64(doc, "writes"), (unsigned long long)get_u64(doc, "fetches"),
           (unsigned long long)get_u64(doc, "straddles"));
-  fprintf(out, "\n%-10s %14s %14s %14s %9s\n", "TLB", "lookups", "hits", "misses", "miss %");
+  fprintf(out, "\n%-10s %14s %14s %14s %9s %14s\n", "TLB", "lookups", "hits", "misses", "miss %", "evictions");
   json_object_object_foreach(get_obj(doc, "tlb"), name, lv) {
     uint64_t acc = get_u64(lv, "accesses"), miss = get_u64(lv, "misses");
-    fprintf(out, "%-10s %14llu %14llu %14llu %8.3f%%\n", name, (unsigned long long)acc,
+    fprintf(out, "%-10s %14llu %14llu %14llu %8.3f%% %14llu\n", name, (unsigned long long)acc,
             (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss,
-            acc ? 100.0 * (double)miss / (double)acc : 0.0);
+            acc ? 100.0 * (double)miss / (double)acc : 0.0, (unsigned long long)get_u64(lv, "evictions"));
   }
   fprintf(out, "\nwalks     %llu (%llu page-table references)\n", (unsigned long long)get_u64(doc, "walks"),
           (unsigned long long)get_u64(doc, "walk_refs"));

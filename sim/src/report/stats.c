@@ -77,6 +77,7 @@ static const column_def per_level[] = {
     {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL},
     {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL},
     {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64},
+    {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL},
 };
 
 static const column_def per_walk_cache[] = {
@@ -140,4 +141,20 @@ void stats_snapshot_take(const machine *m, stats_snapshot *out) {
   out->table_bytes = machine_pt_bytes(m);
   out->phys_used = phys_used(machine_get_phys(m));
   out->phys_used_peak = phys_used_peak(machine_get_phys(m));
+}
+
+/* a -= b over n counters. */
+static void subtract(uint64_t *a, const uint64_t *b, size_t n) {
+  for (size_t i = 0; i < n; i++) a[i] -= b[i];
+}
+
+void stats_snapshot_since(stats_snapshot *now, const stats_snapshot *base) {
+  _Static_assert(sizeof(machine_stats) % sizeof(uint64_t) == 0 && sizeof(mmu_stats) % sizeof(uint64_t) == 0 &&
+                     sizeof(mmu_level_stats) % sizeof(uint64_t) == 0,
+                 "counters are uint64_t only");
+  subtract((uint64_t *)(void *)&now->machine, (const uint64_t *)(const void *)&base->machine,
+           sizeof now->machine / sizeof(uint64_t));
+  subtract((uint64_t *)(void *)&now->mmu, (const uint64_t *)(const void *)&base->mmu, sizeof now->mmu / sizeof(uint64_t));
+  subtract((uint64_t *)(void *)now->level, (const uint64_t *)(const void *)base->level,
+           sizeof now->level / (sizeof(uint64_t)));
 }
