@@ -4,3 +4,4 @@ add_test(NAME calibrate COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/calibrate.sh $<TAR
 set_tests_properties(calibrate PROPERTIES TIMEOUT 1800)
 add_test(NAME validate_plot COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/plot.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME explain_h200 COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/explain.sh $<TARGET_FILE:tlbsim>)
+add_test(NAME run_report COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_report.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

@@ -660,6 +660,141 @@ static void t_many_pages(void) {
   pt_destroy(t);
 }
 
+/* --- entry words (explain, dump) -------------------------------------------- */
+
+#define EV (UINT64_C(0x01) << 56) /* the top byte: V 0x01 R 0x02 W 0x04 X 0x08 L 0x10 size << 5 */
+
+/* teaching16, by hand: the root (16 x 2 B) at BASE, the L2 table of the first
+ * map right after it at BASE + 0x20, the second's at BASE + 0x40. */
+static void t_entry_walk_teaching16(void) {
+  const pt_format *f = pt_format_find("teaching16");
+  pt *t = pt_create(f);
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0x1200, 0x300, 8, PT_R | PT_W, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0xa700, 0x4400, 8, PT_X, &d), 0);
+  uint64_t raw[PT_MAX_LEVELS];
+  CU_ASSERT_EQUAL_FATAL(pt_walk_raw(t, 0x1234, raw), 2);
+  CU_ASSERT_EQUAL(raw[0], UINT64_C(0x0101000000000020));
+  CU_ASSERT_EQUAL(raw[1], UINT64_C(0x1700000000000300));
+  CU_ASSERT_EQUAL_FATAL(pt_walk_raw(t, 0xa7c3, raw), 2);
+  CU_ASSERT_EQUAL(raw[0], EV | (BASE + 0x40));
+  CU_ASSERT_EQUAL(raw[1], UINT64_C(0x1900000000004400));
+  /* 0x5000: the root's entry 5 is empty, the walk reads it and stops */
+  CU_ASSERT_EQUAL_FATAL(pt_walk_raw(t, 0x5000, raw), 1);
+  CU_ASSERT_EQUAL(raw[0], 0);
+  CU_ASSERT_EQUAL(pt_walk_raw(t, 0x10000, raw), 0); /* beyond 16 bits */
+
+  pt_entry e;
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(f, 0, UINT64_C(0x0101000000000020), &e, &d), 0);
+  CU_ASSERT(e.valid && !e.leaf);
+  CU_ASSERT_EQUAL(e.addr, BASE + 0x20);
+  CU_ASSERT_EQUAL(e.frame, 0);
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(f, 1, UINT64_C(0x1700000000000300), &e, &d), 0);
+  CU_ASSERT(e.valid && e.leaf);
+  CU_ASSERT_EQUAL(e.prot, PT_R | PT_W);
+  CU_ASSERT_EQUAL(e.page_shift, 8);
+  CU_ASSERT_EQUAL(e.frame, 3);
+  CU_ASSERT_EQUAL(e.addr, 0x300);
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(f, 1, UINT64_C(0x1900000000004400), &e, &d), 0);
+  CU_ASSERT_EQUAL(e.prot, PT_X);
+  CU_ASSERT_EQUAL(e.frame, 0x44);
+  /* a 4 KiB leaf at L1, the level's own size (k = 0) */
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(f, 0, UINT64_C(0x1300000000003000), &e, &d), 0);
+  CU_ASSERT(e.leaf && e.page_shift == 12 && e.frame == 3 && e.prot == PT_R);
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(f, 1, 0, &e, &d), 0);
+  CU_ASSERT(!e.valid && !e.leaf);
+  pt_destroy(t);
+}
+
+static void t_entry_decode_rejects(void) {
+  const pt_format *f = pt_format_find("teaching16");
+  pt_entry e;
+  diag d;
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 1, UINT64_C(0x1600000000000300), &e, &d), -1); /* no V */
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 1, UINT64_C(0x1700000000000380), &e, &d), -1); /* misaligned frame */
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 1, UINT64_C(0x0100000000000300), &e, &d), -1); /* table at the last level */
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 0, UINT64_C(0x0300000000000020), &e, &d), -1); /* R on a table entry */
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 1, UINT64_C(0x3700000000000300), &e, &d), -1); /* L2 has one leaf size */
+  CU_ASSERT_EQUAL(pt_entry_decode(f, 2, UINT64_C(0x1700000000000300), &e, &d), -1); /* no level 2 */
+  CU_ASSERT(strstr(d.msg, "no level 2") != NULL);
+}
+
+/* x86-64 and Hopper: larger leaves. Hopper's PT level lists 4 KiB (its own
+ * shift, k = 0) and 64 KiB (k = 1): the size bits read 0x20. */
+static void t_entry_large_leaves(void) {
+  const pt_format *x = pt_format_find("x86-64-4"), *h = pt_format_find("hopper");
+  pt *t = pt_create(x);
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, G1, 5 * M2, 21, PT_RWX, &d), 0);
+  uint64_t raw[PT_MAX_LEVELS];
+  CU_ASSERT_EQUAL_FATAL(pt_walk_raw(t, G1 + 0x1234, raw), 3);
+  CU_ASSERT_EQUAL(raw[0], EV | (BASE + K4));     /* PML4[0] -> PDPT */
+  CU_ASSERT_EQUAL(raw[1], EV | (BASE + 2 * K4)); /* PDPT[1] -> PD */
+  CU_ASSERT_EQUAL(raw[2], UINT64_C(0x1f00000000a00000));
+  pt_entry e;
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(x, 2, raw[2], &e, &d), 0);
+  CU_ASSERT(e.leaf && e.page_shift == 21 && e.frame == 5 && e.prot == PT_RWX);
+  pt_destroy(t);
+
+  t = pt_create(h);
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, K64, 3 * K64, 16, PT_R | PT_W, &d), 0);
+  unsigned n = pt_walk_raw(t, K64 + 5, raw);
+  CU_ASSERT_EQUAL_FATAL(n, 6);
+  CU_ASSERT_EQUAL(raw[5], UINT64_C(0x3700000000030000));
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(h, 5, raw[5], &e, &d), 0);
+  CU_ASSERT(e.leaf && e.page_shift == 16 && e.frame == 3);
+  CU_ASSERT_EQUAL_FATAL(pt_entry_decode(h, 5, UINT64_C(0x1700000000003000), &e, &d), 0);
+  CU_ASSERT(e.leaf && e.page_shift == 12 && e.frame == 3);
+  CU_ASSERT_EQUAL(pt_entry_decode(h, 5, UINT64_C(0x3700000000003000), &e, &d), -1); /* 64 KiB misaligned */
+  pt_destroy(t);
+}
+
+typedef struct seen_table {
+  unsigned level;
+  uint64_t va_base, pa;
+  uint32_t n;
+  uint64_t raw[16];
+} seen_table;
+
+typedef struct seen {
+  unsigned count;
+  seen_table t[8];
+} seen;
+
+static void collect(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t n, const uint64_t *raw) {
+  seen *s = ctx;
+  if (s->count >= 8) return;
+  seen_table *x = &s->t[s->count++];
+  *x = (seen_table){.level = level, .va_base = va_base, .pa = table_pa, .n = n};
+  for (uint32_t i = 0; i < n && i < 16; i++) x->raw[i] = raw[i];
+}
+
+/* Level by level, in VA order within a level: the table mapped second
+ * (0xa7..., at BASE + 0x40) comes after the one for 0x1... though the one
+ * for 0x3... (mapped third, BASE + 0x60) lies between them in VA. */
+static void t_each_table(void) {
+  pt *t = pt_create(pt_format_find("teaching16"));
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0x1200, 0x300, 8, PT_R | PT_W, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0xa700, 0x4400, 8, PT_X, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0x3000, 0x1000, 12, PT_R, &d), 0); /* a 4 KiB leaf in the root */
+  CU_ASSERT_EQUAL_FATAL(pt_map(t, 0x1300, 0x100, 8, PT_R, &d), 0);
+  seen s = {0};
+  CU_ASSERT_EQUAL_FATAL(pt_each_table(t, collect, &s), 0);
+  CU_ASSERT_EQUAL_FATAL(s.count, 3);
+  CU_ASSERT(s.t[0].level == 0 && s.t[0].pa == BASE && s.t[0].va_base == 0 && s.t[0].n == 16);
+  CU_ASSERT_EQUAL(s.t[0].raw[1], EV | (BASE + 0x20));
+  CU_ASSERT_EQUAL(s.t[0].raw[3], UINT64_C(0x1300000000001000));
+  CU_ASSERT_EQUAL(s.t[0].raw[10], EV | (BASE + 0x40));
+  CU_ASSERT_EQUAL(s.t[0].raw[0], 0);
+  CU_ASSERT(s.t[1].level == 1 && s.t[1].pa == BASE + 0x20 && s.t[1].va_base == 0x1000);
+  CU_ASSERT_EQUAL(s.t[1].raw[2], UINT64_C(0x1700000000000300));
+  CU_ASSERT_EQUAL(s.t[1].raw[3], UINT64_C(0x1300000000000100));
+  CU_ASSERT(s.t[2].level == 1 && s.t[2].pa == BASE + 0x40 && s.t[2].va_base == 0xa000);
+  CU_ASSERT_EQUAL(s.t[2].raw[7], UINT64_C(0x1900000000004400));
+  pt_destroy(t);
+}
+
 int main(void) {
   static const test_case formats[] = {
       {"built-in formats", t_builtins},     {"leaf levels", t_leaf_level},
@@ -677,8 +812,13 @@ int main(void) {
                                   {"mixed sizes", t_mixed_sizes},
                                   {"many pages", t_many_pages},
                                   {NULL, NULL}};
+  static const test_case entries[] = {{"entry words teaching16", t_entry_walk_teaching16},
+                                      {"decode rejects", t_entry_decode_rejects},
+                                      {"large leaves", t_entry_large_leaves},
+                                      {"each table", t_each_table},
+                                      {NULL, NULL}};
   static const test_suite suites[] = {
-      {"pt formats", formats}, {"pt walks", walks}, {"pt usage", usage}, {"pt ops", ops},
+      {"pt formats", formats}, {"pt walks", walks}, {"pt usage", usage}, {"pt ops", ops}, {"pt entries", entries},
       {NULL, NULL}};
   return harness_run(suites);
 }

@@ -121,6 +121,50 @@ static void test_window(void) {
   CU_ASSERT_EQUAL(s.machine.records, 2);
 }
 
+/* --interval: the calls' counts add up to the whole replay's. */
+typedef struct iv_sum {
+  uint64_t calls, accesses, walks, maps, records, last_end;
+  bool ordered;
+} iv_sum;
+
+static void add_interval(void *ctx, const sweep_interval *iv) {
+  iv_sum *s = ctx;
+  s->ordered = s->ordered && iv->index == s->calls && iv->accesses_end > s->last_end && iv->n == 1;
+  s->calls++;
+  s->last_end = iv->accesses_end;
+  s->accesses += iv->snap[0].machine.accesses;
+  s->walks += iv->snap[0].mmu.walks;
+  s->maps += iv->snap[0].machine.maps;
+  s->records += iv->snap[0].machine.records;
+}
+
+static void test_intervals(void) {
+  static const char *const off[] = {"machine.demand_paging=off", NULL};
+  machine_spec spec;
+  spec_of(off, &spec);
+  static const sweep_window windows[] = {{0}, {.skip = 1}, {.warmup = 2}, {.skip = 1, .warmup = 1, .max = 7}};
+  for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++)
+    for (uint64_t every = 1; every <= 12; every++) {
+      stats_snapshot whole, s;
+      diag d;
+      CU_ASSERT_EQUAL_FATAL(replay(ten_reads, &spec, 1, windows[k], 1, &whole, &d), 0);
+      iv_sum sum = {.ordered = true};
+      sweep_window w = windows[k];
+      w.interval = every;
+      w.on_interval = add_interval;
+      w.ctx = &sum;
+      CU_ASSERT_EQUAL_FATAL(replay(ten_reads, &spec, 1, w, 2, &s, &d), 0);
+      CU_ASSERT(memcmp(&s, &whole, sizeof s) == 0); /* intervals change nothing else */
+      CU_ASSERT(sum.ordered);
+      CU_ASSERT_EQUAL(sum.accesses, whole.machine.accesses);
+      CU_ASSERT_EQUAL(sum.walks, whole.mmu.walks);
+      CU_ASSERT_EQUAL(sum.maps, whole.machine.maps);
+      CU_ASSERT_EQUAL(sum.records, whole.machine.records);
+      uint64_t counted = whole.machine.accesses;
+      CU_ASSERT_EQUAL(sum.calls, (counted + every - 1) / every); /* full ones, then the rest */
+    }
+}
+
 static void test_jobs(void) {
   static const char *const sets[][3] = {{"tlb.l1d.entries=4", "tlb.l1d.ways=1", NULL},
                                         {"tlb.l1d.entries=8", "pwc.PD.entries=0", NULL},
@@ -193,7 +237,8 @@ static void test_columns(void) {
 
 int main(void) {
   static const test_case grid[] = {{"grid", test_grid}, {"grid_limits", test_grid_limits}, {NULL, NULL}};
-  static const test_case run[] = {{"window", test_window}, {"jobs", test_jobs}, {"errors", test_errors},
+  static const test_case run[] = {{"window", test_window}, {"intervals", test_intervals},
+                                  {"jobs", test_jobs}, {"errors", test_errors},
                                   {"columns", test_columns}, {NULL, NULL}};
   static const test_suite suites[] = {{"sweep_grid", grid}, {"sweep_run", run}, {NULL, NULL}};
   return harness_run(suites);

@@ -14,7 +14,7 @@
 typedef struct run_opts {
   cli_config conf;
   int format, trace_fmt; /* report_format, trace_format */
-  bool verbose, log;
+  bool verbose, log, dump_pt;
   const char *trace;
 } run_opts;
 
@@ -28,6 +28,8 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
+      {.name = "dump-pt", .kind = OPT_FLAG, .dest = &o->dump_pt,
+       .help = "print the page table after the replay, before the report (as tlbsim dump)"},
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -39,6 +41,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   if (rc) return rc;
   o->trace = argv[first];
   if (o->log && o->format == REPORT_CSV) return cli_usage_error("run", "--log writes text or JSON lines, not CSV");
+  if (o->dump_pt && o->format != REPORT_TEXT) return cli_usage_error("run", "--dump-pt goes with the text report only");
   return 0;
 }
 
@@ -119,6 +122,18 @@ static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
   return rc;
 }
 
+/* Once per run: page sizes no TLB level holds walk on every access, which
+ * a total alone does not show. */
+static void warn_unheld(machine *m) {
+  uint64_t shifts = mmu_unheld_page_shifts(machine_get_mmu(m));
+  for (unsigned s = 0; s < 64; s++)
+    if (shifts >> s & 1) {
+      char size[32];
+      fprintf(stderr, "tlbsim run: warning: no TLB level holds %s pages: every access to them walked\n",
+              num_format_size(1ull << s, size, sizeof size));
+    }
+}
+
 int cmd_run(int argc, char **argv) {
   run_opts o = {.format = REPORT_TEXT, .trace_fmt = TRACE_AUTO};
   int rc = parse_run(argc, argv, &o);
@@ -142,10 +157,13 @@ int cmd_run(int argc, char **argv) {
     progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
     if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;
     if ((o.log ? replay_logged(m, r, o.format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, &d)
-               : replay(m, r, &p, &d)) == 0) {
+               : replay(m, r, &p, &d)) == 0 &&
+        (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
+      if (o.dump_pt) putchar('\n');
       json_object *doc = report_run_json(m, trace_get_path(r), trace_format_name(trace_get_format(r)), label);
       report_write(stdout, (report_format)o.format, doc);
       json_object_put(doc);
+      warn_unheld(m);
       rc = EXIT_OK;
     }
     trace_close(r);

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "cmds.h"
+#include "sweep_cluster.h"
 #include "tlbsim/sweep.h"
 
 #define SWEEP_MAX_TRACES 4096
@@ -19,7 +20,13 @@ typedef struct sweep_opts {
   int format, trace_fmt; /* report_format, trace_format */
   const char *const *traces;
   size_t ntraces;
+  int emit;           /* --emit: 0 slurm, -1 none */
+  const char *emit_dir, *merge_dir, *configs;
+  uint64_t slices;
+  size_t first, count; /* --configs: the configurations run */
 } sweep_opts;
+
+static const char *const emit_names[] = {"slurm", NULL};
 
 static int add_vary(void *grid, const char *arg, char *why, size_t len) { return sweep_grid_add(grid, arg, why, len); }
 
@@ -37,14 +44,31 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
        .help = "count statistics from the access after the first N replayed"},
       {.name = "max", .kind = OPT_WHOLE, .dest = &o->window.max, .arg = "N", .lo = 1,
        .help = "stop after N replayed accesses (warm-up included)"},
+      {.name = "interval", .kind = OPT_WHOLE, .dest = &o->window.interval, .arg = "N", .lo = 1,
+       .help = "a row per configuration every N counted accesses (and one for the rest),\n"
+               "with the statistics of those accesses only (CSV only)"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
        .help = "auto (default), native, lackey or din"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      {.name = "emit", .kind = OPT_CHOICE, .dest = &o->emit, .arg = "slurm", .choices = emit_names,
+       .help = "run nothing: the first operand is a directory DIR that gets a Slurm job\n"
+               "array (DIR/sweep.sbatch) and its manifest (DIR/manifest.tsv), a task per\n"
+               "TRACE and slice of the configurations, each writing DIR/out/TASK.csv"},
+      {.name = "slices", .kind = OPT_WHOLE, .dest = &o->slices, .arg = "K", .lo = 1, .hi = SWEEP_MAX_CONFIGS,
+       .help = "--emit: the configurations of each trace in K tasks (default 1)"},
+      {.name = "merge", .kind = OPT_TEXT, .dest = &o->merge_dir, .arg = "DIR",
+       .help = "join the CSVs of the tasks of DIR/manifest.tsv, in its order, checking\n"
+               "that none is missing, extra or cut short (no TRACE)"},
+      {.name = "configs", .kind = OPT_TEXT, .dest = &o->configs, .arg = "FIRST-LAST",
+       .help = "only configurations FIRST to LAST (from 0, in grid order), with the\n"
+               "columns of the whole grid: a task of --emit"},
   };
   const cli_spec spec = {
-      .cmd = "sweep", .usage = "[OPTIONS] --vary S.K=V1,V2,... [--vary ...] TRACE...", .operands = "TRACE",
-      .min_operands = 1, .max_operands = SWEEP_MAX_TRACES,
+      .cmd = "sweep",
+      .usage = "[OPTIONS] --vary S.K=V1,V2,... [--vary ...] TRACE...\n"
+               "       tlbsim sweep [OPTIONS] --emit slurm DIR TRACE...  |  tlbsim sweep --merge DIR",
+      .operands = "TRACE", .min_operands = 0, .max_operands = SWEEP_MAX_TRACES + 1,
       .about = "Replays each TRACE once through one machine per combination of the --vary values\n"
                "(default preset x86-64) and writes one row per trace and combination: trace, one\n"
                "column per varied key, then every statistic of `tlbsim run`. The columns are the\n"
@@ -58,6 +82,40 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
   if (o->window.max && o->window.warmup >= o->window.max)
     return cli_usage_error("sweep", "--warmup (%llu) leaves nothing of --max (%llu) to count",
                            (unsigned long long)o->window.warmup, (unsigned long long)o->window.max);
+  int nops = argc - first;
+  if (o->merge_dir) {
+    if (nops) return cli_usage_error("sweep", "--merge DIR takes no TRACE");
+    return 0;
+  }
+  if (o->emit >= 0) {
+    if (nops < 2) return cli_usage_error("sweep", "--emit slurm takes a directory, then at least one TRACE (see --help)");
+    if (o->format != REPORT_CSV) return cli_usage_error("sweep", "--emit: the tasks write CSV (not --format %s)",
+                                                         report_format_names[o->format]);
+    if (o->configs) return cli_usage_error("sweep", "--emit chooses the --configs of each task itself");
+    o->emit_dir = argv[first++];
+    nops--;
+    for (int i = first; i < argc; i++)
+      if (!strcmp(argv[i], "-") || strpbrk(argv[i], "\t\n"))
+        return cli_usage_error("sweep", "--emit: '%s' is not a file a task can read (stdin, a tab or a newline)",
+                               argv[i]);
+  } else if (o->slices != 1)
+    return cli_usage_error("sweep", "--slices is for --emit");
+  if (nops < 1) return cli_usage_error("sweep", "expected at least one TRACE (see --help)");
+  if (nops > SWEEP_MAX_TRACES) return cli_usage_error("sweep", "at most %d TRACEs", SWEEP_MAX_TRACES);
+  size_t n = sweep_grid_count(&o->grid);
+  o->first = 0;
+  o->count = n;
+  if (o->configs) {
+    unsigned long long a, b;
+    int used = 0;
+    if (sscanf(o->configs, "%llu-%llu%n", &a, &b, &used) != 2 || o->configs[used] || o->configs[0] == '-' ||
+        a > b || b >= n)
+      return cli_usage_error("sweep", "--configs: '%s' is not FIRST-LAST within 0-%zu", o->configs, n - 1);
+    o->first = (size_t)a;
+    o->count = (size_t)(b - a + 1);
+  }
+  if (o->window.interval && o->format != REPORT_CSV)
+    return cli_usage_error("sweep", "--interval writes CSV only (not --format %s)", report_format_names[o->format]);
   o->traces = (const char *const *)argv + first;
   o->ntraces = (size_t)(argc - first);
   return 0;
@@ -105,9 +163,10 @@ static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, diag *d)
 }
 
 typedef struct sweep_results {
-  size_t nconfigs;
+  size_t nconfigs;                /* specs and values: every configuration */
+  size_t first, count;            /* snaps and rows: configurations first .. first + count - 1 */
   machine_spec *specs;
-  stats_snapshot *snaps;          /* ntraces × nconfigs, by trace */
+  stats_snapshot *snaps;          /* ntraces × count, by trace */
   const char **values;            /* nconfigs × naxes */
   char (*format_name)[16];        /* per trace */
   sweep_row *rows;
@@ -121,32 +180,121 @@ static void results_free(sweep_results *r) {
   free(r->rows);
 }
 
-static int results_alloc(sweep_results *r, size_t nconfigs, size_t ntraces, size_t naxes) {
-  *r = (sweep_results){.nconfigs = nconfigs};
+static int results_alloc(sweep_results *r, size_t nconfigs, size_t first, size_t count, size_t ntraces,
+                         size_t naxes) {
+  *r = (sweep_results){.nconfigs = nconfigs, .first = first, .count = count};
   r->specs = calloc(nconfigs, sizeof *r->specs);
-  r->snaps = calloc(nconfigs * ntraces, sizeof *r->snaps);
+  r->snaps = calloc(count * ntraces, sizeof *r->snaps);
   r->values = calloc(nconfigs * (naxes ? naxes : 1), sizeof *r->values);
   r->format_name = calloc(ntraces, sizeof *r->format_name);
-  r->rows = calloc(nconfigs * ntraces, sizeof *r->rows);
+  r->rows = calloc(count * ntraces, sizeof *r->rows);
   return r->specs && r->snaps && r->values && r->format_name && r->rows ? 0 : -1;
 }
 
-static int run_traces(const sweep_opts *o, sweep_results *res, diag *d) {
-  size_t n = res->nconfigs;
+/* --interval: the rows of one trace's intervals, written as they come. */
+typedef struct interval_out {
+  const sweep_opts *o;
+  const sweep_columns *cols;
+  sweep_results *res;
+  size_t trace;
+} interval_out;
+
+static void fill_rows(const sweep_opts *o, sweep_results *res, size_t t, const stats_snapshot *snaps) {
+  size_t n = res->count;
+  const char *name = strcmp(o->traces[t], "-") ? o->traces[t] : "<stdin>";
+  for (size_t i = 0; i < n; i++) {
+    size_t c = res->first + i;
+    res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t],
+                                       .values = &res->values[c * o->grid.naxes], .spec = &res->specs[c],
+                                       .snap = &snaps[i]};
+  }
+}
+
+static void write_interval(void *ctx, const sweep_interval *iv) {
+  interval_out *io = ctx;
+  size_t n = io->res->count;
+  sweep_row *rows = &io->res->rows[io->trace * n];
+  fill_rows(io->o, io->res, io->trace, iv->snap);
+  for (size_t i = 0; i < n; i++) rows[i].interval = iv->index, rows[i].accesses_end = iv->accesses_end;
+  sweep_write_csv_rows(stdout, &io->o->grid, io->cols, rows, n);
+}
+
+static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, diag *d) {
+  size_t n = res->count;
+  interval_out io = {.o = o, .cols = cols, .res = res};
+  sweep_window w = o->window;
+  if (w.interval) {
+    w.on_interval = write_interval;
+    w.ctx = &io;
+    sweep_write_csv_header(stdout, &o->grid, cols);
+  }
   for (size_t t = 0; t < o->ntraces; t++) {
     trace_reader *r = trace_open(o->traces[t], (trace_format)o->trace_fmt, d);
     if (!r) return -1;
     snprintf(res->format_name[t], sizeof res->format_name[t], "%s", trace_format_name(trace_get_format(r)));
-    int rc = sweep_trace(res->specs, n, r, &o->window, (unsigned)o->jobs, &res->snaps[t * n], d);
-    const char *name = strcmp(o->traces[t], "-") ? o->traces[t] : "<stdin>";
-    for (size_t i = 0; i < n && !rc; i++)
-      res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t],
-                                         .values = &res->values[i * o->grid.naxes], .spec = &res->specs[i],
-                                         .snap = &res->snaps[t * n + i]};
+    io.trace = t;
+    int rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
+    if (!rc) fill_rows(o, res, t, &res->snaps[t * n]);
     trace_close(r);
     if (rc) return -1;
   }
   return 0;
+}
+
+/* The options every task of --emit repeats, rebuilt from what was parsed
+ * (in `text`, words pointing into it and into o). */
+#define WORDS_MAX (8 + 2 * CLI_MAX_SETS + 2 * SWEEP_MAX_AXES + 16)
+typedef struct task_words {
+  const char *w[WORDS_MAX];
+  size_t n;
+  char vary[SWEEP_MAX_AXES][ASSIGN_MAX];
+  char num[5][24];
+} task_words;
+
+static void task_words_build(const sweep_opts *o, task_words *t) {
+  t->n = 0;
+  if (o->conf.preset) t->w[t->n++] = "--preset", t->w[t->n++] = o->conf.preset;
+  if (o->conf.config) t->w[t->n++] = "--config", t->w[t->n++] = o->conf.config;
+  for (unsigned i = 0; i < o->conf.nsets; i++) t->w[t->n++] = "--set", t->w[t->n++] = o->conf.sets[i];
+  for (size_t k = 0; k < o->grid.naxes; k++) {
+    const sweep_axis *a = &o->grid.axis[k];
+    int at = snprintf(t->vary[k], sizeof t->vary[k], "%s=", a->key);
+    for (size_t v = 0; v < a->nvalues; v++)
+      at += snprintf(t->vary[k] + at, sizeof t->vary[k] - (size_t)at, "%s%s", v ? "," : "", a->value[v]);
+    t->w[t->n++] = "--vary", t->w[t->n++] = t->vary[k];
+  }
+  static const char *const names[] = {"--jobs", "--skip", "--warmup", "--max", "--interval"};
+  const uint64_t values[] = {o->jobs, o->window.skip, o->window.warmup, o->window.max, o->window.interval};
+  for (int i = 0; i < 5; i++) {
+    if (!values[i] || (i == 0 && values[i] == 1)) continue;
+    snprintf(t->num[i], sizeof t->num[i], "%llu", (unsigned long long)values[i]);
+    t->w[t->n++] = names[i], t->w[t->n++] = t->num[i];
+  }
+  if (o->trace_fmt != TRACE_AUTO) t->w[t->n++] = "--trace-format", t->w[t->n++] = trace_format_names[o->trace_fmt];
+}
+
+static int emit_main(const sweep_opts *o) {
+  diag d;
+  /* Every configuration is read once here, so that a bad --set or --vary
+     stops the emit rather than every task. */
+  size_t n = sweep_grid_count(&o->grid);
+  machine_spec *spec = malloc(sizeof *spec);
+  task_words *w = malloc(sizeof *w);
+  int rc = EXIT_INPUT;
+  if (!spec || !w) diag_set(&d, NULL, 0, "tlbsim sweep: out of memory");
+  else {
+    size_t i = 0;
+    while (i < n && !read_spec(o, i, spec, &d)) i++;
+    task_words_build(o, w);
+    sweep_emit e = {.dir = o->emit_dir, .words = w->w, .nwords = w->n, .traces = o->traces, .ntraces = o->ntraces,
+                    .nconfigs = n, .slices = o->slices < n ? o->slices : n, .jobs = (unsigned)o->jobs,
+                    .rows_known = !o->window.interval};
+    if (i == n && !sweep_emit_slurm(&e, &d)) rc = EXIT_OK;
+  }
+  if (rc) cli_input_error(&d);
+  free(spec);
+  free(w);
+  return rc;
 }
 
 static int sweep_main(const sweep_opts *o) {
@@ -154,7 +302,7 @@ static int sweep_main(const sweep_opts *o) {
   sweep_results res;
   diag d;
   int rc = EXIT_INPUT;
-  if (results_alloc(&res, n, o->ntraces, o->grid.naxes)) {
+  if (results_alloc(&res, n, o->first, o->count, o->ntraces, o->grid.naxes)) {
     diag_set(&d, NULL, 0, "tlbsim sweep: out of memory");
     goto out;
   }
@@ -167,9 +315,13 @@ static int sweep_main(const sweep_opts *o) {
     diag_set(&d, NULL, 0, "tlbsim sweep: out of memory");
     goto out;
   }
-  if (!sweep_columns_build(res.specs, n, cols, &d) && !run_traces(o, &res, &d)) {
-    sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, n * o->ntraces);
-    rc = EXIT_OK;
+  if (!sweep_columns_build(res.specs, n, cols, &d)) {
+    cols->intervals = o->window.interval > 0;
+    if (!run_traces(o, cols, &res, &d)) {
+      if (!o->window.interval)
+        sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, o->count * o->ntraces);
+      rc = EXIT_OK;
+    }
   }
   free(cols);
 out:
@@ -189,10 +341,12 @@ int cmd_sweep(int argc, char **argv) {
     return EXIT_INPUT;
   }
   o->jobs = 1;
+  o->slices = 1;
+  o->emit = -1;
   o->format = REPORT_CSV;
   o->trace_fmt = TRACE_AUTO;
   int rc = parse_sweep(n, args, o);
-  if (rc == 0) rc = sweep_main(o);
+  if (rc == 0) rc = o->merge_dir ? sweep_merge(o->merge_dir, stdout) : o->emit >= 0 ? emit_main(o) : sweep_main(o);
   else if (rc < 0) rc = EXIT_OK;
   free(args);
   free(o);

@@ -9,6 +9,7 @@
 #include "chase_rows.h"
 #include "validate_gather.h"
 #include "validate_layout.h"
+#include "overlay.h"
 #include "cli_common.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
@@ -181,25 +182,14 @@ static int cmp_u64(const void *a, const void *b) {
 /* The colour of a stride: its rank among the rows' strides. */
 static unsigned stride_colour(const uint64_t *strides, size_t n, uint64_t s) {
   const uint64_t *p = bsearch(&s, strides, n, sizeof *strides, cmp_u64);
-  return p ? (unsigned)(p - strides) % 8 + 1 : 1;
-}
-
-/* s inside a single-quoted gnuplot string: '' stands for a quote. */
-static void gnuplot_quote(const char *s, char *buf, size_t len) {
-  size_t o = 0;
-  for (; *s && o + 3 < len; s++) {
-    if (*s == '\'') buf[o++] = '\'';
-    buf[o++] = *s == '\n' ? ' ' : *s;
-  }
-  buf[o] = '\0';
+  return p ? (unsigned)(p - strides) + 1 : 1;
 }
 
 static int write_plot(const char *png, const char *csv_name, const chase_row *rows, const double *predicted,
                       size_t n, diag *d) {
-  uint64_t strides[PLOT_STRIDES];
+  uint64_t strides[PLOT_STRIDES] = {0};
   size_t nstrides = 0;
   bool present[PLOT_PANELS] = {false};
-  if (n == 0) return diag_set(d, png, 0, "no rows to plot");
   for (size_t i = 0; i < n; i++) {
     present[rows[i].spec.mapping * 2 + rows[i].spec.order] = true;
     bool known = false;
@@ -207,80 +197,35 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
     if (!known && nstrides < PLOT_STRIDES) strides[nstrides++] = rows[i].spec.stride;
   }
   qsort(strides, nstrides, sizeof *strides, cmp_u64);
-  /* The points go to a temporary file, removed afterwards. */
-  const char *tmp = getenv("TMPDIR");
-  char data[4096];
-  snprintf(data, sizeof data, "%s/tlbsim-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  int fd = mkstemp(data);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return diag_set(d, data, 0, "cannot write a temporary file");
-  }
-  /* One block per panel; a blank line between strides breaks the predicted
-   * line there. Rows come stride-major from tlbsim-gpu. */
-  char names[PLOT_PANELS * 24] = "";
-  unsigned panels = 0;
+  overlay_data od;
+  if (overlay_data_open(&od, d)) return -1;
+  /* One block per panel (mapping/order); a blank line between strides
+   * breaks the predicted line there. Rows come stride-major from
+   * tlbsim-gpu. */
+  char panels[PLOT_PANELS * 24] = "", colours[PLOT_STRIDES * 12] = "";
   for (int k = 0; k < PLOT_PANELS; k++) {
     if (!present[k]) continue;
-    size_t len = strlen(names);
-    snprintf(names + len, sizeof names - len, "%s%s/%s", panels ? " " : "", region_mapping_names[(region_mapping)(k / 2)],
+    size_t len = strlen(panels);
+    snprintf(panels + len, sizeof panels - len, "%s%s/%s", len ? " " : "", region_mapping_names[(region_mapping)(k / 2)],
              k % 2 ? "random" : "seq");
-    panels++;
     uint64_t last_stride = 0;
     for (size_t i = 0; i < n; i++) {
       const chase_spec *s = &rows[i].spec;
       if ((int)(s->mapping * 2 + s->order) != k) continue;
-      if (last_stride && s->stride != last_stride) fputc('\n', f);
+      if (last_stride && s->stride != last_stride) fputc('\n', od.f);
       last_stride = s->stride;
-      fprintf(f, "%llu %u %.3f %.3f\n", (unsigned long long)s->footprint, stride_colour(strides, nstrides, s->stride),
+      fprintf(od.f, "%llu %u %.3f %.3f\n", (unsigned long long)s->footprint, stride_colour(strides, nstrides, s->stride),
               rows[i].measured, predicted[i]);
     }
-    fputs("\n\n", f);
+    fputs("\n\n", od.f);
   }
-  fclose(f);
-  /* A grid of two columns, one panel per mapping/order; colour = stride.
-   * The script goes to gnuplot's stdin: no shell quoting. */
-  /* The plot goes to a temporary beside png, renamed over it once gnuplot
-   * succeeded: a failed run never leaves half an image. Names go into
-   * single-quoted gnuplot strings, where a quote is doubled. */
-  const char *inputs[] = {csv_name, NULL};
-  cli_out out;
-  if (cli_out_open(&out, png, false, inputs, d)) {
-    unlink(data);
-    return -1;
+  for (size_t j = 0; j < nstrides; j++) {
+    char size[32];
+    size_t len = strlen(colours);
+    snprintf(colours + len, sizeof colours - len, "%s%s", j ? " " : "", num_format_size(strides[j], size, sizeof size));
   }
-  char q_png[sizeof out.tmp * 2], q_csv[1024], q_data[sizeof data * 2];
-  gnuplot_quote(out.tmp, q_png, sizeof q_png);
-  gnuplot_quote(csv_name, q_csv, sizeof q_csv);
-  gnuplot_quote(data, q_data, sizeof q_data);
-  FILE *gp = popen("gnuplot", "w");
-  if (!gp) {
-    unlink(data);
-    cli_out_discard(&out);
-    return diag_set(d, png, 0, "cannot run gnuplot");
-  }
-  unsigned grid_rows = (panels + 1) / 2;
-  fprintf(gp,
-          "set terminal pngcairo noenhanced size 1400,%u font ',10'\n"
-          "set output '%s'\n"
-          "set multiplot layout %u,2 title 'measured (points) vs predicted (lines), colour = stride: %s'\n"
-          "set logscale x 2\n"
-          "set xtics ('1M' 2**20, '32M' 2**25, '1G' 2**30, '32G' 2**35, '256G' 2**38, '1T' 2**40, '4T' 2**42)\n"
-          "set xlabel 'footprint'; set ylabel 'cycles per access'; set key off; set grid\n"
-          "names = '%s'\n"
-          "do for [k=0:%u] {\n"
-          "  set title word(names, k + 1)\n"
-          "  plot '%s' index k using 1:3:2 with points pt 7 ps 0.6 lc variable, \\\n"
-          "       '' index k using 1:4:2 with lines lc variable\n"
-          "}\n"
-          "unset multiplot\n",
-          250 + 375 * grid_rows, q_png, grid_rows, q_csv, names, panels - 1, q_data);
-  int status = pclose(gp);
-  unlink(data);
-  if (status != 0) {
-    cli_out_discard(&out);
-    return diag_set(d, png, 0, "gnuplot failed");
-  }
-  return cli_out_commit(&out, d);
+  const overlay o = {.png = png, .input = csv_name, .title = "cycles per access", .colour_title = "stride",
+                     .xtics = "('1M' 2**20, '32M' 2**25, '1G' 2**30, '32G' 2**35, '256G' 2**38, '1T' 2**40, '4T' 2**42)",
+                     .ylabel = "cycles per access", .panels = panels, .colours = colours};
+  return overlay_plot(&o, &od, d);
 }

@@ -4,6 +4,9 @@
 #ifndef TLBSIM_CLI_CMDS_H
 #define TLBSIM_CLI_CMDS_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 int cmd_run(int argc, char **argv);
@@ -16,5 +19,16 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_mrc(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Shared by explain, dump and run --dump-pt (cmd_explain.c, cmd_dump.c). */
+typedef struct pt_entry pt_entry;
+typedef struct machine machine;
+/* An entry's decoded fields in words: "not valid", "V next table 0x..",
+ * "V rw- leaf 256B page, frame 0x3 (pa 0x300)". */
+void explain_entry_text(const pt_entry *e, char *buf, size_t len);
+/* The current address space's page table, level by level, each table with
+ * its address and valid entries (index: raw word, decoded): -1 if out of memory. */
+int dump_pt(FILE *out, const machine *m);
 
 #endif

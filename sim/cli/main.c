@@ -13,6 +13,7 @@ typedef struct command {
 static const command commands[] = {
     {"run", cmd_run, "replay a trace through the TLB hierarchy and page table"},
     {"explain", cmd_explain, "show one translation step by step"},
+    {"dump", cmd_dump, "replay a trace and print its page table level by level"},
     {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
     {"gather", cmd_gather, "predict the GPU suite's many-thread gather (the concurrency model)"},
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},

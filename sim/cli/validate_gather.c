@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "overlay.h"
 #include "cmds.h"
 
 static void print_row(const gather_row *r, double predicted) {
@@ -21,64 +22,34 @@ static void print_row(const gather_row *r, double predicted) {
  * lines, a colour per threads-per-SM, a panel per mapping. */
 static int write_plot(const char *png, const char *csv_name, const gather_row *rows, const double *predicted,
                       size_t n, diag *d) {
-  if (n == 0) return diag_set(d, png, 0, "no rows to plot");
-  const char *tmp = getenv("TMPDIR");
-  char data[4096];
-  snprintf(data, sizeof data, "%s/tlbsim-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  int fd = mkstemp(data);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return diag_set(d, data, 0, "cannot write a temporary file");
-  }
-  char names[256] = "";
-  unsigned panels = 0;
+  overlay_data od;
+  if (overlay_data_open(&od, d)) return -1;
+  char panels[256] = "";
   for (int m = 0; region_mapping_names[m]; m++) {
     bool any = false;
     for (size_t i = 0; i < n; i++) any |= (int)rows[i].spec.region.mapping == m;
     if (!any) continue;
-    size_t len = strlen(names);
-    snprintf(names + len, sizeof names - len, "%s%s", panels ? " " : "", region_mapping_names[m]);
-    panels++;
+    size_t len = strlen(panels);
+    snprintf(panels + len, sizeof panels - len, "%s%s", len ? " " : "", region_mapping_names[m]);
     for (uint32_t tps = 32; tps <= 2048; tps *= 2) {
       bool block = false;
       for (size_t i = 0; i < n; i++) {
         const gather_spec *s = &rows[i].spec;
         if ((int)s->region.mapping != m || s->threads_per_sm != tps || s->pinned) continue;
-        fprintf(f, "%llu %u %.4f %.4f\n", (unsigned long long)s->region.nodes * s->region.stride,
+        fprintf(od.f, "%llu %u %.4f %.4f\n", (unsigned long long)s->region.nodes * s->region.stride,
                 (unsigned)log2_u64(tps) - 4, rows[i].measured, predicted[i]);
         block = true;
       }
-      if (block) fputc('\n', f);
+      if (block) fputc('\n', od.f);
     }
-    fputs("\n\n", f);
+    fputs("\n\n", od.f);
   }
-  fclose(f);
-  FILE *gp = popen("gnuplot", "w");
-  if (!gp) {
-    unlink(data);
-    return diag_set(d, png, 0, "cannot run gnuplot");
-  }
-  unsigned grid_rows = (panels + 1) / 2;
-  fprintf(gp,
-          "set terminal pngcairo noenhanced size 1400,%u font ',10'\n"
-          "set output '%s'\n"
-          "set multiplot layout %u,2 title 'measured (points) vs predicted (lines), loads per ns; colour = threads per SM "
-          "(32 .. 2048): %s'\n"
-          "set logscale x 2; set logscale y 10\n"
-          "set xtics ('256M' 2**28, '1G' 2**30, '4G' 2**32, '16G' 2**34, '64G' 2**36, '256G' 2**38, '1T' 2**40, '4T' 2**42)\n"
-          "set xlabel 'footprint'; set ylabel 'loads per ns (whole GPU)'; set key off; set grid\n"
-          "names = '%s'\n"
-          "do for [k=0:%u] {\n"
-          "  set title word(names, k + 1)\n"
-          "  plot '%s' index k using 1:3:2 with points pt 7 ps 0.6 lc variable, \\\n"
-          "       '' index k using 1:4:2 with lines lc variable\n"
-          "}\n"
-          "unset multiplot\n",
-          250 + 375 * grid_rows, png, grid_rows, csv_name, names, panels - 1, data);
-  int status = pclose(gp);
-  unlink(data);
-  return status ? diag_set(d, png, 0, "gnuplot failed") : 0;
+  const overlay o = {.png = png, .input = csv_name, .title = "loads per ns", .colour_title = "threads per SM",
+                     .xtics = "('256M' 2**28, '1G' 2**30, '4G' 2**32, '16G' 2**34, '64G' 2**36, '256G' 2**38, "
+                              "'1T' 2**40, '4T' 2**42)",
+                     .ylabel = "loads per ns (whole GPU)", .logy = true, .panels = panels,
+                     .colours = "32 64 128 256 512 1024 2048"};
+  return overlay_plot(&o, &od, d);
 }
 
 int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {

@@ -105,8 +105,8 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   diag d;
   csv_table *t = csv_table_open(o->csv, col_names, col_required, col, NCOLS, &d);
   if (!t) return cli_input_error(&d);
-  printf("%-8s %-22s %6s %5s %15s %7s %13s %7s %7s %7s %7s %8s %8s %8s\n", "case", "source", "bufs", "thr", "2M measured/model",
-         "", "32M", "", "chase", "model", "", "loads/ns", "model", "");
+  printf("%-8s %-22s %6s %5s %-15s %7s %-13s %7s %7s %7s %7s %8s %8s %8s\n", "case", "source", "bufs", "t/SM",
+         "2M gpu/model", "err", "32M gpu/model", "err", "chase", "model", "err", "loads/ns", "model", "err");
   layout l = {0};
   char built[512] = "", path[4096];
   char **f;

@@ -17,4 +17,16 @@ if "$tlbsim" validate --min-nodes 1000000000 --plot "$work/none.png" "$work/few.
 fi
 cat "$work/err"
 [ "$(wc -l <"$work/err")" = 1 ] && [ ! -e "$work/none.png" ] || { echo "FAIL: expected one error line, no file"; exit 1; }
-echo "2 passed, 0 failed"
+# Gather rows: the same figure in loads per ns (a few rows of the sweep, one mapping).
+head -n 1 "$src/gpu/results/h200/gather.csv" >"$work/gather.csv"
+grep ',contiguous,' "$src/gpu/results/h200/gather.csv" | awk -F, 'NR % 40 == 1' | head -n 6 >>"$work/gather.csv"
+"$tlbsim" validate --plot "$work/gather.png" "$work/gather.csv" | tail -1
+[ "$(head -c 8 "$work/gather.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+  { echo "FAIL: $work/gather.png is not a PNG"; exit 1; }
+# A plot is never written over its own input.
+cp "$work/few.csv" "$work/same.csv"
+if "$tlbsim" validate --set tlb.l3.latency=147 --plot "$work/same.csv" "$work/same.csv" 2>"$work/err" >/dev/null; then
+  echo "FAIL: --plot over the input succeeded"; exit 1
+fi
+cmp -s "$work/few.csv" "$work/same.csv" || { echo "FAIL: the input was overwritten"; exit 1; }
+echo "4 passed, 0 failed"

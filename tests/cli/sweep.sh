@@ -5,7 +5,8 @@
 # column, the CSV of a run of the same configuration, on a generated lackey
 # trace and the bundled din sample. -j 1, 2 and 3 give the same bytes. The
 # window: --max N is a run of the first N accesses, --skip N a run of the
-# rest, --warmup N the whole run less the first N. Then the formats and the
+# rest, --warmup N the whole run less the first N; --interval N rows add up
+# to the whole run's. Then the formats and the
 # errors (usage: exit 2 and "tlbsim sweep: ..."; bad input: exit 1 and one
 # FILE:LINE line).
 # Usage: sweep.sh TLBSIM SOURCE_DIR
@@ -115,6 +116,81 @@ done
 [ "$(column "$work/none.csv" accesses 1),$(column "$work/none.csv" tlb.l1d.misses 1)" = 0,0 ] && ok ||
   bad "--warmup 25000 of 20000 accesses: counts remain"
 
+# --interval N: per trace and configuration, rows 0, 1, ... ending every N
+# counted accesses (the last one at the trace's or --max's end); their
+# counts add up to the whole replay's row, their levels (page-table and
+# memory usage) at the last row are the whole replay's. Over a generated
+# lackey trace and the native demo (records that are not accesses: maps,
+# allocs, context switches), with and without a window, -j 1 and 2.
+# interval_sums WHOLE_CSV INTERVAL_CSV N NAXES: nothing printed when they agree.
+interval_sums() {
+  awk -F, -v N="$3" -v na="$4" '
+    function level(k) { return k ~ /^page_table|^phys_used/ }
+    FNR == 1 { for (i = 1; i <= NF; i++) name[FILENAME, i] = $i; next }
+    FILENAME == ARGV[1] {
+      key = $1; for (i = 2; i <= na + 1; i++) key = key "," $i
+      order[++nrows] = key
+      for (i = na + 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) whole[key, name[FILENAME, i]] = $i
+      next
+    }
+    {
+      key = $1; for (i = 2; i <= na + 1; i++) key = key "," $i
+      iv = $(na + 2)
+      if (iv != count[key]++) { print key ": interval " iv ", want " count[key] - 1; bad = 1 }
+      ends[key, iv] = $(na + 3)
+      for (i = na + 4; i <= NF; i++) {
+        k = name[FILENAME, i]
+        if ($i !~ /^[0-9]+$/) continue
+        if (level(k)) lev[key, k] = $i; else sum[key, k] += $i
+      }
+    }
+    END {
+      for (r = 1; r <= nrows; r++) {
+        key = order[r]
+        for (i = 1; i < count[key] - 1; i++)
+          if (ends[key, i] != ends[key, i - 1] + N) { print key ": accesses_end " ends[key, i] " after " ends[key, i - 1]; bad = 1 }
+        if (count[key] > 1 && ends[key, count[key] - 1] <= ends[key, count[key] - 2]) { print key ": last accesses_end"; bad = 1 }
+        for (kk in whole) {
+          split(kk, part, SUBSEP); if (part[1] != key) continue
+          k = part[2]; got = level(k) ? lev[key, k] : sum[key, k]
+          if (!count[key]) { if (level(k)) continue; got = 0 } # a trace that ended in the warm-up: nothing counted
+          checked++
+          if (got != whole[kk]) { print key " " k ": intervals " got ", whole run " whole[kk]; bad = 1 }
+        }
+      }
+      if (checked < 100) { print "too few columns checked (" checked ")"; bad = 1 }
+      exit bad
+    }' "$1" "$2"
+}
+demo=$src/traces/samples/demo.trace
+for args in "-j 1" "-j 2 --skip 1000 --warmup 2000 --max 15000" "-j 2 --warmup 700"; do
+  # shellcheck disable=SC2086
+  "$tlbsim" sweep "${vary[@]}" $args "$work/gen.lackey" "$demo" >"$work/whole.csv"
+  for n in 1000 7 4096; do
+    # shellcheck disable=SC2086
+    "$tlbsim" sweep "${vary[@]}" $args --interval $n "$work/gen.lackey" "$demo" >"$work/iv.csv" ||
+      { bad "--interval $n $args"; continue; }
+    if out=$(interval_sums "$work/whole.csv" "$work/iv.csv" $n 3); then ok; else bad "--interval $n $args: $out"; fi
+  done
+done
+"$tlbsim" sweep "${v2[@]}" --interval 5000 "$work/gen.lackey" >"$work/iv.csv"
+[ "$(head -1 "$work/iv.csv" | cut -d, -f1-5)" = "trace,tlb.l1d.entries,interval,accesses_end,trace_format" ] && ok ||
+  bad "--interval header: $(head -1 "$work/iv.csv" | cut -d, -f1-5)"
+[ "$(tail -n +2 "$work/iv.csv" | cut -d, -f2-4 | tr '\n' ' ')" = \
+  "16,0,5000 64,0,5000 16,1,10000 64,1,10000 16,2,15000 64,2,15000 16,3,20000 64,3,20000 " ] && ok ||
+  bad "--interval 5000 rows: $(tail -n +2 "$work/iv.csv" | cut -d, -f2-4 | tr '\n' ' ')"
+"$tlbsim" sweep "${v2[@]}" --interval 3000 -j 2 --skip 500 --max 7000 "$work/gen.lackey" | cut -d, -f3,4 >"$work/ivw"
+[ "$(tail -n +2 "$work/ivw" | tr '\n' ' ')" = "0,3500 0,3500 1,6500 1,6500 2,7500 2,7500 " ] && ok ||
+  bad "--interval 3000 --skip 500 --max 7000: $(tr '\n' ' ' <"$work/ivw")"
+# plots/sweep_interval.gp draws it (one line per configuration, two axes).
+if command -v gnuplot >/dev/null; then
+  "$tlbsim" sweep --vary tlb.l1d.entries=16,64 --vary tlb.stlb.ways=6,12 --interval 2000 "$work/gen.lackey" >"$work/iv2.csv"
+  gnuplot -e "file='$work/iv2.csv'; out='$work/iv.png'; naxes=2" "$src/plots/sweep_interval.gp" 2>"$work/gp.err" &&
+    [ -s "$work/iv.png" ] && [ ! -s "$work/gp.err" ] && ok || bad "plots/sweep_interval.gp: $(cat "$work/gp.err")"
+fi
+[ "$("$tlbsim" sweep --warmup 25000 --interval 100 "$work/gen.lackey" | wc -l)" = 1 ] && ok ||
+  bad "--interval in a trace that ends within the warm-up: header only"
+
 # Formats, stdin and gzip.
 "$tlbsim" sweep "${v2[@]}" "$din" >"$work/a.csv"
 [ "$(head -1 "$work/a.csv" | cut -d, -f1-4)" = "trace,tlb.l1d.entries,trace_format,page_table_format" ] && ok || bad "CSV header"
@@ -163,6 +239,8 @@ check 1 "--set:1: unknown key 'bogus' in [tlb.l1d]" -- "$tlbsim" sweep --set tlb
 check 2 "tlbsim sweep: --jobs: '0' is out of range (1..64)" -- "$tlbsim" sweep -j 0 "$g"
 check 2 "tlbsim sweep: --max: '0' is out of range" -- "$tlbsim" sweep --max 0 "$g"
 check 2 "tlbsim sweep: --warmup (50) leaves nothing of --max (50) to count" -- "$tlbsim" sweep --warmup 50 --max 50 "$g"
+check 2 "tlbsim sweep: --interval writes CSV only (not --format json)" -- "$tlbsim" sweep --interval 9 --format json "$g"
+check 2 "tlbsim sweep: --interval: '0' is out of range" -- "$tlbsim" sweep --interval 0 "$g"
 check 2 "tlbsim sweep: --skip: 'x' is not a whole number" -- "$tlbsim" sweep --skip x "$g"
 check 2 "tlbsim sweep: expected at least one TRACE" -- "$tlbsim" sweep --vary tlb.l1d.entries=16
 check 2 "tlbsim sweep: --format: 'xml' is not text, json or csv" -- "$tlbsim" sweep --format xml "$g"

@@ -79,6 +79,8 @@ typedef struct machine_phase {
   char label[TRACE_LABEL_MAX]; /* the mark that opened the phase; "start" for the first */
   uint64_t accesses, walks, faults, page_faults, cycles;
   uint64_t misses[MMU_MAX_LEVELS];
+  uint64_t allocs, frees, maps, unmaps; /* a phase of allocations only is not an idle one */
+  uint64_t shootdowns;
 } machine_phase;
 
 #define MACHINE_MAX_PHASES 4096

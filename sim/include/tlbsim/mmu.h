@@ -182,6 +182,9 @@ void mmu_flush(mmu *m);
 walker *mmu_get_walker(mmu *m);
 
 const mmu_stats *mmu_get_stats(const mmu *m);
+/* Bit s set: pages of 2^s bytes were translated that no TLB level on their
+ * path holds (no array of that page size), so every access to them walked. */
+uint64_t mmu_unheld_page_shifts(const mmu *m);
 void mmu_reset_stats(mmu *m);
 const mmu_config *mmu_get_config(const mmu *m);
 mmu_level_stats mmu_level_get_stats(const mmu *m, unsigned level);

@@ -120,6 +120,51 @@ bool pt_lookup(const pt *t, uint64_t va, pt_mapping *out);
  * the level's own shift). A va beyond va_bits reads nothing (nsteps 0). */
 void pt_walk_va(const pt *t, uint64_t va, pt_walk *out);
 
+/* Entries as a student reads them. tlbsim keeps one entry word layout in
+ * every format (not the architecture's own bits): the top byte holds flags,
+ * the low 56 bits the address the entry points to (the next table, or the
+ * page's frame; both lie below 2^56), so the address reads straight off
+ * the hex:
+ *
+ *   bit 56 V valid   57 R   58 W   59 X   60 L leaf (a page, not a table)
+ *   bits 61-63 which leaf size of the level (0: the level's own shift;
+ *              k: the k-th larger leaf the format lists at that level)
+ *
+ * An entry with several child tables (Hopper's dual PD0 entry) is shown
+ * pointing to the one a walk follows (pt_walk_raw) or its first (dump). */
+#define PT_ENTRY_ADDR_MASK ((UINT64_C(1) << 56) - 1)
+#define PT_ENTRY_V (UINT64_C(1) << 56)
+#define PT_ENTRY_R (UINT64_C(1) << 57)
+#define PT_ENTRY_W (UINT64_C(1) << 58)
+#define PT_ENTRY_X (UINT64_C(1) << 59)
+#define PT_ENTRY_L (UINT64_C(1) << 60)
+#define PT_ENTRY_SIZE_SHIFT 61
+
+typedef struct pt_entry {
+  uint64_t raw;
+  bool valid;
+  bool leaf;
+  uint8_t prot;       /* leaf: PT_R | PT_W | PT_X */
+  uint8_t page_shift; /* leaf: log2 of its page size */
+  uint64_t addr;      /* leaf: the frame's address; table: the next table's */
+  uint64_t frame;     /* leaf: addr >> page_shift (the frame number); table: 0 */
+} pt_entry;
+
+/* Decodes an entry word read at `level` of format f, checking it against the
+ * level table: -1 (diag) for bits outside the layout, a leaf size the level
+ * does not have, a misaligned frame, or a table entry at the last level. */
+int pt_entry_decode(const pt_format *f, unsigned level, uint64_t raw, pt_entry *out, diag *d);
+/* Fills raw[d] with the entry word of each step pt_walk_va(t, va) reads, in
+ * the same order; returns the number of steps. */
+unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]);
+/* Calls fn for every table node, level by level from the root (within a
+ * level, in VA order): its level, the lowest VA it covers, its simulated
+ * address, its entry count and every entry word (0 for an empty entry).
+ * Returns -1 when out of memory for the entry buffer, else 0. */
+typedef void (*pt_table_fn)(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa,
+                            uint32_t nentries, const uint64_t *raw);
+int pt_each_table(const pt *t, pt_table_fn fn, void *ctx);
+
 /* Table nodes and bytes live now at a level, and their peak. A level with
  * nodes of several sizes (Hopper's 4K-PT and 64K-PT) sums them. */
 typedef struct pt_level_usage {

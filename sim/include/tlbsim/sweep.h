@@ -8,7 +8,12 @@
  *                (the records between them that are not accesses still
  *                are), statistics restart after `warmup` more, and the
  *                replay stops after `max` accesses past the skipped ones
- *                (warm-up included; 0: no limit).
+ *                (warm-up included; 0: no limit). With `interval` N > 0,
+ *                on_interval is called every N counted accesses (from the
+ *                end of the warm-up) with each configuration's statistics
+ *                of those N accesses, and once more at the end for the
+ *                accesses and records since the last call (when there are
+ *                any): the calls' counts add up to the whole replay's.
  * sweep_columns  the union of the statistics schemas (stats.h) of every
  *                configuration, in report order: the one column set every
  *                row is written with, a field left empty where a
@@ -63,8 +68,20 @@ size_t sweep_grid_count(const sweep_grid *g);
 /* The values of configuration i (< sweep_grid_count), one per axis. */
 void sweep_grid_values(const sweep_grid *g, size_t i, const char **values);
 
+/* One interval of a replay: its index (from 0), how many accesses of the
+ * trace had been read at its end (skipped and warm-up ones included), and
+ * the statistics of each configuration over it (n of them). */
+typedef struct sweep_interval {
+  uint64_t index, accesses_end;
+  const stats_snapshot *snap;
+  size_t n;
+} sweep_interval;
+
 typedef struct sweep_window {
   uint64_t skip, warmup, max;
+  uint64_t interval; /* 0: none */
+  void (*on_interval)(void *ctx, const sweep_interval *iv);
+  void *ctx;
 } sweep_window;
 
 /* Builds one machine per spec, replays r through all of them and leaves
@@ -74,6 +91,7 @@ int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const swee
                 stats_snapshot *out, diag *d);
 
 typedef struct sweep_columns {
+  bool intervals; /* rows carry `interval` and `accesses_end` after the axes */
   size_t n;
   stats_column col[SWEEP_MAX_COLUMNS];
 } sweep_columns;
@@ -88,12 +106,19 @@ typedef struct sweep_row {
   const char *const *values; /* one per axis */
   const machine_spec *spec;
   const stats_snapshot *snap;
+  uint64_t interval, accesses_end; /* when cols->intervals */
 } sweep_row;
 
 /* Writes the rows: CSV (header `trace`, the axes' keys, then the columns),
+ * (with cols->intervals, `interval` and `accesses_end` after the axes),
  * a text table of the same columns, or a JSON array of one object per row
  * keyed by the same names. */
 void sweep_write(FILE *f, report_format fmt, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
                  size_t nrows);
+/* The CSV in parts, for rows written as they come (--interval): the
+ * header line, then any number of rows. */
+void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *cols);
+void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
+                          size_t nrows);
 
 #endif

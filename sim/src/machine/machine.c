@@ -437,13 +437,24 @@ static int close_phase(machine *m) {
   p->page_faults = m->stats.page_faults;
   p->cycles = ms->cycles;
   for (unsigned i = 0; i < mmu_get_config(m->mmu)->nlevels; i++) p->misses[i] = mmu_level_get_stats(m->mmu, i).misses;
+  p->allocs = m->stats.allocs;
+  p->frees = m->stats.frees;
+  p->maps = m->stats.maps;
+  p->unmaps = m->stats.unmaps;
+  p->shootdowns = ms->shootdowns;
   return 0;
+}
+
+/* Whether anything happened before the first mark. */
+static bool started(const machine *m) {
+  const machine_stats *s = &m->stats;
+  return s->accesses || s->allocs || s->frees || s->maps || s->unmaps || s->protects;
 }
 
 static int do_mark(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.marks++;
-  /* Accesses before the first mark form a phase "start"; none, no phase. */
-  if ((m->open_label[0] || m->stats.accesses) && close_phase(m))
+  /* Records before the first mark form a phase "start"; none, no phase. */
+  if ((m->open_label[0] || started(m)) && close_phase(m))
     return diag_set(d, file, r->line, "more than %d marks", MACHINE_MAX_PHASES - 1);
   snprintf(m->open_label, sizeof m->open_label, "%s", r->label);
   return 0;

@@ -364,3 +364,99 @@ uint64_t pt_total_bytes(const pt *t) {
 }
 
 uint64_t pt_mapped_pages(const pt *t) { return t->mapped; }
+
+/* --- entry words, as explain and dump show them ---------------------------- */
+
+/* The entry word of entry i of n; `follow` (may be NULL) is the child a walk
+ * takes under it, else the first child present is shown. */
+static uint64_t entry_word(const pt *t, const pt_node *n, uint32_t i, const pt_node *follow) {
+  if (is_leaf(n, i)) {
+    uint64_t w = n->pte[i], mask = (UINT64_C(1) << n->shift) - 1;
+    uint64_t prot = (w >> PTE_PROT_SHIFT) & PT_RWX;
+    return ((w & ~mask) & PT_ENTRY_ADDR_MASK) | PT_ENTRY_V | prot * PT_ENTRY_R | PT_ENTRY_L |
+           (uint64_t)n->var << PT_ENTRY_SIZE_SHIFT;
+  }
+  pt_node **s = slots(t, n, i);
+  const pt_node *c = follow;
+  for (unsigned v = 0; !c && s && v < t->nvar[n->level + 1]; v++) c = s[v];
+  return c ? (c->pa & PT_ENTRY_ADDR_MASK) | PT_ENTRY_V : 0;
+}
+
+int pt_entry_decode(const pt_format *f, unsigned level, uint64_t raw, pt_entry *out, diag *d) {
+  *out = (pt_entry){.raw = raw};
+  if (level >= f->nlevels) return diag_set(d, NULL, 0, "format %s has no level %u", f->name, level);
+  if (raw == 0) return 0;
+  if (!(raw & PT_ENTRY_V))
+    return diag_set(d, NULL, 0, "entry 0x%llx has bits set but not V (bit 56)", (unsigned long long)raw);
+  out->valid = true;
+  out->addr = raw & PT_ENTRY_ADDR_MASK;
+  unsigned size = (unsigned)(raw >> PT_ENTRY_SIZE_SHIFT);
+  if (!(raw & PT_ENTRY_L)) {
+    if (raw & (PT_ENTRY_R | PT_ENTRY_W | PT_ENTRY_X | (UINT64_C(7) << PT_ENTRY_SIZE_SHIFT)))
+      return diag_set(d, NULL, 0, "table entry 0x%llx has leaf bits set", (unsigned long long)raw);
+    if (level + 1u >= f->nlevels)
+      return diag_set(d, NULL, 0, "entry 0x%llx points to a table below %s, the last level",
+                      (unsigned long long)raw, f->level[level].name);
+    return 0;
+  }
+  out->leaf = true;
+  out->prot = (uint8_t)((raw / PT_ENTRY_R) & PT_RWX);
+  /* Size k: the level's own shift, or the k-th larger leaf listed at the level. */
+  unsigned shift = f->level[level].shift, k = 0;
+  bool found = size == 0;
+  for (unsigned i = 0; !found && i < f->nleaves; i++)
+    if (f->leaf[i].level == level && f->leaf[i].page_shift != shift && ++k == size) {
+      shift = f->leaf[i].page_shift;
+      found = true;
+    }
+  if (!found || pt_format_leaf_level(f, shift) != (int)level)
+    return diag_set(d, NULL, 0, "entry 0x%llx: %s has no leaf of size %u", (unsigned long long)raw,
+                    f->level[level].name, size);
+  out->page_shift = (uint8_t)shift;
+  if (out->addr & ((UINT64_C(1) << shift) - 1))
+    return diag_set(d, NULL, 0, "entry 0x%llx: frame address not aligned to its page", (unsigned long long)raw);
+  out->frame = out->addr >> shift;
+  return 0;
+}
+
+unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]) {
+  if (!va_fits(t->f, va)) return 0;
+  cursor c;
+  descend(t, va, 0, &c);
+  for (unsigned d = 0; d < c.depth; d++)
+    raw[d] = entry_word(t, c.node[d], c.index[d], d + 1 < c.depth ? c.node[d + 1] : NULL);
+  return c.depth;
+}
+
+/* Calls fn for every node at `level` of the subtree of n (which covers VA
+ * from base), in VA order. */
+static void each_at(const pt *t, const pt_node *n, uint64_t base, unsigned level, uint64_t *raw, pt_table_fn fn,
+                    void *ctx) {
+  uint32_t count = UINT32_C(1) << n->bits;
+  if (n->level == level) {
+    for (uint32_t i = 0; i < count; i++) raw[i] = entry_word(t, n, i, NULL);
+    fn(ctx, level, base, n->pa, count, raw);
+    return;
+  }
+  unsigned nv = t->nvar[n->level + 1];
+  for (uint32_t i = 0; n->child && i < count; i++)
+    for (unsigned v = 0; v < nv; v++)
+      if (n->child[(size_t)i * nv + v])
+        each_at(t, n->child[(size_t)i * nv + v], base + ((uint64_t)i << n->shift), level, raw, fn, ctx);
+}
+
+int pt_each_table(const pt *t, pt_table_fn fn, void *ctx) {
+  unsigned most = 0; /* the largest node's entries: one buffer serves them all */
+  for (unsigned l = 0; l < t->f->nlevels; l++) {
+    unsigned b = t->f->level[l].bits;
+    for (unsigned k = 0; k < t->nvar[l]; k++) {
+      unsigned eb = (unsigned)(t->f->level[l].shift + b - t->var_shift[l][k]);
+      if (eb > most) most = eb;
+    }
+  }
+  uint64_t *raw = malloc(sizeof *raw << most);
+  if (!raw) return -1;
+  for (unsigned l = 0; l < t->f->nlevels; l++) each_at(t, t->root, 0, l, raw, fn, ctx);
+  free(raw);
+  return 0;
+}

@@ -39,6 +39,7 @@ struct mmu {
   const mmu_observer *obs;      /* &obs_copy when set, else NULL: the one branch per event */
   mmu_observer obs_copy;
   mmu_stats st;
+  uint64_t unheld_shifts;       /* bit s: a translation of 2^s-byte pages no level on its path holds */
 };
 
 /* The prot bit an access kind needs. */
@@ -283,10 +284,12 @@ static void note_fill(const mmu *m, unsigned l, unsigned a, const tlb *t, const 
 static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mapping *mp) {
   bool observed = m->obs && m->obs->fill;
   tlb_victim victim; /* always asked for: evictions are counted per level */
+  bool held = false;
   for (unsigned i = 0; i < npath; i++) {
     mmu_level *lv = &m->lv[path[i]];
     int a = lv->array_of_shift[mp->page_shift];
     if (a == NO_ARRAY) continue;
+    held = true;
     tlb *t = lv->arr[a];
     unsigned n = tlb_get_geometry(t)->sector_pages;
     if (n == 1) {
@@ -299,7 +302,10 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
     lv->st.evictions += victim.evicted;
     if (observed) note_fill(m, (unsigned)path[i], (unsigned)a, t, mp, &victim);
   }
+  if (!held && npath) m->unheld_shifts |= 1ull << mp->page_shift;
 }
+
+uint64_t mmu_unheld_page_shifts(const mmu *m) { return m->unheld_shifts; }
 
 /* One walk through the walker, counted as this MMU's. */
 static void walk(mmu *m, uint64_t va, walker_result *w) {

@@ -59,6 +59,11 @@ static json_object *phases_json(machine *m) {
     put_u64(p, "walks", b->walks - a->walks);
     put_u64(p, "faults", b->faults - a->faults);
     put_u64(p, "page_faults", b->page_faults - a->page_faults);
+    put_u64(p, "allocs", b->allocs - a->allocs);
+    put_u64(p, "frees", b->frees - a->frees);
+    put_u64(p, "maps", b->maps - a->maps);
+    put_u64(p, "unmaps", b->unmaps - a->unmaps);
+    put_u64(p, "shootdowns", b->shootdowns - a->shootdowns);
     put_u64(p, "cycles", b->cycles - a->cycles);
     put_ratio(p, "cycles_per_access", b->cycles - a->cycles, b->accesses - a->accesses);
     json_object_array_add(arr, p);
@@ -143,7 +148,8 @@ static void write_phases_text(FILE *out, json_object *phases) {
     (void)unused;
     fprintf(out, " %10.10s", lname);
   }
-  fprintf(out, " %8s %8s %12s\n", "walks", "faults", "cycles/acc");
+  fprintf(out, " %8s %8s %8s %7s %7s %9s %12s\n", "walks", "faults", "pgfaults", "allocs", "frees", "shootdown",
+          "cycles/acc");
   for (size_t i = 0; i < n; i++) {
     json_object *p = json_object_array_get_idx(phases, i);
     fprintf(out, "%-20.20s %10llu", json_object_get_string(get_obj(p, "label")),
@@ -152,10 +158,14 @@ static void write_phases_text(FILE *out, json_object *phases) {
       (void)name;
       fprintf(out, " %10llu", (unsigned long long)json_object_get_uint64(miss));
     }
-    fprintf(out, " %8llu %8llu %12.3f\n", (unsigned long long)get_u64(p, "walks"),
-            (unsigned long long)get_u64(p, "faults"), json_object_get_double(get_obj(p, "cycles_per_access")));
+    uint64_t built = get_u64(p, "allocs") + get_u64(p, "maps"), torn = get_u64(p, "frees") + get_u64(p, "unmaps");
+    fprintf(out, " %8llu %8llu %8llu %7llu %7llu %9llu %12.3f\n", (unsigned long long)get_u64(p, "walks"),
+            (unsigned long long)get_u64(p, "faults"), (unsigned long long)get_u64(p, "page_faults"),
+            (unsigned long long)built, (unsigned long long)torn, (unsigned long long)get_u64(p, "shootdowns"),
+            json_object_get_double(get_obj(p, "cycles_per_access")));
   }
-  fprintf(out, "(misses per TLB level)\n");
+  fprintf(out, "(misses per TLB level; faults: faulting accesses, pgfaults: pages mapped on first touch; allocs:\n"
+               " alloc and map records, frees: free and unmap records)\n");
 }
 
 static void write_text(FILE *out, json_object *doc) {

@@ -143,20 +143,43 @@ typedef struct window_state {
   bool warm;      /* the base snapshots are taken */
   bool stopped;   /* --max reached */
   stats_snapshot *base;
+  /* --interval: the next boundary (in seen), the next row's index, seen at
+     the last row, and per machine the snapshot at the last row, one taken
+     now and the difference (NULL without intervals). */
+  uint64_t next_iv, iv_index, iv_end;
+  stats_snapshot *prev, *now, *delta;
 } window_state;
 
 /* The next count of accesses at which something happens, past seen. */
 static uint64_t next_mark(const window_state *s) {
   const sweep_window *w = &s->w;
-  uint64_t marks[3] = {w->skip, num_add_sat(w->skip, w->warmup), w->max ? num_add_sat(w->skip, w->max) : UINT64_MAX};
+  uint64_t marks[4] = {w->skip, num_add_sat(w->skip, w->warmup), w->max ? num_add_sat(w->skip, w->max) : UINT64_MAX,
+                       w->interval ? s->next_iv : UINT64_MAX};
   uint64_t best = UINT64_MAX;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (marks[i] > s->seen && marks[i] < best) best = marks[i];
   return best;
 }
 
 static void take_all(machine **m, size_t n, stats_snapshot *out) {
   for (size_t i = 0; i < n; i++) stats_snapshot_take(m[i], &out[i]);
+}
+
+/* Takes every machine's statistics since the last interval row; hands
+ * them to on_interval when `always` or anything happened since. */
+static void emit_interval(machine **m, size_t n, window_state *s, bool always) {
+  take_all(m, n, s->now);
+  memcpy(s->delta, s->now, n * sizeof *s->delta);
+  bool any = always || s->seen > s->iv_end;
+  for (size_t i = 0; i < n; i++) {
+    stats_snapshot_since(&s->delta[i], &s->prev[i]);
+    any = any || s->delta[i].machine.records;
+  }
+  if (!any) return;
+  sweep_interval iv = {.index = s->iv_index++, .accesses_end = s->seen, .snap = s->delta, .n = n};
+  s->w.on_interval(s->w.ctx, &iv);
+  memcpy(s->prev, s->now, n * sizeof *s->prev);
+  s->iv_end = s->seen;
 }
 
 /* Blocks read ahead and not yet replayed: slot[0 .. n) hold whole blocks
@@ -200,6 +223,11 @@ static int feed_window(sweep_pass *p, window_state *s, batch *q, diag *d) {
     if (s->w.warmup && !s->warm && s->seen == num_add_sat(s->w.skip, s->w.warmup)) {
       take_all(p->m, p->n, s->base);
       s->warm = true;
+      if (s->prev) memcpy(s->prev, s->base, p->n * sizeof *s->prev);
+    }
+    if (s->prev && s->seen == s->next_iv) {
+      emit_interval(p->m, p->n, s, true);
+      s->next_iv = num_add_sat(s->next_iv, s->w.interval);
     }
     if (s->w.max && s->seen == num_add_sat(s->w.skip, s->w.max)) s->stopped = true;
     from = to;
@@ -248,15 +276,28 @@ int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const swee
     if (!(m[i] = machine_create(&specs[i], d))) rc = -1;
   sweep_pass *p = rc ? NULL : malloc(sizeof *p);
   if (!rc && !p) rc = diag_set(d, NULL, 0, "tlbsim sweep: out of memory");
+  window_state s = {.w = *w, .base = base};
+  if (!rc && w->interval && w->on_interval) {
+    s.prev = calloc(3 * (n ? n : 1), sizeof *s.prev);
+    if (!s.prev) rc = diag_set(d, NULL, 0, "tlbsim sweep: out of memory");
+    else {
+      s.now = s.prev + n;
+      s.delta = s.now + n;
+      take_all(m, n, s.prev);
+      s.iv_end = num_add_sat(w->skip, w->warmup);
+      s.next_iv = num_add_sat(s.iv_end, w->interval);
+    }
+  }
   if (!rc && pass_start(p, m, n, jobs, d)) {
     rc = -1;
     if (p->jobs > 1) p = NULL; /* threads may be parked in it: left to the exit */
   }
   if (!rc) {
-    window_state s = {.w = *w, .base = base};
     p->file = trace_get_path(r);
     rc = replay(p, r, &s, d);
     pass_stop(p);
+    /* The accesses and records after the last interval row. */
+    if (!rc && s.prev && (!w->warmup || s.warm)) emit_interval(m, n, &s, false);
     take_all(m, n, out);
     /* A trace that ends within the warm-up leaves nothing counted. */
     if (w->warmup && !s.warm) memcpy(base, out, n * sizeof *base);
@@ -265,6 +306,7 @@ int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const swee
   }
   free(p);
   free(base);
+  free(s.prev);
   destroy_all(m, n);
   return rc;
 }

@@ -42,6 +42,7 @@ static int merge(sweep_columns *u, const stats_schema *sc, diag *d) {
 
 int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out, diag *d) {
   out->n = 0;
+  out->intervals = false;
   stats_schema sc;
   for (size_t i = 0; i < n; i++) {
     stats_schema_build(&specs[i], &sc);
@@ -96,31 +97,43 @@ static json_object *cell_json(const cell *c) {
   return json_object_new_double(c->ratio);
 }
 
-/* Column j of a row over the full header: trace, the axes, the columns. */
+/* The columns before the statistics: trace, the axes, and with intervals
+ * interval and accesses_end. */
+static size_t lead(const sweep_grid *g, const sweep_columns *cols) { return 1 + g->naxes + (cols->intervals ? 2 : 0); }
+
+/* Column j of a row over the full header: trace, the axes, [interval,
+ * accesses_end,] the columns. */
 static cell full_cell(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r, const stats_schema *sc,
                       size_t j) {
   if (j == 0) return (cell){.kind = CELL_TEXT, .text = r->trace};
   if (j <= g->naxes) return (cell){.kind = CELL_TEXT, .text = r->values[j - 1]};
-  return row_cell(r, sc, &cols->col[j - 1 - g->naxes]);
+  if (j < lead(g, cols)) return (cell){.kind = CELL_COUNT, .count = j == g->naxes + 1 ? r->interval : r->accesses_end};
+  return row_cell(r, sc, &cols->col[j - lead(g, cols)]);
 }
 
 static const char *header_name(const sweep_grid *g, const sweep_columns *cols, size_t j) {
   if (j == 0) return "trace";
   if (j <= g->naxes) return g->axis[j - 1].key;
-  return cols->col[j - 1 - g->naxes].name;
+  if (j < lead(g, cols)) return j == g->naxes + 1 ? "interval" : "accesses_end";
+  return cols->col[j - lead(g, cols)].name;
 }
 
 /* --- the three formats ------------------------------------------------------ */
 
 #define CELL_MAX 64
 
-static void write_csv(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
-  size_t ncols = 1 + g->naxes + cols->n;
+void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *cols) {
+  size_t ncols = lead(g, cols) + cols->n;
   for (size_t j = 0; j < ncols; j++) {
     if (j) fputc(',', f);
     csv_write_field(f, header_name(g, cols, j));
   }
   fputc('\n', f);
+}
+
+void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
+                          size_t nrows) {
+  size_t ncols = lead(g, cols) + cols->n;
   stats_schema sc;
   char buf[CELL_MAX];
   for (size_t i = 0; i < nrows; i++) {
@@ -135,7 +148,7 @@ static void write_csv(FILE *f, const sweep_grid *g, const sweep_columns *cols, c
 }
 
 static void write_json(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
-  size_t ncols = 1 + g->naxes + cols->n;
+  size_t ncols = lead(g, cols) + cols->n;
   json_object *arr = json_object_new_array();
   stats_schema sc;
   for (size_t i = 0; i < nrows; i++) {
@@ -154,7 +167,7 @@ static void write_json(FILE *f, const sweep_grid *g, const sweep_columns *cols, 
 /* Text: one line per column, a column of values per row — a sweep has
  * many metrics and few rows, so this reads down the metrics. */
 static void write_text(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
-  size_t ncols = 1 + g->naxes + cols->n;
+  size_t ncols = lead(g, cols) + cols->n;
   char buf[CELL_MAX];
   stats_schema *sc = malloc(nrows ? nrows * sizeof *sc : 1);
   if (!sc) return;
@@ -173,7 +186,10 @@ static void write_text(FILE *f, const sweep_grid *g, const sweep_columns *cols, 
 
 void sweep_write(FILE *f, report_format fmt, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
                  size_t nrows) {
-  if (fmt == REPORT_CSV) write_csv(f, g, cols, rows, nrows);
+  if (fmt == REPORT_CSV) {
+    sweep_write_csv_header(f, g, cols);
+    sweep_write_csv_rows(f, g, cols, rows, nrows);
+  }
   else if (fmt == REPORT_JSON) write_json(f, g, cols, rows, nrows);
   else write_text(f, g, cols, rows, nrows);
 }
