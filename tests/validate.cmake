@@ -10,7 +10,7 @@ add_test(NAME validate_h200_aliased_seq
   COMMAND tlbsim validate --preset h200 --mapping aliased --order seq --max-mean-error 1 --max-error-cycles 8
           ${PROJECT_SOURCE_DIR}/gpu/results/h200/chase.csv)
 # Random order: the same structure, but past 256 GiB a random walk's page-table reads cost
-# what differs from GPU to GPU (README "Simulator against the H200"); the current fidelity is
+# what differs from GPU to GPU (docs/VALIDATION.md, "One thread"); the current fidelity is
 # guarded so that a change that makes it worse is caught.
 add_test(NAME validate_h200_aliased_random
   COMMAND tlbsim validate --preset h200 --mapping aliased --order random --max-mean-error 0.5
@@ -40,7 +40,7 @@ add_test(NAME validate_h200_64k
 # H200s (gather.csv, run3/gather.csv): the issue's target is a mean absolute error <= 10 % over
 # the sweep and every point with >= 512 threads per SM within 15 %. The sanitizer build samples
 # rows (every 24th for the mean; every 8th, on the second H200 every 16th, of the >= 512 rows: a
-# minute or two each); the README gives the whole sweeps' figures (`validate` without --every).
+# minute or two each); docs/VALIDATION.md gives the whole sweeps' figures (`validate` without --every).
 function(tlbsim_gather_test tag csv every_512)
   add_test(NAME validate_h200_gather${tag}
     COMMAND tlbsim validate --preset h200 --every 24 --max-mean-error 10 ${csv})
