@@ -60,17 +60,36 @@ cfg *cli_load_config(const cli_config *c, const char *fallback, const char **lab
   return conf;
 }
 
+/* Reads spec from conf and builds a machine of it, every key used; NULL (d)
+ * when a key is wrong or unread. */
+static machine *build_machine(cfg *conf, machine_spec *spec, diag *d) {
+  machine *m = NULL;
+  if (machine_spec_read(conf, spec, d) || !(m = machine_create(spec, d)) || cfg_check_unused(conf, d)) {
+    machine_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d) {
   cfg *conf = cli_load_config(c, fallback, label, d);
   if (!conf) return NULL;
-  machine *whole = NULL;
-  if (machine_spec_read(conf, spec, d) || !(whole = machine_create(spec, d)) || cfg_check_unused(conf, d)) {
-    machine_destroy(whole);
+  machine *whole = build_machine(conf, spec, d);
+  if (!whole) {
     cfg_destroy(conf);
     return NULL;
   }
   machine_destroy(whole);
   return conf;
+}
+
+machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d) {
+  cfg *conf = cli_load_config(c, fallback, label, d);
+  if (!conf) return NULL;
+  machine_spec spec;
+  machine *m = build_machine(conf, &spec, d);
+  cfg_destroy(conf);
+  return m;
 }
 
 /* Whether path names the same file as one of inputs. */

@@ -56,6 +56,9 @@ cfg *cli_load_config(const cli_config *c, const char *fallback, const char **lab
  * error. The cfg is returned for what else the command needs of it (the
  * preset's path); the spec does not refer to it. */
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
+/* The same, keeping the machine for a replay (the configuration is not
+ * needed after it: the machine's spec is its own copy). */
+machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d);
 
 typedef struct cli_out {
   FILE *f;          /* write here (the temporary) */

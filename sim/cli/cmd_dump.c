@@ -57,19 +57,6 @@ int dump_pt(FILE *out, const machine *m) {
   return pt_each_table(t, dump_table, &c);
 }
 
-static int replay(machine *m, trace_reader *r, diag *d) {
-  trace_block *b = malloc(sizeof *b);
-  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
-  int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1)
-    if (machine_run_block(m, b, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-  free(b);
-  return rc;
-}
-
 /* Record by record up to and including the first `mark LABEL`: its line, or 0 (diag). */
 static unsigned long replay_to_mark(machine *m, trace_reader *r, const char *label, diag *d) {
   trace_record rec;
@@ -104,19 +91,12 @@ int cmd_dump(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  cfg *c = cli_load_config(&conf, "x86-64", &label, &d);
-  if (!c) return cli_input_error(&d);
-  machine_spec ms;
-  machine *m = NULL;
-  if (machine_spec_read(c, &ms, &d) || !(m = machine_create(&ms, &d)) || cfg_check_unused(c, &d)) {
-    machine_destroy(m);
-    cfg_destroy(c);
-    return cli_input_error(&d);
-  }
+  machine *m = cli_load_machine(&conf, "x86-64", &label, &d);
+  if (!m) return cli_input_error(&d);
   trace_reader *r = trace_open(argv[first], (trace_format)trace_fmt, &d);
   rc = EXIT_INPUT;
   unsigned long line = 0;
-  if (r && (at ? (line = replay_to_mark(m, r, at, &d)) != 0 : replay(m, r, &d) == 0)) {
+  if (r && (at ? (line = replay_to_mark(m, r, at, &d)) != 0 : machine_replay(m, r, NULL, NULL, &d) == 0)) {
     if (at) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
     if (dump_pt(stdout, m) == 0) rc = EXIT_OK;
     else diag_set(&d, NULL, 0, "out of memory");
@@ -124,6 +104,5 @@ int cmd_dump(int argc, char **argv) {
   if (r) trace_close(r);
   if (rc) cli_input_error(&d);
   machine_destroy(m);
-  cfg_destroy(c);
   return rc;
 }

@@ -56,6 +56,9 @@ typedef struct progress {
   bool on;
   uint64_t total_bytes;
   double last;
+  uint64_t blocks;      /* replayed so far */
+  const machine *m;     /* what the replay runs: the records count */
+  const trace_reader *r; /* and the bytes read */
 } progress;
 
 static void progress_tick(progress *p, const trace_reader *r, uint64_t records) {
@@ -105,20 +108,17 @@ static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) 
   return rc;
 }
 
+/* After each block: every 256th updates the progress line. */
+static void each_block(void *ctx) {
+  progress *p = ctx;
+  if ((++p->blocks & 0xff) == 0) progress_tick(p, p->r, machine_get_stats(p->m)->records);
+}
+
 static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
-  trace_block *b = malloc(sizeof *b);
-  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
-  uint64_t blocks = 0;
-  int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1) {
-    if (machine_run_block(m, b, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-    if (p->on && (++blocks & 0xff) == 0) progress_tick(p, r, machine_get_stats(m)->records);
-  }
+  p->m = m;
+  p->r = r;
+  int rc = machine_replay(m, r, p->on ? each_block : NULL, p, d);
   if (p->on) fprintf(stderr, "\r%*s\r", 60, "");
-  free(b);
   return rc;
 }
 
@@ -140,15 +140,8 @@ int cmd_run(int argc, char **argv) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
   const char *label;
-  cfg *conf = cli_load_config(&o.conf, "x86-64", &label, &d);
-  if (!conf) return cli_input_error(&d);
-  machine_spec spec;
-  machine *m = NULL;
-  if (machine_spec_read(conf, &spec, &d) || !(m = machine_create(&spec, &d)) || cfg_check_unused(conf, &d)) {
-    machine_destroy(m);
-    cfg_destroy(conf);
-    return cli_input_error(&d);
-  }
+  machine *m = cli_load_machine(&o.conf, "x86-64", &label, &d);
+  if (!m) return cli_input_error(&d);
   if (o.verbose) print_levels(m);
   trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
   rc = EXIT_INPUT;
@@ -170,6 +163,5 @@ int cmd_run(int argc, char **argv) {
   }
   if (rc) cli_input_error(&d);
   machine_destroy(m);
-  cfg_destroy(conf);
   return rc;
 }

@@ -96,6 +96,9 @@ void machine_destroy(machine *m);
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 /* Applies a block's records in order: the replay's hot path. */
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
+/* Replays the rest of r through m, block by block, calling each_block (when
+ * given) after every block; 0 at the trace's end, -1 on an error (d). */
+int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d);
 
 /* A live allocation: what an `alloc` record got and where. */
 typedef struct machine_alloc {

@@ -502,6 +502,21 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   return 0;
 }
 
+int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d) {
+  trace_block *b = malloc(sizeof *b);
+  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  int rc;
+  while ((rc = trace_read_block(r, b, d)) == 1) {
+    if (machine_run_block(m, b, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+    if (each_block) each_block(ctx);
+  }
+  free(b);
+  return rc;
+}
+
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
   switch (r->kind) {

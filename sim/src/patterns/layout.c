@@ -24,13 +24,9 @@ static int apply_alloc(machine *m, uint64_t id, uint64_t size, const char *file,
 /* Replays the trace's records through m. */
 static int replay(machine *m, const char *path, diag *d) {
   trace_reader *r = trace_open(path, TRACE_NATIVE, d);
-  trace_block *b = malloc(sizeof *b);
-  int rc = r && b ? 0 : -1;
-  if (r && !b) diag_set(d, path, 0, "out of memory");
-  while (rc == 0 && (rc = trace_read_block(r, b, d)) == 1) rc = machine_run_block(m, b, trace_get_path(r), d);
-  free(b);
+  int rc = r ? machine_replay(m, r, NULL, NULL, d) : -1;
   trace_close(r);
-  return rc < 0 ? -1 : 0;
+  return rc;
 }
 
 /* The live set's allocations, in order (caller frees). */
