@@ -195,6 +195,20 @@ static void test_split_by_page_size(void) {
   CU_ASSERT_EQUAL(o.hit_level, -1); /* not in the stlb either */
   CU_ASSERT_EQUAL(o.walk_refs, 3);
   CU_ASSERT_EQUAL(mmu_level_get_stats(m, 2).hits, 0);
+  /* Each array's share: the 4 KiB array filled once and hit once; the 2 MiB
+   * array took four fills, the last two evicting, and one hit. */
+  mmu_level_stats l1 = mmu_level_get_stats(m, 0);
+  CU_ASSERT_EQUAL(l1.array[0].hits, 1);
+  CU_ASSERT_EQUAL(l1.array[0].fills, 1);
+  CU_ASSERT_EQUAL(l1.array[0].evictions, 0);
+  CU_ASSERT_EQUAL(l1.array[1].hits, 1);
+  CU_ASSERT_EQUAL(l1.array[1].fills, 4);
+  CU_ASSERT_EQUAL(l1.array[1].evictions, 2);
+  CU_ASSERT_EQUAL(l1.hits, l1.array[0].hits + l1.array[1].hits);
+  CU_ASSERT_EQUAL(l1.evictions, l1.array[0].evictions + l1.array[1].evictions);
+  char name[MMU_ARRAY_NAME_MAX];
+  CU_ASSERT_STRING_EQUAL(mmu_array_name(&c.level[0], 1, name, sizeof name), "l1d:2M");
+  CU_ASSERT_STRING_EQUAL(mmu_array_name(&c.level[2], 0, name, sizeof name), "stlb");
   mmu_destroy(m);
   pt_destroy(t);
 }

@@ -46,7 +46,8 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
        .help = "stop after N replayed accesses (warm-up included)"},
       {.name = "interval", .kind = OPT_WHOLE, .dest = &o->window.interval, .arg = "N", .lo = 1,
        .help = "a row per configuration every N counted accesses (and one for the rest),\n"
-               "with the statistics of those accesses only (CSV only)"},
+               "with the statistics of those accesses only; written as they come (JSON:\n"
+               "one object per line, text: a table per interval)"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
        .help = "auto (default), native, lackey or din"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
@@ -114,8 +115,6 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
     o->first = (size_t)a;
     o->count = (size_t)(b - a + 1);
   }
-  if (o->window.interval && o->format != REPORT_CSV)
-    return cli_usage_error("sweep", "--interval writes CSV only (not --format %s)", report_format_names[o->format]);
   o->traces = (const char *const *)argv + first;
   o->ntraces = (size_t)(argc - first);
   return 0;
@@ -216,7 +215,7 @@ static void write_interval(void *ctx, const sweep_interval *iv) {
   sweep_row *rows = &io->res->rows[io->trace * n];
   fill_rows(io->o, io->res, io->trace, iv->snap);
   for (size_t i = 0; i < n; i++) rows[i].interval = iv->index, rows[i].accesses_end = iv->accesses_end;
-  sweep_write_csv_rows(stdout, &io->o->grid, io->cols, rows, n);
+  sweep_write_interval(stdout, (report_format)io->o->format, &io->o->grid, io->cols, rows, n);
 }
 
 static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, diag *d) {
@@ -226,7 +225,7 @@ static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_resu
   if (w.interval) {
     w.on_interval = write_interval;
     w.ctx = &io;
-    sweep_write_csv_header(stdout, &o->grid, cols);
+    if (o->format == REPORT_CSV) sweep_write_csv_header(stdout, &o->grid, cols);
   }
   for (size_t t = 0; t < o->ntraces; t++) {
     trace_reader *r = trace_open(o->traces[t], (trace_format)o->trace_fmt, d);

@@ -182,6 +182,26 @@ done
 "$tlbsim" sweep "${v2[@]}" --interval 3000 -j 2 --skip 500 --max 7000 "$work/gen.lackey" | cut -d, -f3,4 >"$work/ivw"
 [ "$(tail -n +2 "$work/ivw" | tr '\n' ' ')" = "0,3500 0,3500 1,6500 1,6500 2,7500 2,7500 " ] && ok ||
   bad "--interval 3000 --skip 500 --max 7000: $(tr '\n' ' ' <"$work/ivw")"
+# The same interval rows as JSON lines (one object per row, every CSV column
+# under its header's name) and as one text table per interval.
+"$tlbsim" sweep "${v2[@]}" --interval 3000 -j 2 --skip 500 --max 7000 "$work/gen.lackey" >"$work/ivc.csv"
+"$tlbsim" sweep "${v2[@]}" --interval 3000 -j 2 --skip 500 --max 7000 --format json "$work/gen.lackey" >"$work/ivj"
+python3 - "$work/ivc.csv" "$work/ivj" <<'PY' && ok || bad "--interval --format json differs from the CSV"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+objs = [json.loads(line) for line in open(sys.argv[2])]
+assert len(rows) == len(objs) == 6, (len(rows), len(objs))
+for r, o in zip(rows, objs):
+    assert list(r) == list(o), "keys"
+    for k, v in r.items():
+        j = o[k]
+        assert (v == "" and j is None) or str(j) == v or abs(float(j) - float(v)) < 1e-12, (k, v, j)
+PY
+"$tlbsim" sweep "${v2[@]}" --interval 3000 -j 2 --skip 500 --max 7000 --format text "$work/gen.lackey" >"$work/ivt"
+[ "$(grep -c '^interval ' "$work/ivt")" = 3 ] &&
+  [ "$(awk '/^tlb.l1d.misses /{printf "%s,%s ", $2, $3}' "$work/ivt")" = \
+    "$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="tlb.l1d.misses") c=i; next} {printf "%s%s", $c, NR%2 ? " " : ","}' "$work/ivc.csv")" ] &&
+  ok || bad "--interval --format text: $(grep '^tlb.l1d.misses ' "$work/ivt" | tr '\n' '|')"
 # plots/sweep_interval.gp draws it (one line per configuration, two axes).
 if command -v gnuplot >/dev/null; then
   "$tlbsim" sweep --vary tlb.l1d.entries=16,64 --vary tlb.stlb.ways=6,12 --interval 2000 "$work/gen.lackey" >"$work/iv2.csv"
@@ -239,14 +259,13 @@ check 1 "--set:1: unknown key 'bogus' in [tlb.l1d]" -- "$tlbsim" sweep --set tlb
 check 2 "tlbsim sweep: --jobs: '0' is out of range (1..64)" -- "$tlbsim" sweep -j 0 "$g"
 check 2 "tlbsim sweep: --max: '0' is out of range" -- "$tlbsim" sweep --max 0 "$g"
 check 2 "tlbsim sweep: --warmup (50) leaves nothing of --max (50) to count" -- "$tlbsim" sweep --warmup 50 --max 50 "$g"
-check 2 "tlbsim sweep: --interval writes CSV only (not --format json)" -- "$tlbsim" sweep --interval 9 --format json "$g"
 check 2 "tlbsim sweep: --interval: '0' is out of range" -- "$tlbsim" sweep --interval 0 "$g"
 check 2 "tlbsim sweep: --skip: 'x' is not a whole number" -- "$tlbsim" sweep --skip x "$g"
 check 2 "tlbsim sweep: expected at least one TRACE" -- "$tlbsim" sweep --vary tlb.l1d.entries=16
 check 2 "tlbsim sweep: --format: 'xml' is not text, json or csv" -- "$tlbsim" sweep --format xml "$g"
 check 1 "$work/bad.lackey:2:" -- "$tlbsim" sweep --vary tlb.l1d.entries=16,32 -j 2 "$work/bad.lackey"
-printf ' L 1000,8\n L 2000,8\n L ffffffffffff0000,8\n' >"$work/wide.lackey"
-check 1 "$work/wide.lackey:3: address 0xffffffffffff0000 is beyond the 48-bit" -- \
+printf ' L 1000,8\n L 2000,8\n L fff0ffffffff0000,8\n' >"$work/wide.lackey"
+check 1 "$work/wide.lackey:3: address 0xfff0ffffffff0000 is beyond the 48-bit" -- \
   "$tlbsim" sweep --vary tlb.l1d.entries=16,32 -j 2 "$work/wide.lackey"
 check 1 "$work/missing.trace" -- "$tlbsim" sweep "$g" "$work/missing.trace"
 "$tlbsim" sweep --help | grep -q '^usage: tlbsim sweep' && ok || bad "--help"

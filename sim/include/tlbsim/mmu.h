@@ -88,6 +88,13 @@ typedef struct mmu_config {
  * config without a format. */
 int mmu_config_check(const mmu_config *c, diag *d);
 
+/* The name of array a of level lc as reports show it: the level's name
+ * alone when it has one array, else followed by the sizes the array holds
+ * as its configuration section writes them ("l1d:2M", "stlb:4K+2M").
+ * Needs MMU_ARRAY_NAME_MAX bytes. */
+#define MMU_ARRAY_NAME_MAX (MMU_NAME_MAX + 8 * TLB_MAX_PAGE_SIZES)
+const char *mmu_array_name(const mmu_level_config *lc, unsigned a, char *buf, size_t len);
+
 typedef enum { MMU_OK, MMU_FAULT_UNMAPPED, MMU_FAULT_PROT } mmu_status;
 
 typedef struct mmu_outcome {
@@ -100,9 +107,17 @@ typedef struct mmu_outcome {
   uint64_t cycles;
 } mmu_outcome;
 
+/* One array of a level split by page size ([tlb.l1d:2M]): which of the
+ * level's hits, fills and evictions were its own, so a split level's page
+ * sizes can be compared (their sums are the level's hits and evictions). */
+typedef struct mmu_array_stats {
+  uint64_t hits, fills, evictions;
+} mmu_array_stats;
+
 typedef struct mmu_level_stats {
   uint64_t accesses, hits, misses;
   uint64_t evictions; /* fills that replaced a valid entry of another page */
+  mmu_array_stats array[MMU_MAX_ARRAYS];
 } mmu_level_stats;
 
 typedef struct mmu_stats {

@@ -120,5 +120,10 @@ void sweep_write(FILE *f, report_format fmt, const sweep_grid *g, const sweep_co
 void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *cols);
 void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
                           size_t nrows);
+/* One interval's rows as they come, in format fmt: CSV rows (after
+ * sweep_write_csv_header), JSON lines (one compact object per row, keyed as
+ * sweep_write's) or the text table followed by a blank line. */
+void sweep_write_interval(FILE *f, report_format fmt, const sweep_grid *g, const sweep_columns *cols,
+                          const sweep_row *rows, size_t nrows);
 
 #endif

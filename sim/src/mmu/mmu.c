@@ -9,8 +9,11 @@
  */
 #include "tlbsim/mmu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tlbsim/num.h"
 
 #define NO_ARRAY (-1)
 
@@ -223,6 +226,23 @@ void mmu_destroy(mmu *m) {
 
 walker *mmu_get_walker(mmu *m) { return m->walker; }
 
+/* A page size as a configuration section writes it: "4K", "2M", "256B". */
+static const char *section_size(unsigned shift, char *buf, size_t len) {
+  num_format_size(UINT64_C(1) << shift, buf, len);
+  size_t n = strlen(buf);
+  if (n > 3 && !strcmp(buf + n - 2, "iB")) buf[n - 2] = '\0';
+  return buf;
+}
+
+const char *mmu_array_name(const mmu_level_config *lc, unsigned a, char *buf, size_t len) {
+  const tlb_geometry *g = &lc->array[a];
+  size_t at = (size_t)snprintf(buf, len, "%s", lc->name);
+  char size[16];
+  for (unsigned i = 0; lc->narrays > 1 && i < g->npage_shifts && at < len; i++)
+    at += (size_t)snprintf(buf + at, len - at, "%c%s", i ? '+' : ':', section_size(g->page_shift[i], size, sizeof size));
+  return buf;
+}
+
 /* --- translation ---------------------------------------------------------- */
 
 static inline bool level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
@@ -235,7 +255,10 @@ static inline bool level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
       mmu_lookup_event e = {va, l, a, tlb_set_index(g, va, shift), hit};
       m->obs->lookup(m->obs->ctx, &e);
     }
-    if (hit) return true;
+    if (hit) {
+      lv->st.array[a].hits++;
+      return true;
+    }
   }
   return false;
 }
@@ -300,6 +323,8 @@ static void fill_levels(mmu *m, const int *path, unsigned npath, const pt_mappin
       tlb_fill_sector(t, mp->va, m->asid, mp->page_shift, page_pa, mp->prot, mask, &victim);
     }
     lv->st.evictions += victim.evicted;
+    lv->st.array[a].fills++;
+    lv->st.array[a].evictions += victim.evicted;
     if (observed) note_fill(m, (unsigned)path[i], (unsigned)a, t, mp, &victim);
   }
   if (!held && npath) m->unheld_shifts |= 1ull << mp->page_shift;

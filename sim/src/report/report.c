@@ -178,8 +178,15 @@ static void write_text(FILE *out, json_object *doc) {
           (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)get_u64(doc, "reads"),
           (unsigned long long)get_u64(doc, "writes"), (unsigned long long)get_u64(doc, "fetches"),
           (unsigned long long)get_u64(doc, "straddles"));
-  fprintf(out, "\n%-10s %14s %14s %14s %9s %14s\n", "TLB", "lookups", "hits", "misses", "miss %", "evictions");
+  fprintf(out, "\n%-10s %14s %14s %14s %9s %14s %14s\n", "TLB", "lookups", "hits", "misses", "miss %", "evictions",
+          "fills");
   json_object_object_foreach(get_obj(doc, "tlb"), name, lv) {
+    const char *array = strchr(name, ':'); /* one array of a level split by page size */
+    if (array) {
+      fprintf(out, "  %-8s %14s %14llu %14s %9s %14llu %14llu\n", array, "", (unsigned long long)get_u64(lv, "hits"),
+              "", "", (unsigned long long)get_u64(lv, "evictions"), (unsigned long long)get_u64(lv, "fills"));
+      continue;
+    }
     uint64_t acc = get_u64(lv, "accesses"), miss = get_u64(lv, "misses");
     fprintf(out, "%-10s %14llu %14llu %14llu %8.3f%% %14llu\n", name, (unsigned long long)acc,
             (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss,

@@ -10,7 +10,7 @@
 
 /* How a column's offsets move with the index of its group (the TLB level,
  * walk-cache level or page-table level it belongs to). */
-typedef enum { STEP_NONE, STEP_LEVEL, STEP_TABLE, STEP_U64 } column_step;
+typedef enum { STEP_NONE, STEP_LEVEL, STEP_ARRAY, STEP_TABLE, STEP_U64 } column_step;
 
 typedef struct column_def {
   const char *name;
@@ -22,6 +22,7 @@ typedef struct column_def {
 static const uint32_t step_bytes[] = {
     [STEP_NONE] = 0,
     [STEP_LEVEL] = sizeof(mmu_level_stats),
+    [STEP_ARRAY] = sizeof(mmu_array_stats),
     [STEP_TABLE] = sizeof(pt_level_usage),
     [STEP_U64] = sizeof(uint64_t),
 };
@@ -80,6 +81,13 @@ static const column_def per_level[] = {
     {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL},
 };
 
+/* Per array a of TLB level 0 (moved to level l by add_array_group). */
+static const column_def per_array[] = {
+    {"hits", STATS_COUNT, SNAP(level[0].array[0].hits), NONE, STEP_ARRAY},
+    {"fills", STATS_COUNT, SNAP(level[0].array[0].fills), NONE, STEP_ARRAY},
+    {"evictions", STATS_COUNT, SNAP(level[0].array[0].evictions), NONE, STEP_ARRAY},
+};
+
 static const column_def per_walk_cache[] = {
     {"lookups", STATS_COUNT, SNAP(mmu.pwc_lookups[0]), NONE, STEP_U64},
     {"hits", STATS_COUNT, SNAP(mmu.pwc_hits[0]), NONE, STEP_U64},
@@ -105,6 +113,16 @@ static void add_group(stats_schema *sc, const char *prefix, const column_def *de
   }
 }
 
+/* The columns of array a of level l, prefixed "tlb." and the array's name. */
+static void add_array_group(stats_schema *sc, const mmu_level_config *lc, unsigned l, unsigned a) {
+  char prefix[MMU_ARRAY_NAME_MAX + 8];
+  char name[MMU_ARRAY_NAME_MAX];
+  snprintf(prefix, sizeof prefix, "tlb.%s", mmu_array_name(lc, a, name, sizeof name));
+  size_t first = sc->n;
+  add_group(sc, prefix, per_array, COUNT_OF(per_array), a);
+  for (size_t c = first; c < sc->n; c++) sc->col[c].at += (uint32_t)(l * sizeof(mmu_level_stats));
+}
+
 void stats_schema_build(const machine_spec *s, stats_schema *out) {
   const mmu_config *mc = &s->mmu;
   const pt_format *f = s->format;
@@ -115,6 +133,8 @@ void stats_schema_build(const machine_spec *s, stats_schema *out) {
   for (unsigned l = 0; l < mc->nlevels; l++) {
     snprintf(prefix, sizeof prefix, "tlb.%s", mc->level[l].name);
     add_group(out, prefix, per_level, COUNT_OF(per_level), l);
+    for (unsigned a = 0; mc->level[l].narrays > 1 && a < mc->level[l].narrays; a++)
+      add_array_group(out, &mc->level[l], l, a);
   }
   add_group(out, NULL, walks, COUNT_OF(walks), 0);
   out->col[out->n++] = (stats_column){.name = "pwc", .kind = STATS_GROUP};

@@ -73,13 +73,8 @@ static void put_u64(json_object *o, const char *key, uint64_t v) {
 
 static const char *size_name(uint64_t bytes, char *buf, size_t len) { return num_format_size(bytes, buf, len); }
 
-/* The level's name, with its array's first page size when it has several. */
 static const char *level_name(const tlblog *l, const lookup *k, char *buf, size_t len) {
-  const mmu_level_config *lv = &mmu_get_config(machine_get_mmu(l->m))->level[k->level];
-  if (lv->narrays < 2) return lv->name;
-  char size[32];
-  snprintf(buf, len, "%s/%s", lv->name, size_name(1ull << lv->array[k->array].page_shift[0], size, sizeof size));
-  return buf;
+  return mmu_array_name(&mmu_get_config(machine_get_mmu(l->m))->level[k->level], k->array, buf, len);
 }
 
 /* --- observer ------------------------------------------------------------ */

@@ -147,21 +147,34 @@ void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *col
   }
 }
 
-static void write_json(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
+static json_object *row_json(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r) {
   size_t ncols = lead(g, cols) + cols->n;
-  json_object *arr = json_object_new_array();
   stats_schema sc;
-  for (size_t i = 0; i < nrows; i++) {
-    stats_schema_build(rows[i].spec, &sc);
-    json_object *o = json_object_new_object();
-    for (size_t j = 0; j < ncols; j++) {
-      cell c = full_cell(g, cols, &rows[i], &sc, j);
-      json_object_object_add(o, header_name(g, cols, j), cell_json(&c));
-    }
-    json_object_array_add(arr, o);
+  stats_schema_build(r->spec, &sc);
+  json_object *o = json_object_new_object();
+  for (size_t j = 0; j < ncols; j++) {
+    cell c = full_cell(g, cols, r, &sc, j);
+    json_object_object_add(o, header_name(g, cols, j), cell_json(&c));
   }
-  fprintf(f, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+  return o;
+}
+
+static void write_json(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < nrows; i++) json_object_array_add(arr, row_json(g, cols, &rows[i]));
+  fprintf(f, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put(arr);
+}
+
+/* JSON lines: one compact object per row, so rows can be written as they
+ * come and a reader takes them one line at a time. */
+static void write_json_lines(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
+                             size_t nrows) {
+  for (size_t i = 0; i < nrows; i++) {
+    json_object *o = row_json(g, cols, &rows[i]);
+    fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+  }
 }
 
 /* Text: one line per column, a column of values per row — a sweep has
@@ -182,6 +195,16 @@ static void write_text(FILE *f, const sweep_grid *g, const sweep_columns *cols, 
     fputc('\n', f);
   }
   free(sc);
+}
+
+void sweep_write_interval(FILE *f, report_format fmt, const sweep_grid *g, const sweep_columns *cols,
+                          const sweep_row *rows, size_t nrows) {
+  if (fmt == REPORT_CSV) sweep_write_csv_rows(f, g, cols, rows, nrows);
+  else if (fmt == REPORT_JSON) write_json_lines(f, g, cols, rows, nrows);
+  else {
+    write_text(f, g, cols, rows, nrows);
+    fputc('\n', f);
+  }
 }
 
 void sweep_write(FILE *f, report_format fmt, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
