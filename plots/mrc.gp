@@ -6,7 +6,8 @@
 # Variables: file (the CSV), page (page_bytes of the rows to plot, default
 # 4096), out (the PNG), name (what the title calls the trace; default file).
 # Columns (shared/DESIGN.md's MRC CSV): 1 page_bytes, 2 sets, 3 ways,
-# 4 entries, 7 miss_ratio. Rows of miss ratio 0 fall off the log scale.
+# 4 entries, 7 miss_ratio, and with `tlbsim mrc --opt` 9 opt_miss_ratio (drawn
+# as Belady's OPT, the bound). Rows of miss ratio 0 fall off the log scale.
 if (!exists("file")) file = "mrc.csv"
 if (!exists("page")) page = 4096
 if (!exists("out")) out = "mrc.png"
@@ -26,11 +27,15 @@ set logscale y
 set format y "10^{%L}"
 set xlabel "TLB entries"
 set ylabel "miss ratio (misses per translation)"
-set title sprintf("LRU TLB miss ratio, %s pages: %s", lab(page), name) noenhanced
 set grid
 set key top right
 set style data linespoints
 set pointsize 0.6
 
+# Whether the CSV has OPT's columns (tlbsim mrc --opt).
+has_opt = system(sprintf("head -1 '%s' | grep -c opt_miss_ratio", file)) + 0
+set title sprintf("%s TLB miss ratio, %s pages: %s", has_opt ? "LRU and OPT" : "LRU", lab(page), name) noenhanced
+
 plot rows("$2 == 1") using 4:7 title "fully associative" lw 2, \
-     for [w in ways] rows(sprintf("$2 > 1 && $3 == %s", w)) using 4:7 title sprintf("%s-way", w)
+     for [w in ways] rows(sprintf("$2 > 1 && $3 == %s", w)) using 4:7 title sprintf("%s-way", w), \
+     for [o = 1:has_opt] rows("$2 == 1") using 4:9 title "Belady's OPT (fully associative)" lw 2 dt 2 lc rgb "black"

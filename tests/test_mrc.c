@@ -405,6 +405,103 @@ static void test_records(void) {
   mrc_destroy(m);
 }
 
+/* ---- Belady's OPT ----------------------------------------------------------- */
+
+/* The page numbers of every reference of s at 2^shift (straddles split). */
+static uint64_t *page_refs(const stream *s, unsigned shift, size_t *n) {
+  size_t total = (size_t)references(s, shift), k = 0;
+  uint64_t *p = malloc((total ? total : 1) * sizeof *p);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  for (size_t i = 0; i < s->n; i++)
+    for (uint64_t page = s->a[i].va >> shift; page <= (s->a[i].va + s->a[i].size - 1) >> shift; page++) p[k++] = page;
+  *n = total;
+  return p;
+}
+
+/* Belady by the definition: a miss with the array full evicts the held page
+ * whose next use is furthest (never used again counts as furthest), found
+ * by scanning ahead. Quadratic; for small streams. */
+static uint64_t brute_opt(const uint64_t *ref, size_t n, uint32_t entries) {
+  uint64_t *held = malloc(entries * sizeof *held), misses = 0;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(held);
+  uint32_t nheld = 0;
+  for (size_t t = 0; t < n; t++) {
+    uint32_t j = 0;
+    while (j < nheld && held[j] != ref[t]) j++;
+    if (j < nheld) continue;
+    misses++;
+    if (nheld < entries) {
+      held[nheld++] = ref[t];
+      continue;
+    }
+    uint32_t victim = 0;
+    size_t furthest = 0;
+    for (j = 0; j < nheld; j++) {
+      size_t u = t + 1;
+      while (u < n && ref[u] != held[j]) u++;
+      if (u > furthest) furthest = u, victim = j;
+      if (u == n) break;
+    }
+    held[victim] = ref[t];
+  }
+  free(held);
+  return misses;
+}
+
+static void check_opt(const stream *s, const mrc_spec *spec, uint32_t fa_max) {
+  mrc *m = run_mrc(spec, s);
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(mrc_finish(m, &d), 0);
+  for (unsigned i = 0; i < spec->npage_shifts; i++) {
+    size_t n;
+    uint64_t *ref = page_refs(s, spec->page_shift[i], &n);
+    for (uint32_t c = 1; c <= fa_max; c = next_fa_size(c)) {
+      uint64_t got = mrc_opt_misses(m, i, c), want = brute_opt(ref, n, c);
+      if (got != want)
+        printf("\n  OPT page 2^%u, %u entries: mrc %llu, brute force %llu", spec->page_shift[i], c,
+               (unsigned long long)got, (unsigned long long)want);
+      CU_ASSERT_EQUAL(got, want);
+      CU_ASSERT(got <= mrc_misses(m, i, 1, c)); /* no policy beats OPT, LRU included */
+    }
+    free(ref);
+  }
+  mrc_destroy(m);
+}
+
+static void test_opt(void) {
+  mrc_spec spec = base_spec;
+  spec.opt = true;
+  stream s = random_stream(11, 4000, 300, 0x7f0000000000, true, false);
+  check_opt(&s, &spec, 128);
+  free(s.a);
+  /* Straddling accesses and a working set beyond the largest size, where
+   * pages are carried past the cut. */
+  s = random_stream(12, 3000, 600, 0x10000000, false, true);
+  spec.max_entries = 48;
+  spec.max_sets = 1;
+  check_opt(&s, &spec, 48);
+  free(s.a);
+  /* A loop over 64 pages, four times: after the first pass OPT misses 64 - C
+   * per pass, LRU (C < 64) every page. */
+  stream loop = {0};
+  for (int pass = 0; pass < 4; pass++)
+    for (uint64_t p = 0; p < 64; p++) push(&loop, p << 12, 8);
+  spec = base_spec;
+  spec.npage_shifts = 1;
+  spec.opt = true;
+  mrc *m = run_mrc(&spec, &loop);
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(mrc_finish(m, &d), 0);
+  CU_ASSERT_EQUAL(mrc_opt_misses(m, 0, 32), 64 + 3 * 32);
+  CU_ASSERT_EQUAL(mrc_misses(m, 0, 1, 32), 256);
+  CU_ASSERT_EQUAL(mrc_opt_misses(m, 0, 64), 64);
+  mrc_destroy(m);
+  free(loop.a);
+  spec.sample_rate = 0.5;
+  CU_ASSERT_PTR_NULL(mrc_create(&spec, &d));
+  CU_ASSERT_STRING_EQUAL(d.msg, "OPT needs every reference: not with sampling");
+}
+
 int main(void) {
   static const test_case exact[] = {{"random_uniform", test_random_uniform},
                                     {"random_hot_straddling", test_random_hot_straddling},
@@ -423,6 +520,7 @@ int main(void) {
                                   {"spec_errors", test_spec_errors},
                                   {"sampling", test_sampling},
                                   {"records", test_records},
+                                  {"opt", test_opt},
                                   {NULL, NULL}};
   static const test_suite suites[] = {
       {"mrc_exact", exact}, {"mrc_edges", edges}, {"mrc_api", api}, {NULL, NULL}};

@@ -97,6 +97,10 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
        .help = sets_help},
       {.name = "sample", .kind = OPT_REAL, .dest = &o->spec.sample_rate, .arg = "R", .rlo = 0, .rhi = 1,
        .help = sample_help},
+      {.name = "opt", .kind = OPT_FLAG, .dest = &o->spec.opt,
+       .help = "also Belady's OPT, the bound: columns opt_misses and opt_miss_ratio on\n"
+               "fully associative rows (empty on the others); holds every reference\n"
+               "in memory (4 bytes each per page size, 12 at the end); not with --sample"},
       {.name = "inst", .kind = OPT_FLAG, .dest = &o->spec.inst,
        .help = "count instruction fetches too (default: data only, an L1 DTLB)"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
@@ -120,6 +124,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
   if (o->sets_max && !is_pow2(o->sets_max))
     return cli_usage_error("mrc", "--sets-max: %llu is not a power of two", (unsigned long long)o->sets_max);
   if (o->spec.sample_rate == 0) return cli_usage_error("mrc", "--sample: 0 is not a rate in (0, 1]");
+  if (o->spec.opt && o->spec.sample_rate < 1) return cli_usage_error("mrc", "--opt needs every reference: not with --sample");
   for (unsigned i = 0; i < o->entries.n; i++)
     if (o->entries.v[i] > o->max_entries)
       return cli_usage_error("mrc", "--entries: %llu exceeds --max-entries (%llu)",
@@ -142,6 +147,20 @@ static uint32_t default_sets_max(const mrc_opts *o) {
   return (uint32_t)sets;
 }
 
+/* A row's OPT columns: the misses of an OPT array as large, on fully
+ * associative rows; null (an empty CSV field) on the others. */
+static void add_opt(json_object *row, const mrc *m, unsigned i, uint32_t sets, uint32_t ways, uint64_t accesses) {
+  if (sets > 1) {
+    json_object_object_add(row, "opt_misses", NULL);
+    json_object_object_add(row, "opt_miss_ratio", NULL);
+    return;
+  }
+  uint64_t misses = mrc_opt_misses(m, i, ways);
+  json_object_object_add(row, "opt_misses", json_object_new_uint64(misses));
+  json_object_object_add(row, "opt_miss_ratio",
+                         json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
+}
+
 static json_object *row_json(uint64_t page_bytes, uint32_t sets, uint32_t ways, uint64_t accesses, uint64_t misses) {
   json_object *row = json_object_new_object();
   json_object_object_add(row, "page_bytes", json_object_new_uint64(page_bytes));
@@ -162,12 +181,17 @@ static json_object *rows_json(const mrc *m, const mrc_opts *o) {
     uint64_t page = 1ull << o->spec.page_shift[i], refs = mrc_references(m, i);
     for (unsigned e = 0; e < o->entries.n; e++) {
       uint32_t entries = (uint32_t)o->entries.v[e]; /* <= MRC_MAX_ENTRIES */
-      json_object_array_add(rows, row_json(page, 1, entries, refs, mrc_misses(m, i, 1, entries)));
+      json_object *row = row_json(page, 1, entries, refs, mrc_misses(m, i, 1, entries));
+      if (o->spec.opt) add_opt(row, m, i, 1, entries, refs);
+      json_object_array_add(rows, row);
     }
     for (unsigned w = 0; w < o->ways.n; w++) {
       uint32_t ways = (uint32_t)o->ways.v[w];
-      for (uint32_t sets = 2; mrc_measures(m, sets, ways); sets *= 2)
-        json_object_array_add(rows, row_json(page, sets, ways, refs, mrc_misses(m, i, sets, ways)));
+      for (uint32_t sets = 2; mrc_measures(m, sets, ways); sets *= 2) {
+        json_object *row = row_json(page, sets, ways, refs, mrc_misses(m, i, sets, ways));
+        if (o->spec.opt) add_opt(row, m, i, sets, ways, refs);
+        json_object_array_add(rows, row);
+      }
     }
   }
   return rows;
@@ -178,6 +202,14 @@ static uint64_t get_u64(json_object *row, const char *key) {
   return json_object_object_get_ex(row, key, &v) ? json_object_get_uint64(v) : 0;
 }
 
+/* The OPT columns of a text row: blank on set-associative rows. */
+static void print_opt_text(json_object *row, uint64_t accesses) {
+  json_object *v;
+  if (!json_object_object_get_ex(row, "opt_misses", &v) || !v) return;
+  uint64_t miss = json_object_get_uint64(v);
+  printf(" %14llu %10.6f", (unsigned long long)miss, accesses ? (double)miss / (double)accesses : 0.0);
+}
+
 /* CSV (the header once), a JSON array, or an aligned table. */
 static void print_rows(json_object *rows, report_format f) {
   size_t n = json_object_array_length(rows);
@@ -185,7 +217,10 @@ static void print_rows(json_object *rows, report_format f) {
     puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
     return;
   }
-  if (f == REPORT_TEXT) printf("%8s %7s %5s %8s %14s %14s %10s\n", "page", "sets", "ways", "entries", "accesses", "misses", "miss ratio");
+  bool opt = n && json_object_object_get_ex(json_object_array_get_idx(rows, 0), "opt_misses", NULL);
+  if (f == REPORT_TEXT)
+    printf("%8s %7s %5s %8s %14s %14s %10s%s\n", "page", "sets", "ways", "entries", "accesses", "misses", "miss ratio",
+           opt ? "     OPT misses  OPT ratio" : "");
   for (size_t i = 0; i < n; i++) {
     json_object *row = json_object_array_get_idx(rows, i);
     if (f == REPORT_CSV) {
@@ -194,10 +229,12 @@ static void print_rows(json_object *rows, report_format f) {
     }
     char page[32];
     uint64_t acc = get_u64(row, "accesses"), miss = get_u64(row, "misses");
-    printf("%8s %7llu %5llu %8llu %14llu %14llu %10.6f\n", num_format_size(get_u64(row, "page_bytes"), page, sizeof page),
+    printf("%8s %7llu %5llu %8llu %14llu %14llu %10.6f", num_format_size(get_u64(row, "page_bytes"), page, sizeof page),
            (unsigned long long)get_u64(row, "sets"), (unsigned long long)get_u64(row, "ways"),
            (unsigned long long)get_u64(row, "entries"), (unsigned long long)acc, (unsigned long long)miss,
            acc ? (double)miss / (double)acc : 0.0);
+    if (opt) print_opt_text(row, acc);
+    putchar('\n');
   }
 }
 
@@ -229,7 +266,7 @@ int cmd_mrc(int argc, char **argv) {
   mrc *m = mrc_create(&o.spec, &d);
   if (!m) return cli_input_error(&d);
   trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
-  rc = r && replay(m, r, &d) == 0 ? EXIT_OK : cli_input_error(&d);
+  rc = r && replay(m, r, &d) == 0 && mrc_finish(m, &d) == 0 ? EXIT_OK : cli_input_error(&d);
   if (rc == EXIT_OK) {
     json_object *rows = rows_json(m, &o);
     print_rows(rows, (report_format)o.format);

@@ -103,10 +103,26 @@ exact_part() { awk -F, 'NR > 1 && ($2 > 1 || $4 <= 32)' "$1"; }
 [ "$(wc -l <"$work/s.csv")" = "$(wc -l <"$work/a.csv")" ] && [ "$(exact_part "$work/s.csv")" = "$(exact_part "$work/a.csv")" ] &&
   ok || bad "--sample: rows of 32 entries or fewer, or set-associative, differ from exact"
 
+# --opt: the same LRU rows plus Belady's OPT on the fully associative ones;
+# stride.lackey loops over 64 pages four times, so OPT with C < 64 entries
+# misses 64 + 3 x (64 - C) times where LRU misses all 256.
+"$tlbsim" mrc --opt "$work/gen.lackey" >"$work/o.csv"
+[ "$(head -1 "$work/o.csv")" = "page_bytes,sets,ways,entries,accesses,misses,miss_ratio,opt_misses,opt_miss_ratio" ] &&
+  [ "$(cut -d, -f1-7 "$work/o.csv" | tail -n +2)" = "$(tail -n +2 "$work/a.csv")" ] && ok || bad "--opt: header or LRU rows"
+awk -F, 'NR > 1 && $2 == 1 && ($8 == "" || $8 > $6) {bad = 1} NR > 1 && $2 > 1 && $8 != "" {bad = 1} END {exit bad}' \
+  "$work/o.csv" && ok || bad "--opt: OPT above LRU, missing on a fully associative row or present on a set-associative one"
+[ "$("$tlbsim" mrc --opt --sets-max 1 --entries 16,32,64 "$src/traces/samples/stride.lackey" | cut -d, -f4,6,8 | tail -n +2 | tr '\n' ' ')" = \
+  "16,256,208 32,256,160 64,64,64 " ] && ok || bad "--opt on stride.lackey"
+check_json_opt=$("$tlbsim" mrc --opt --format json --sets-max 2 --ways 1 --entries 2 "$src/traces/samples/stride.lackey" |
+  tr -d ' \n' | grep -o '"opt_misses":[^,]*' | tr '\n' ' ')
+[ "$check_json_opt" = '"opt_misses":252 "opt_misses":null ' ] && ok || bad "--opt JSON: $check_json_opt"
+
 # plots/mrc.gp draws the CSV (when gnuplot is here).
 if command -v gnuplot >/dev/null; then
   gnuplot -e "file='$work/a.csv'; page=4096; out='$work/mrc.png'" "$src/plots/mrc.gp" 2>"$work/gp.err" &&
     [ -s "$work/mrc.png" ] && ok || { bad "plots/mrc.gp"; cat "$work/gp.err"; }
+  gnuplot -e "file='$work/o.csv'; page=4096; out='$work/mrc_opt.png'" "$src/plots/mrc.gp" 2>"$work/gp.err" &&
+    [ -s "$work/mrc_opt.png" ] && [ ! -s "$work/gp.err" ] && ok || { bad "plots/mrc.gp with OPT"; cat "$work/gp.err"; }
 fi
 
 # check EXPECTED_STATUS STDERR_SUBSTRING -- command...
@@ -128,6 +144,7 @@ printf 'r 0x1000 8\nctx 3\n' >"$work/ctx.trace"
 g=$work/gen.lackey
 check 2 "tlbsim mrc: unknown or incomplete option '--bogus'" -- "$tlbsim" mrc --bogus "$g"
 check 2 "tlbsim mrc: expected one TRACE argument" -- "$tlbsim" mrc
+check 2 "tlbsim mrc: --opt needs every reference: not with --sample" -- "$tlbsim" mrc --opt --sample 0.5 "$g"
 check 2 "tlbsim mrc: --format: 'xml' is not text, json or csv" -- "$tlbsim" mrc --format xml "$g"
 check 2 "tlbsim mrc: --trace-format: 'pin' is not auto, native, lackey or din" -- "$tlbsim" mrc --trace-format pin "$g"
 check 2 "tlbsim mrc: --page-size: '4K,3K' is not a list of at most 8 distinct power-of-two sizes" -- "$tlbsim" mrc --page-size 4K,3K "$g"

@@ -22,6 +22,13 @@
  * (the same low k bits of the page number) is at least its ways (Hill &
  * Smith 1989). docs/MRC.md describes the algorithms and their costs.
  *
+ * OPT (spec.opt): Belady's optimal replacement for every fully associative
+ * size up to max_entries, the bound no policy beats. It needs each page's
+ * next use, so the pass logs every reference (4 bytes each per page size,
+ * plus 8 at mrc_finish: memory grows with the trace, unlike the rest) and
+ * mrc_finish runs OPT's priority stack over the log (Mattson et al. 1970;
+ * Sugumar & Abraham 1993). Not with sampling.
+ *
  * Sampling (SHARDS, Waldspurger et al., FAST 2015): with rate R < 1 only
  * pages whose hash falls below R * 2^64 enter the part of the analysis
  * whose memory grows with the trace's distinct pages (distances beyond a
@@ -49,6 +56,7 @@ typedef struct mrc_spec {
   uint32_t max_ways;    /* ways tracked at each set count, cut to max_entries / sets */
   double sample_rate;   /* SHARDS rate in (0, 1]; 1 analyses every page, exactly */
   bool inst;            /* instruction fetches are references too (a unified TLB) */
+  bool opt;             /* also Belady's OPT, fully associative (mrc_finish) */
   uint32_t compact_at;  /* fall-off times held before the first renumbering; 0: the
                            default. Only tests set it, to exercise compaction. */
 } mrc_spec;
@@ -71,7 +79,7 @@ void mrc_destroy(mrc *m);
 int mrc_run_block(mrc *m, const trace_block *b, const char *file, diag *d);
 /* One access of `size` bytes at va (0 counts as 1): a reference to each
  * page it touches (trace_pages), at every page size. -1 when host memory
- * runs out. */
+ * runs out or OPT's log is full. */
 int mrc_access(mrc *m, uint64_t va, uint64_t size);
 
 /* References (translations) at page size index i, sampled or not. */
@@ -83,5 +91,11 @@ bool mrc_measures(const mrc *m, uint32_t sets, uint32_t ways);
  * exact, or the SHARDS estimate for a sampled fully associative array of
  * more than MRC_RECENT_EXACT entries. */
 uint64_t mrc_misses(const mrc *m, unsigned i, uint32_t sets, uint32_t ways);
+/* After the last block: what needs the whole trace (OPT). -1 with d when
+ * host memory runs out. */
+int mrc_finish(mrc *m, diag *d);
+/* With spec.opt, after mrc_finish: the misses of an OPT fully associative
+ * array of `entries` (1..max_entries) at page size index i. */
+uint64_t mrc_opt_misses(const mrc *m, unsigned i, uint32_t entries);
 
 #endif

@@ -37,6 +37,7 @@ typedef struct mrc_lane {
   uint64_t *deep_hist;             /* [max_entries + 1] by (scaled) distance, capped */
   mrc_outside out;
   mrc_sets sets;
+  mrc_opt opt;
 } mrc_lane;
 
 struct mrc {
@@ -64,6 +65,7 @@ int mrc_spec_check(const mrc_spec *s, diag *d) {
   if (s->max_sets > 1 && s->max_ways < 1) return diag_set(d, NULL, 0, "max ways must be at least 1");
   if (!(s->sample_rate > 0 && s->sample_rate <= 1))
     return diag_set(d, NULL, 0, "sample rate %g is not in (0, 1]", s->sample_rate);
+  if (s->opt && s->sample_rate < 1) return diag_set(d, NULL, 0, "OPT needs every reference: not with sampling");
   return 0;
 }
 
@@ -79,7 +81,7 @@ mrc *mrc_create(const mrc_spec *s, diag *d) {
     l->shift = s->page_shift[i];
     l->deep_hist = calloc((size_t)s->max_entries + 1, sizeof *l->deep_hist);
     if (!l->deep_hist || outside_init(&l->out, s->compact_at) ||
-        sets_init(&l->sets, s->max_sets, s->max_ways, s->max_entries))
+        sets_init(&l->sets, s->max_sets, s->max_ways, s->max_entries) || (s->opt && opt_init(&l->opt)))
       goto oom;
   }
   return m;
@@ -95,6 +97,7 @@ void mrc_destroy(mrc *m) {
     free(m->lane[i].deep_hist);
     outside_free(&m->lane[i].out);
     sets_free(&m->lane[i].sets);
+    opt_free(&m->lane[i].opt);
   }
   free(m);
 }
@@ -129,6 +132,10 @@ static inline void count_deep(const mrc *m, mrc_lane *l, uint64_t page) {
 
 static int reference(mrc *m, mrc_lane *l, uint64_t page) {
   l->refs++;
+  if (m->spec.opt) {
+    int rc = opt_reference(&l->opt, page);
+    if (rc) return rc;
+  }
   unsigned n = l->nrecent, depth = 1;
   if (n && l->recent[0] == page) return 0;
   while (depth < n && l->recent[depth] != page) depth++;
@@ -151,11 +158,13 @@ static int reference(mrc *m, mrc_lane *l, uint64_t page) {
   return 0;
 }
 
-/* Every reference of one access to lane l. */
+/* Every reference of one access to lane l: 0, or reference's error. */
 static inline int lane_access(mrc *m, mrc_lane *l, uint64_t va, uint64_t size) {
   uint64_t page;
-  for (uint64_t n = trace_pages(va, size ? size : 1, l->shift, &page); n; n--, page++)
-    if (reference(m, l, page)) return -1;
+  for (uint64_t n = trace_pages(va, size ? size : 1, l->shift, &page); n; n--, page++) {
+    int rc = reference(m, l, page);
+    if (rc) return rc;
+  }
   return 0;
 }
 
@@ -198,7 +207,9 @@ int mrc_run_block(mrc *m, const trace_block *b, const char *file, diag *d) {
       } else if (!counts(m, a->kind)) {
         continue;
       }
-      if (lane_access(m, l, va, size)) return diag_set(d, file, b->line[k], "out of memory");
+      int rc = lane_access(m, l, va, size);
+      if (rc == -2) return diag_set(d, file, b->line[k], "OPT logs every reference: more than 2^32 - 2 of them");
+      if (rc) return diag_set(d, file, b->line[k], "out of memory");
     }
   }
   return 0;
@@ -229,4 +240,15 @@ uint64_t mrc_misses(const mrc *m, unsigned i, uint32_t sets, uint32_t ways) {
   uint64_t near = 0;
   for (uint32_t d = ways; d < MRC_RECENT; d++) near += l->near_hist[d];
   return near + deep_misses(l, ways, m->spec.max_entries);
+}
+
+int mrc_finish(mrc *m, diag *d) {
+  for (unsigned i = 0; m->spec.opt && i < m->spec.npage_shifts; i++)
+    if (opt_finish(&m->lane[i].opt, m->spec.max_entries))
+      return diag_set(d, NULL, 0, "out of memory for OPT's next uses");
+  return 0;
+}
+
+uint64_t mrc_opt_misses(const mrc *m, unsigned i, uint32_t entries) {
+  return opt_misses(&m->lane[i].opt, entries, m->spec.max_entries);
 }

@@ -18,6 +18,10 @@
  * mrc_sets     for each set count 2^k (k = 1..levels) the LRU stack of
  *              every set, cut at the ways tracked there, and a histogram of
  *              the position at which each reference found its page.
+ * mrc_opt      Belady's OPT (spec.opt): OPT needs each page's next use, so
+ *              the references are logged (a dense id per page, 4 bytes per
+ *              reference) and the OPT stack runs over the log at the end
+ *              (mrc_opt.c), into a histogram of depths.
  */
 #ifndef TLBSIM_MRC_IMPL_H
 #define TLBSIM_MRC_IMPL_H
@@ -82,5 +86,26 @@ void sets_recent(mrc_sets *s, uint64_t page, const uint64_t *newer, unsigned n);
 void sets_deep(mrc_sets *s, uint64_t page);
 /* Misses of 2^k sets x ways (ways <= the level's depth). */
 uint64_t sets_misses(const mrc_sets *s, unsigned k, uint32_t ways);
+
+typedef struct mrc_opt {
+  uint32_t *ref;     /* [nref]: the page id of each reference, until opt_finish */
+  size_t nref, cap;
+  uint64_t *key;     /* page-to-id table, open addressing; MRC_NO_PAGE: empty */
+  uint32_t *id;
+  size_t slot_mask;  /* held at most half full */
+  uint32_t npages;   /* ids given */
+  uint64_t *hist;    /* after opt_finish, [max_entries + 1]: references at OPT depth d
+                        (0: the top); [max_entries] those held by no size */
+} mrc_opt;
+
+int opt_init(mrc_opt *o);
+void opt_free(mrc_opt *o);
+/* Logs a reference: 0, -1 when host memory runs out, -2 when the log is
+ * full (2^32 - 1 references). */
+int opt_reference(mrc_opt *o, uint64_t page);
+/* Runs the OPT stack over the log (then freed). -1 when memory runs out. */
+int opt_finish(mrc_opt *o, uint32_t max_entries);
+/* Misses of an OPT array of `entries` (<= max_entries) after opt_finish. */
+uint64_t opt_misses(const mrc_opt *o, uint32_t entries, uint32_t max_entries);
 
 #endif
