@@ -18,7 +18,10 @@
 # agree: tlbsim's tlb.l1d.access_misses against Dinero's data demand misses
 # (same LRU, same 4 KiB lines, so they must be equal). Exit 1 if any differ.
 # DINEROIV is a dineroIV binary you built yourself; this script builds nothing
-# of Dinero's. Env: LINES, REPEATS, GEN (a bench_gen_din binary), TMPDIR.
+# of Dinero's. With DIN=FILE the trace is that din file (a real program's,
+# data accesses only) instead of a generated one, and its lackey and gzip'd
+# forms are made from it. Env: LINES, REPEATS, GEN (a bench_gen_din binary),
+# DIN, TMPDIR.
 set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "$0")/common.sh"
@@ -36,9 +39,17 @@ trap 'rm -rf "$work"' EXIT
 gen=$(find_gen "$tlbsim" "$work")
 
 machine_line
-echo "trace: $lines data accesses (bench_gen_din defaults), $repeats rounds"
-"$gen" --lines "$lines" >"$work/t.din"
-"$gen" --lines "$lines" --format lackey >"$work/t.lackey"
+if [ -n "${DIN:-}" ]; then
+  [ -r "$DIN" ] || die "DIN=$DIN is not readable"
+  cp "$DIN" "$work/t.din"
+  lines=$(wc -l <"$work/t.din")
+  echo "trace: $DIN, $lines lines, $repeats rounds"
+  awk '{printf " %s %s,1\n", $1 == 0 ? "L" : "S", $2}' "$work/t.din" >"$work/t.lackey"
+else
+  echo "trace: $lines data accesses (bench_gen_din defaults), $repeats rounds"
+  "$gen" --lines "$lines" >"$work/t.din"
+  "$gen" --lines "$lines" --format lackey >"$work/t.lackey"
+fi
 gzip -1 -c "$work/t.din" >"$work/t.din.gz"
 
 fa64=(--set tlb.l1d.entries=64 --set tlb.l1d.ways=64)

@@ -15,7 +15,12 @@ if (!exists("out")) out = "alloc_frag.png"
 if (!exists("xcol")) xcol = "event"
 if (!exists("title")) title = "External fragmentation (x: an OOM)"
 
-set terminal pngcairo size 1100,600 font ",11"
+# a name ending in .svg writes SVG, any other PNG
+if (strstrt(out, ".svg") > 0) {
+  set terminal svg size 1100,600 font ",11"
+} else {
+  set terminal pngcairo size 1100,600 font ",11"
+}
 set output out
 set datafile separator ","
 set title title

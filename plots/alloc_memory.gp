@@ -16,7 +16,12 @@ if (!exists("xcol")) xcol = "event"
 if (!exists("recorded")) recorded = 0
 if (!exists("title")) title = "Reserved (solid) and allocated (dashed) memory"
 
-set terminal pngcairo size 1100,600 font ",11"
+# a name ending in .svg writes SVG, any other PNG
+if (strstrt(out, ".svg") > 0) {
+  set terminal svg size 1100,600 font ",11"
+} else {
+  set terminal pngcairo size 1100,600 font ",11"
+}
 set output out
 set datafile separator ","
 set title title

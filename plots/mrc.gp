@@ -19,7 +19,12 @@ rows(cond) = sprintf("< awk -F, 'NR > 1 && $1 == %.0f && (%s)' '%s'", page, cond
 ways = system(sprintf("awk -F, 'NR > 1 && $1 == %.0f && $2 > 1 {print $3}' '%s' | sort -nu | tr '\\n' ' '", page, file))
 lab(b) = b >= 1048576 ? sprintf("%.0f MiB", b / 1048576.0) : sprintf("%.0f KiB", b / 1024.0)
 
-set terminal pngcairo size 900,600 font ",10"
+# a name ending in .svg writes SVG, any other PNG
+if (strstrt(out, ".svg") > 0) {
+  set terminal svg size 900,600 font ",10"
+} else {
+  set terminal pngcairo size 900,600 font ",10"
+}
 set output out
 set datafile separator ","
 set logscale x 2

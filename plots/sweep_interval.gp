@@ -27,7 +27,12 @@ title_of(c) = system(sprintf("awk -F, -v c='%s' 'NR == 1 {n = split(c, v, \";\")
 rows(c) = sprintf("< awk -F, -v c='%s' -v m='%s' 'NR == 1 {for (i = 1; i <= NF; i++) {if ($i == m) mc = i; if ($i == \"accesses\") ac = i; if ($i == \"accesses_end\") ec = i}; next} $1 == \"%s\" {%s; if (k == c) print $ec, ($ac ? $mc / $ac : 0)}' '%s'", \
                   c, misses, trace, awk_key, file)
 
-set terminal pngcairo size 900,560 font ",10"
+# a name ending in .svg writes SVG, any other PNG
+if (strstrt(out, ".svg") > 0) {
+  set terminal svg size 900,560 font ",10"
+} else {
+  set terminal pngcairo size 900,560 font ",10"
+}
 set output out
 set title sprintf("%s per access over time: %s", misses, name) noenhanced
 set xlabel "accesses into the trace (end of each interval)"

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tlbsim builds and tests with (root, apt-get),
 # skipping apt entirely when they are all present already.
-#   scripts/deps.sh [--fuzz] [--lint] [--slurm]
+#   scripts/deps.sh [--fuzz] [--lint] [--slurm] [--docs]
 # --fuzz adds clang and libFuzzer (fuzz/run.sh); --lint adds cppcheck and
 # clang-tidy (scripts/lint.sh); --slurm adds Slurm, munge and GNU parallel (the single-node
-# cluster .ci/run starts for tests/cli/sweep_slurm.sh).
+# cluster .ci/run starts for tests/cli/sweep_slurm.sh); --docs adds matplotlib for
+# docs/notebook_example.py's figure.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libinih-dev libcunit1-dev libjson-c-dev zlib1g-dev valgrind gnuplot-nox)
+pkgs=(build-essential cmake pkg-config libinih-dev libcunit1-dev libjson-c-dev zlib1g-dev libzstd-dev liblzma-dev zstd xz-utils valgrind gnuplot-nox)
 for arg in "$@"; do
   case $arg in
   --fuzz) pkgs+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev) ;;
   --lint) pkgs+=(cppcheck clang-tidy clang-14) ;;
   --slurm) pkgs+=(slurm-wlm munge parallel) ;;
-  *) echo "usage: scripts/deps.sh [--fuzz] [--lint] [--slurm]" >&2; exit 2 ;;
+  --docs) pkgs+=(python3 python3-matplotlib) ;;
+  *) echo "usage: scripts/deps.sh [--fuzz] [--lint] [--slurm] [--docs]" >&2; exit 2 ;;
   esac
 done
 missing=()

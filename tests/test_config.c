@@ -49,6 +49,46 @@ static void test_load_and_get(void) {
   cfg_destroy(c);
 }
 
+/* Collects list items; refuses "bad". */
+typedef struct items {
+  char seen[4][CFG_ITEM_MAX];
+  size_t n;
+} items;
+
+static int take_item(void *ctx, const char *item, diag *why) {
+  items *x = ctx;
+  if (!strcmp(item, "bad")) return diag_set(why, NULL, 0, "'%s' refused", item);
+  snprintf(x->seen[x->n++], CFG_ITEM_MAX, "%s", item);
+  return 0;
+}
+
+/* The list splitter behind every list key: items trimmed, each handed on,
+ * a refusal or an over-long item reported at the key's FILE:LINE. */
+static void test_lists(void) {
+  cfg *c = cfg_create();
+  diag d;
+  const char *p = write_file("cfg_list.ini", "[format.f]\nlevels = PD:10:5:1,  PT:5:5:1 \nleaves = 32@PT, bad\n"
+                                             "long = 0123456789012345678901234567890123456789012345678901234567890123\n");
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, p, &d), 0);
+  items x = {0};
+  size_t n = 9;
+  CU_ASSERT_EQUAL(cfg_get_list(c, "format.f", "levels", take_item, &x, &n, &d), 0);
+  CU_ASSERT_EQUAL(n, 2);
+  CU_ASSERT_STRING_EQUAL(x.seen[0], "PD:10:5:1");
+  CU_ASSERT_STRING_EQUAL(x.seen[1], "PT:5:5:1");
+  x.n = 0;
+  CU_ASSERT_EQUAL(cfg_get_list(c, "format.f", "leaves", take_item, &x, &n, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "cfg_list.ini:3: format.f.leaves: 'bad' refused");
+  CU_ASSERT_EQUAL(n, 1);
+  CU_ASSERT_EQUAL(cfg_get_list(c, "format.f", "long", take_item, &x, NULL, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "cfg_list.ini:4: format.f.long: item '0123"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "is longer than 63 bytes"));
+  CU_ASSERT_EQUAL(cfg_get_list(c, "format.f", "absent", take_item, &x, &n, &d), 0);
+  CU_ASSERT_EQUAL(n, 0);
+  CU_ASSERT_EQUAL(cfg_check_unused(c, &d), 0);
+  cfg_destroy(c);
+}
+
 static void test_errors_have_locations(void) {
   cfg *c = cfg_create();
   diag d;
@@ -301,6 +341,45 @@ static void test_phys_large(void) {
   phys_destroy(p);
 }
 
+/* Frames a trace chooses (map ... frame=): taken out of the buddy map
+ * wherever they lie, refused when taken, past the end or misaligned, and
+ * given back whole. 64 frames of 64 B (CS:APP's 4 KiB). */
+static void test_phys_at(void) {
+  phys *p = phys_create(4096, 6, PHYS_LOWEST_FIRST);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0x0d << 6, 6), PHYS_AT_OK); /* PPN 0D */
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0x0d << 6, 6), PHYS_AT_IN_USE);
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0x0c << 6, 7), PHYS_AT_IN_USE); /* a 128 B frame over it */
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 4096, 6), PHYS_AT_BEYOND);
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 4032, 7), PHYS_AT_MISALIGNED);
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0x20, 6), PHYS_AT_MISALIGNED);
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0, 5), PHYS_AT_MISALIGNED); /* below a frame */
+  CU_ASSERT_EQUAL(phys_used(p), 64);
+  uint64_t pa, taken[64];
+  size_t n = 0;
+  CU_ASSERT_EQUAL(phys_alloc(p, 6, &pa), 0);
+  CU_ASSERT_EQUAL(pa, 0x0c << 6); /* the buddy the split left free */
+  taken[n++] = pa;
+  CU_ASSERT_EQUAL(phys_alloc(p, 6, &pa), 0);
+  CU_ASSERT_EQUAL(pa, 0x0e << 6); /* then the lowest 128 B block, split */
+  taken[n++] = pa;
+  CU_ASSERT_EQUAL(phys_alloc_at(p, 0x3f << 6, 6), PHYS_AT_OK);
+  while (phys_alloc(p, 6, &pa) == 0) {
+    CU_ASSERT_FATAL(n < 64);
+    CU_ASSERT(pa != 0x0d << 6 && pa != 0x3f << 6);
+    taken[n++] = pa;
+  }
+  CU_ASSERT_EQUAL(n, 62); /* every frame but the two chosen */
+  CU_ASSERT_EQUAL(phys_used(p), 4096);
+  for (size_t i = 0; i < n; i++) phys_free(p, taken[i], 6);
+  phys_free(p, 0x0d << 6, 6);
+  phys_free(p, 0x3f << 6, 6);
+  CU_ASSERT_EQUAL(phys_used(p), 0);
+  CU_ASSERT_EQUAL(phys_alloc(p, 12, &pa), 0); /* whole again: the 4 KiB block */
+  CU_ASSERT_EQUAL(pa, 0);
+  phys_destroy(p);
+}
+
 int main(void) {
   static const test_case config_cases[] = {{"load and typed getters", test_load_and_get},
                                            {"errors carry file:line", test_errors_have_locations},
@@ -309,8 +388,10 @@ int main(void) {
                                            {"size parsing", test_sizes},
                                            {"numbers", test_numbers},
                                            {"locations", test_locations},
+                                           {"lists", test_lists},
                                            {NULL, NULL}};
   static const test_case phys_cases[] = {{"buddy frames", test_phys_buddy}, {"large", test_phys_large},
+                                             {"chosen frames", test_phys_at},
                                              {"highest first", test_phys_highest_first}, {NULL, NULL}};
   static const test_suite suites[] = {{"config", config_cases}, {"phys", phys_cases}, {NULL, NULL}};
   return harness_run(suites);

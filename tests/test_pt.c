@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "tlbsim/pt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define BASE PT_TABLE_PA_BASE
@@ -60,6 +61,15 @@ static const fmt_case cases_fmt[] = {
      * L3 8192 x 8 = 64 KiB, each table aligned to its size. */
     {"arm64-64k", 48, UINT64_C(0xaf578def1234), 3, {"L1", "L2", "L3"}, {0x2b, 0x1abc, 0xdef}, {8, 8, 8},
      {0, 0x10000, 0x20000}, 2, {{16, 3, 0xdef}, {29, 2, 0x1abc}}},
+    /* RISC-V Sv39: 0xa3<<30 | 0xb7<<21 | 0x1c5<<12 | 0xabc (VA[38] clear:
+     * no sign extension needed); VPN[2..0] = 0xa3, 0xb7, 0x1c5. */
+    {"sv39", 39, UINT64_C(0x28d6fc5abc), 3, {"VPN[2]", "VPN[1]", "VPN[0]"}, {0xa3, 0xb7, 0x1c5}, {8, 8, 8},
+     {0, 0x1000, 0x2000}, 3, {{12, 3, 0x1c5}, {21, 2, 0xb7}, {30, 1, 0xa3}}},
+    /* Sv48: x86-64-4's VA, VPN[3..0] = 0xff, 0x1a3, 0xb7, 0x1c5; a 512 GiB
+     * terapage at the root. */
+    {"sv48", 48, UINT64_C(0x7fe8d6fc5abc), 4, {"VPN[3]", "VPN[2]", "VPN[1]", "VPN[0]"},
+     {0xff, 0x1a3, 0xb7, 0x1c5}, {8, 8, 8, 8}, {0, 0x1000, 0x2000, 0x3000},
+     4, {{12, 4, 0x1c5}, {21, 3, 0xb7}, {30, 2, 0x1a3}, {39, 1, 0xff}}},
 };
 #define NCASES (sizeof cases_fmt / sizeof cases_fmt[0])
 
@@ -70,8 +80,8 @@ static uint64_t align_down(uint64_t x, unsigned shift) {
 /* ------------------------------------------------------------------ formats */
 
 static void t_builtins(void) {
-  CU_ASSERT_EQUAL(pt_format_count(), 6);
-  CU_ASSERT_PTR_NULL(pt_format_at(6));
+  CU_ASSERT_EQUAL(pt_format_count(), 8);
+  CU_ASSERT_PTR_NULL(pt_format_at(8));
   CU_ASSERT_PTR_NULL(pt_format_find("sparc"));
   CU_ASSERT_PTR_NULL(pt_format_find(NULL));
   for (size_t i = 0; i < NCASES; i++) {
@@ -146,50 +156,243 @@ static void t_index_bits(void) {
 static void t_check_rejects(void) {
   diag d;
   pt_format f = *pt_format_find("x86-64-4");
-  f.name = "bad";
+  snprintf(f.name, sizeof f.name, "bad");
   CU_ASSERT_EQUAL(pt_format_check(&f, &d), 0);
   f.level[1].bits = 8; /* leaves VA[38] unindexed */
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_SPAN);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "bad"));
   CU_ASSERT_PTR_NULL(pt_create(&f));
   f = *pt_format_find("x86-64-4");
   f.level[2].entry_bytes = 12;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEVELS);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "power of two"));
   f = *pt_format_find("x86-64-4");
   f.leaf[1].level = 3; /* 2M at PT, which spans VA[20:12] only */
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   f = *pt_format_find("x86-64-4");
   f.leaf[1].page_shift = 12; /* 4K listed twice */
   f.leaf[1].level = 3;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "twice"));
   f = *pt_format_find("x86-64-4");
   f.leaf[2].level = 7;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   f = *pt_format_find("x86-64-4");
   f.va_bits = 0;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_VA_BITS);
   f = *pt_format_find("x86-64-4");
   f.nlevels = 0;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEVELS);
   f = *pt_format_find("x86-64-4");
   f.nleaves = 0;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   f = *pt_format_find("teaching16");
   f.leaf[1].page_shift = 13; /* a root leaf needing a second root table */
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "root"));
   f = *pt_format_find("teaching16");
   f.leaf[0].page_shift = 9; /* the last level has no 256 B leaf */
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "last level"));
   f = *pt_format_find("teaching16");
   f.level[1].shift = 2; /* 4-byte pages */
   f.level[1].bits = 10;
   f.leaf[0].page_shift = 2;
-  CU_ASSERT_EQUAL(pt_format_check(&f, &d), -1);
-  CU_ASSERT_EQUAL(pt_format_check(NULL, &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEVELS);
+  CU_ASSERT_EQUAL(pt_format_check(NULL, &d), PT_FORMAT_BAD_VA_BITS);
+}
+
+/* Formats written as a configuration writes them: CS:APP 9.6.4's one level,
+ * OSTEP's homework's two, and each malformed item refused. */
+static void t_add_items(void) {
+  diag d;
+  pt_format f = {.name = "csapp", .va_bits = 14};
+  CU_ASSERT_EQUAL(pt_format_add_level(&f, "PT:6:8:4", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_leaf(&f, "64@PT", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_OK);
+  CU_ASSERT_STRING_EQUAL(f.level[0].name, "PT");
+  CU_ASSERT_EQUAL(f.level[0].shift, 6);
+  CU_ASSERT_EQUAL(f.level[0].bits, 8);
+  CU_ASSERT_EQUAL(f.level[0].entry_bytes, 4);
+  CU_ASSERT_EQUAL(f.leaf[0].page_shift, 6);
+  pt *t = pt_create(&f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  /* 9.6.4: VPN 0x0F -> PPN 0x0D, so VA 0x03d4 -> PA 0x354 */
+  CU_ASSERT_EQUAL(pt_map(t, 0x3c0, 0xd << 6, 6, PT_R, &d), 0);
+  pt_walk w;
+  pt_walk_va(t, 0x3d4, &w);
+  CU_ASSERT_EQUAL(w.nsteps, 1);
+  CU_ASSERT_EQUAL(w.step[0].index, 0x0f);
+  CU_ASSERT_EQUAL(w.step[0].entry_pa, BASE + 0x0f * 4);
+  CU_ASSERT_EQUAL(w.map.pa + (0x3d4 & 63), 0x354);
+  CU_ASSERT_EQUAL(pt_total_bytes(t), 1024);
+  pt_destroy(t);
+
+  pt_format o = {.name = "ostep", .va_bits = 15};
+  CU_ASSERT_EQUAL(pt_format_add_level(&o, "PD:10:5:1", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_level(&o, "PT:5:5:1", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_leaf(&o, "32@PT", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_check(&o, &d), PT_FORMAT_OK);
+  t = pt_create(&o);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(pt_map(t, 0x6100, 0x35 << 5, 5, PT_R, &d), 0); /* seed 0: 0x611c -> 0x6bc */
+  pt_walk_va(t, 0x611c, &w);
+  CU_ASSERT_EQUAL(w.nsteps, 2);
+  CU_ASSERT_EQUAL(w.step[0].index, 0x18);
+  CU_ASSERT_EQUAL(w.step[1].index, 0x8);
+  CU_ASSERT_EQUAL(w.map.pa + (0x611c & 31), 0x6bc);
+  CU_ASSERT_EQUAL(pt_total_bytes(t), 64); /* a 32-entry directory and one 32-entry table, 1 B each */
+  pt_destroy(t);
+
+  static const char *const bad_levels[] = {"PT:6:8", "PT:6:8:4:1", "PT:64:8:4", "PT:6:0:4", "PT:6:25:4",
+                                           "PT:6:8:32", "P T:6:8:4", ":6:8:4", "PT:x:8:4", "ALONGLEVELNAME16:6:8:4",
+                                           "PD:10:5:1"};
+  for (size_t i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; i++)
+    CU_ASSERT_EQUAL(pt_format_add_level(&o, bad_levels[i], &d), -1); /* the last: PD twice */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "twice"));
+  static const char *const bad_leaves[] = {"32", "48@PT", "8@PT", "32@PX", "32@PT@PD", "x@PT"};
+  for (size_t i = 0; i < sizeof bad_leaves / sizeof bad_leaves[0]; i++)
+    CU_ASSERT_EQUAL(pt_format_add_leaf(&o, bad_leaves[i], &d), -1);
+  CU_ASSERT_EQUAL(o.nlevels, 2);
+  CU_ASSERT_EQUAL(o.nleaves, 1);
+
+  pt_format full = {.name = "deep", .va_bits = 64};
+  char item[32];
+  for (unsigned l = 0; l < PT_MAX_LEVELS; l++) {
+    snprintf(item, sizeof item, "L%u:%u:7:8", l, 57 - 7 * l);
+    CU_ASSERT_EQUAL(pt_format_add_level(&full, item, &d), 0);
+  }
+  CU_ASSERT_EQUAL(pt_format_add_level(&full, "L8:0:1:8", &d), -1);
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_OK);
+  f.va_bits = 15; /* VA[14] indexed by nothing */
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_SPAN);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "level PT indexes VA[13:6], but the next bits to index are VA[14:...]"));
+  f.va_bits = 14;
+  f.leaf[0].level = 1;
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEAVES);
+  f.level[0].entry_bytes = 32;
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_LEVELS);
+  f.va_bits = 0;
+  CU_ASSERT_EQUAL(pt_format_check(&f, &d), PT_FORMAT_BAD_VA_BITS);
+}
+
+/* Canonical addresses: VA[63:va_bits] copies VA[va_bits-1] in x86-64 and
+ * Sv39/Sv48, must be 0 in formats without sign extension. */
+static void t_sign_extension(void) {
+  const pt_format *x = pt_format_find("x86-64-4"), *sv = pt_format_find("sv39");
+  const pt_format *h = pt_format_find("hopper"), *t16 = pt_format_find("teaching16");
+  CU_ASSERT_TRUE(x->sign_extend && sv->sign_extend && pt_format_find("sv48")->sign_extend &&
+                 pt_format_find("x86-64-5")->sign_extend);
+  CU_ASSERT_FALSE(h->sign_extend || t16->sign_extend || pt_format_find("arm64-4k")->sign_extend);
+  CU_ASSERT_TRUE(pt_format_va_ok(x, UINT64_C(0x00007fffffffffff)));
+  CU_ASSERT_TRUE(pt_format_va_ok(x, UINT64_C(0xffff800000000000)));
+  CU_ASSERT_FALSE(pt_format_va_ok(x, UINT64_C(0x0000800000000000)));
+  CU_ASSERT_FALSE(pt_format_va_ok(x, UINT64_C(0xfff0800000000000)));
+  CU_ASSERT_TRUE(pt_format_va_ok(sv, UINT64_C(0x3fffffffff)));
+  CU_ASSERT_FALSE(pt_format_va_ok(sv, UINT64_C(0x4000000000)));
+  CU_ASSERT_TRUE(pt_format_va_ok(sv, UINT64_C(0xffffffc000000000)));
+  CU_ASSERT_FALSE(pt_format_va_ok(h, UINT64_C(0xffff800000000000)));
+  CU_ASSERT_TRUE(pt_format_va_ok(t16, 0xffff));
+  CU_ASSERT_FALSE(pt_format_va_ok(t16, 0x10000));
+  CU_ASSERT_EQUAL(pt_format_va_canonical(x, UINT64_C(0x800000000000)), UINT64_C(0xffff800000000000));
+  CU_ASSERT_EQUAL(pt_format_va_canonical(x, UINT64_C(0x7fffffffffff)), UINT64_C(0x7fffffffffff));
+  CU_ASSERT_EQUAL(pt_format_va_canonical(t16, UINT64_C(0x18000)), 0x8000);
+
+  pt *t = pt_create(x);
+  diag d;
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(0xffff800000001000), 0x5000, 12, PT_R, &d), 0);
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(0x1000), 0x6000, 12, PT_R, &d), 0); /* its low-half twin: index 0, not 256 */
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(0x800000001000), 0x7000, 12, PT_R, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not canonical"));
+  pt_walk w;
+  pt_walk_va(t, UINT64_C(0xffff800000001234), &w);
+  CU_ASSERT_EQUAL(w.nsteps, 4);
+  CU_ASSERT_EQUAL(w.step[0].index, 256);
+  CU_ASSERT_TRUE(w.mapped);
+  CU_ASSERT_EQUAL(w.map.va, UINT64_C(0xffff800000001000));
+  CU_ASSERT_EQUAL(w.map.pa, 0x5000);
+  pt_walk_va(t, UINT64_C(0x800000001234), &w);
+  CU_ASSERT_EQUAL(w.nsteps, 0);
+  pt_mapping m;
+  CU_ASSERT_TRUE(pt_lookup(t, 0x1234, &m));
+  CU_ASSERT_EQUAL(m.pa, 0x6000);
+  pt_destroy(t);
+}
+
+/* xv6-riscv's walk(): PX(level, va) = (va >> (12 + 9 * level)) & 0x1FF is
+ * the index tlbsim reads at its level VPN[level] (depth 2 - level). */
+static void t_sv39_xv6(void) {
+  const pt_format *sv = pt_format_find("sv39");
+  static const uint64_t vas[] = {UINT64_C(0x10000005), UINT64_C(0x80000000), UINT64_C(0x3ffffff000),
+                                 UINT64_C(0x0c201004), UINT64_C(0x87fff123)};
+  pt *t = pt_create(sv);
+  for (size_t i = 0; i < sizeof vas / sizeof vas[0]; i++) {
+    uint64_t page = align_down(vas[i], 12);
+    CU_ASSERT_EQUAL(pt_map(t, page, page, 12, PT_R, NULL), 0); /* xv6 maps the kernel one to one */
+    pt_walk w;
+    pt_walk_va(t, vas[i], &w);
+    CU_ASSERT_EQUAL_FATAL(w.nsteps, 3);
+    for (unsigned level = 0; level < 3; level++) {
+      CU_ASSERT_EQUAL(w.step[2 - level].index, (vas[i] >> (12 + 9 * level)) & 0x1FF);
+      char name[8];
+      snprintf(name, sizeof name, "VPN[%u]", level);
+      CU_ASSERT_STRING_EQUAL(sv->level[2 - level].name, name);
+    }
+    CU_ASSERT_EQUAL(w.map.pa, page);
+  }
+  pt_destroy(t);
+}
+
+/* A frame source for table nodes: hands out 0x100-aligned blocks from 0x100
+ * up, at most `left` of them, and counts what is outstanding. */
+typedef struct table_pool {
+  uint64_t next, outstanding, given_back;
+  unsigned left;
+} table_pool;
+
+static int pool_take(void *ctx, uint64_t bytes, uint64_t *pa) {
+  table_pool *p = ctx;
+  if (!p->left) return -1;
+  p->left--;
+  p->next = (p->next + bytes - 1) & ~(bytes - 1);
+  *pa = p->next;
+  p->next += bytes;
+  p->outstanding += bytes;
+  return 0;
+}
+
+static void pool_give(void *ctx, uint64_t pa, uint64_t bytes) {
+  table_pool *p = ctx;
+  (void)pa;
+  p->outstanding -= bytes;
+  p->given_back += bytes;
+}
+
+/* Table nodes from simulated memory: their addresses are the source's, a
+ * node freed goes back, and a full memory fails the map with
+ * PT_MAP_NO_TABLE_MEMORY, leaving nothing behind. teaching16: 32 B tables. */
+static void t_tables_in_memory(void) {
+  table_pool pool = {.next = 0x100, .left = 2};
+  pt_table_frames frames = {.ctx = &pool, .take = pool_take, .give = pool_give};
+  pt *t = pt_create_in(pt_format_find("teaching16"), &frames);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(pool.outstanding, 32); /* the root */
+  diag d;
+  CU_ASSERT_EQUAL(pt_map(t, 0x1200, 0x300, 8, PT_R, &d), 0);
+  pt_walk w;
+  pt_walk_va(t, 0x1234, &w);
+  CU_ASSERT_EQUAL(w.step[0].table_pa, 0x100);
+  CU_ASSERT_EQUAL(w.step[1].table_pa, 0x120);
+  CU_ASSERT_EQUAL(w.step[1].entry_pa, 0x124);
+  CU_ASSERT_EQUAL(pt_map(t, 0x2200, 0x400, 8, PT_R, &d), PT_MAP_NO_TABLE_MEMORY); /* no third node */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "page-table nodes"));
+  CU_ASSERT_FALSE(pt_lookup(t, 0x2200, NULL));
+  CU_ASSERT_EQUAL(pt_map(t, 0x3000, 0x1000, 12, PT_R, &d), 0); /* a root leaf needs no node */
+  CU_ASSERT_EQUAL(pt_unmap(t, 0x1200, NULL), 0);
+  CU_ASSERT_EQUAL(pool.given_back, 32); /* the emptied L2 table */
+  CU_ASSERT_EQUAL(pool.outstanding, 32);
+  pt_destroy(t);
+  CU_ASSERT_EQUAL(pool.outstanding, 0);
 }
 
 /* ------------------------------------------------------------------- walks */
@@ -799,6 +1002,8 @@ int main(void) {
   static const test_case formats[] = {
       {"built-in formats", t_builtins},     {"leaf levels", t_leaf_level},
       {"index bits and shifts", t_index_bits}, {"check rejects", t_check_rejects},
+      {"levels and leaves as text", t_add_items}, {"sign extension", t_sign_extension},
+      {"sv39 as xv6 walks it", t_sv39_xv6}, {"tables in simulated memory", t_tables_in_memory},
       {NULL, NULL}};
   static const test_case walks[] = {
       {"index extraction", t_index_extraction}, {"leaf at each level", t_leaf_each_level},

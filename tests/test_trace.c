@@ -392,6 +392,7 @@ static void test_auto_detect(void) {
       {" S 1000,8\n", TRACE_LACKEY, 1},
       {"# din below\n2 400000\n0 1000\n", TRACE_DIN, 2},
       {"   1 1000\n", TRACE_DIN, 1},
+      {"0x400000: R 0x7fff\n#eof\n", TRACE_PINATRACE, 1},
       {"#tlbsim-trace 1\nr 0x1000\n", TRACE_NATIVE, 1},
       {"\n  alloc 1 4K\nw @1+8\n", TRACE_NATIVE, 2},
       {"mark start # comment\n", TRACE_NATIVE, 1},
@@ -408,7 +409,7 @@ static void test_auto_detect(void) {
     if (res.rc || res.fmt != cases[i].fmt) fprintf(stderr, "\n  case %zu: %s\n", i, res.d.msg);
     unlink(path);
   }
-  static const char *unsure[] = {"# c\nhello world\n", "L 1000,8\n", "0x400000: R 0x7fff\n",
+  static const char *unsure[] = {"# c\nhello world\n", "L 1000,8\n", "0x400000 R 0x7fff\n",
                                  "\x7f" "ELF\x02\x01\x01\n", "mark#start\n"};
   for (size_t i = 0; i < sizeof unsure / sizeof unsure[0]; i++) {
     char path[32];

@@ -1,53 +1,21 @@
-/* The live set at the end of an alloc replay: its regions and its layout. */
+/* The live set of an alloc replay: its layout file and its address-space map. */
 #include "alloc_live.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tlbsim/csv.h"
-
-/* The regions tlbsim-gpu counts: a 2 MiB page, and the 32 MiB one entry
- * of the H200's TLB covers with 2 MiB pages (gpu/README.md). */
-#define SHIFT_2M 21
-#define SHIFT_32M 25
+#include "tlbsim/num.h"
 
 static int by_va(const void *a, const void *b) {
-  uint64_t x = ((const live_buf *)a)->va, y = ((const live_buf *)b)->va;
+  uint64_t x = ((const allocreplay_buf *)a)->va, y = ((const allocreplay_buf *)b)->va;
   return (x > y) - (x < y);
-}
-
-/* Distinct 2^shift regions of buffers sorted by address: the ranges they
- * cover only move upwards, so each adds the regions past the last one. */
-static uint64_t regions(const live_buf *b, size_t n, unsigned shift) {
-  uint64_t count = 0, last = 0;
-  bool any = false;
-  for (size_t i = 0; i < n; i++) {
-    if (!b[i].size) continue;
-    uint64_t lo = b[i].va >> shift, hi = (b[i].va + b[i].size - 1) >> shift;
-    if (any && lo <= last) lo = last + 1;
-    if (any && hi <= last) continue;
-    count += hi - lo + 1;
-    last = hi;
-    any = true;
-  }
-  return count;
-}
-
-void live_measure(live_buf *b, size_t n, live_stats *out) {
-  *out = (live_stats){.buffers = n};
-  if (!n) return;
-  qsort(b, n, sizeof *b, by_va);
-  uint64_t end = 0;
-  for (size_t i = 0; i < n; i++)
-    if (b[i].va + b[i].size > end) end = b[i].va + b[i].size;
-  out->va_span = end - b[0].va;
-  out->regions_2m = regions(b, n, SHIFT_2M);
-  out->regions_32m = regions(b, n, SHIFT_32M);
 }
 
 void live_layout_header(FILE *f) { fprintf(f, "source,case,index,id,size_bytes,offset_bytes\n"); }
 
-void live_layout_rows(FILE *f, const char *source, const char *policy, const live_buf *b, size_t n) {
+void live_layout_rows(FILE *f, const char *source, const char *policy, const allocreplay_buf *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
     csv_write_field(f, source);
     fputc(',', f);
@@ -57,4 +25,109 @@ void live_layout_rows(FILE *f, const char *source, const char *policy, const liv
     long long offset = delta > INT64_MAX ? -(long long)(~delta) - 1 : (long long)delta;
     fprintf(f, ",%zu,%llu,%llu,%lld\n", i, (unsigned long long)b[i].name, (unsigned long long)b[i].size, offset);
   }
+}
+
+/* --- the address-space map ------------------------------------------------------ */
+
+#define MAP_BAR 64   /* characters in the bar */
+#define MAP_LINES 48 /* extents listed */
+
+int live_map_fill(live_map *m, const allocreplay_buf *b, size_t n, uint64_t range_base, uint64_t range_size,
+                  uint64_t capacity) {
+  m->used = malloc((n ? n : 1) * sizeof *m->used);
+  if (!m->used) return -1;
+  memcpy(m->used, b, n * sizeof *b);
+  m->nused = n;
+  qsort(m->used, n, sizeof *m->used, by_va);
+  m->window_base = range_base;
+  m->window_size = range_size;
+  if (range_size <= capacity || !n) return 0;
+  uint64_t end = 0;
+  for (size_t i = 0; i < n; i++)
+    if (b[i].va + b[i].size > end) end = b[i].va + b[i].size;
+  m->window_base = m->used[0].va;
+  m->window_size = end - m->window_base;
+  return 0;
+}
+
+void live_map_free(live_map *m) {
+  free(m->used);
+  m->used = NULL;
+}
+
+/* Used bytes of [lo, hi) (blocks sorted, not overlapping). */
+static uint64_t used_in(const live_map *m, uint64_t lo, uint64_t hi) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < m->nused; i++) {
+    uint64_t a = m->used[i].va > lo ? m->used[i].va : lo, e = m->used[i].va + m->used[i].size;
+    if (e > hi) e = hi;
+    if (e > a) sum += e - a;
+  }
+  return sum;
+}
+
+static void extent_line(FILE *f, uint64_t va, uint64_t size, const char *what, unsigned *lines) {
+  char b[32];
+  if ((*lines)++ < MAP_LINES)
+    fprintf(f, "  %#14llx-%#-14llx %10s  %s\n", (unsigned long long)va, (unsigned long long)(va + size - 1),
+            num_format_size(size, b, sizeof b), what);
+}
+
+/* The free extent starting at `at` in a gap ending at `end`: the whole gap,
+ * or for buddy the largest aligned power-of-two block (offsets from the
+ * window's base) that starts there and fits. */
+static uint64_t free_piece(const live_map *m, uint64_t at, uint64_t end) {
+  if (!m->buddy_free) return end - at;
+  uint64_t off = at - m->window_base, piece = off ? off & -off : UINT64_C(1) << 63;
+  while (piece > end - at) piece >>= 1;
+  return piece;
+}
+
+void live_map_text(FILE *f, const live_map *m) {
+  char a[32], b[32], c[32];
+  fprintf(f, "\n%s after event %llu: window %#llx, %s, %zu live blocks\n  [", m->policy, (unsigned long long)m->event,
+          (unsigned long long)m->window_base, num_format_size(m->window_size, a, sizeof a), m->nused);
+  for (unsigned k = 0; k < MAP_BAR && m->window_size; k++) {
+    uint64_t lo = m->window_base + m->window_size / MAP_BAR * k, hi = k + 1 == MAP_BAR ? m->window_base + m->window_size
+                                                                                        : lo + m->window_size / MAP_BAR;
+    uint64_t used = used_in(m, lo, hi);
+    fputc(used == 0 ? '.' : used == hi - lo ? '#' : '+', f);
+  }
+  fprintf(f, "]  # used  . free  + both\n");
+  uint64_t at = m->window_base, end = m->window_base + m->window_size;
+  unsigned lines = 0;
+  for (size_t i = 0; i < m->nused; i++) {
+    for (uint64_t p; at < m->used[i].va; at += p) extent_line(f, at, p = free_piece(m, at, m->used[i].va), "free", &lines);
+    char what[48];
+    snprintf(what, sizeof what, "used (id %llu)", (unsigned long long)m->used[i].name);
+    extent_line(f, m->used[i].va, m->used[i].size, what, &lines);
+    at = m->used[i].va + m->used[i].size;
+  }
+  for (uint64_t p; at < end; at += p) extent_line(f, at, p = free_piece(m, at, end), "free", &lines);
+  if (lines > MAP_LINES) fprintf(f, "  ... %u more extents\n", lines - MAP_LINES);
+  if (m->failed)
+    fprintf(f, "  FAILED: a request of %s (%s): %s free in all, the largest free extent %s\n",
+            num_format_size(m->request, a, sizeof a), m->reason, num_format_size(m->free_bytes, b, sizeof b),
+            num_format_size(m->largest, c, sizeof c));
+}
+
+void live_map_csv_header(FILE *f) { fprintf(f, "policy,row,event,kind,offset_bytes,size_bytes,id\n"); }
+
+static void csv_row(FILE *f, const live_map *m, unsigned row, const char *kind, uint64_t offset, uint64_t size,
+                    uint64_t id) {
+  csv_write_field(f, m->policy);
+  fprintf(f, ",%u,%llu,%s,%llu,%llu,%llu\n", row, (unsigned long long)m->event, kind, (unsigned long long)offset,
+          (unsigned long long)size, (unsigned long long)id);
+}
+
+void live_map_csv_rows(FILE *f, const live_map *m, unsigned row) {
+  uint64_t at = m->window_base, end = m->window_base + m->window_size;
+  for (size_t i = 0; i < m->nused; i++) {
+    for (uint64_t p; at < m->used[i].va; at += p)
+      csv_row(f, m, row, "free", at - m->window_base, p = free_piece(m, at, m->used[i].va), 0);
+    csv_row(f, m, row, "used", m->used[i].va - m->window_base, m->used[i].size, m->used[i].name);
+    at = m->used[i].va + m->used[i].size;
+  }
+  for (uint64_t p; at < end; at += p) csv_row(f, m, row, "free", at - m->window_base, p = free_piece(m, at, end), 0);
+  if (m->failed) csv_row(f, m, row, "failed", 0, m->request, 0);
 }

@@ -265,7 +265,7 @@ int cmd_calibrate(int argc, char **argv) {
   bool fit_data = o.data_latency == 1;
   for (size_t i = 0; i < n; i++) {
     chase_result r;
-    if (chase_run(spec.format, mc, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
+    if (chase_run(&spec.format, mc, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o.csv, rows[i].line, "%s", why);

@@ -172,7 +172,7 @@ int cmd_chase(int argc, char **argv) {
     return cli_input_error(&d);
   }
   rc = EXIT_OK;
-  const pt_format *f = spec.format;
+  const pt_format *f = &spec.format;
   o.spec.page_size = o.page_size ? o.page_size : spec.page_size;
   if (!is_pow2(o.spec.page_size) || pt_format_leaf_level(f, log2_u64(o.spec.page_size)) < 0)
     rc = cli_usage_error("chase", "--page-size: %llu is not a page size of %s", (unsigned long long)o.spec.page_size,

@@ -2,6 +2,7 @@
  * OSTEP's multilevel-paging homework: each table with its (simulated)
  * physical address, then its valid entries as `index: raw (decoded)`, so a
  * student can translate an address by hand from the dump alone. */
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +17,33 @@ typedef struct dump_ctx {
   int last_level;
 } dump_ctx;
 
+/* The VA bits a table of nentries at `level` indexes, and the last VA it covers. */
+typedef struct table_span {
+  unsigned lo, hi;
+  uint64_t last;
+  uint32_t valid;
+} table_span;
+
+static table_span span_of(const pt_level_format *l, uint64_t va_base, uint32_t nentries, const uint64_t *raw) {
+  unsigned bits = 0;
+  while ((UINT32_C(1) << bits) < nentries) bits++;
+  table_span s = {.lo = l->shift + l->bits - bits}; /* a larger leaf's table indexes fewer, higher bits */
+  s.hi = s.lo + bits - 1;
+  s.last = va_base + (((uint64_t)nentries << s.lo) - 1);
+  for (uint32_t i = 0; i < nentries; i++) s.valid += raw[i] != 0;
+  return s;
+}
+
 static void dump_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
                        const uint64_t *raw) {
   dump_ctx *c = ctx;
   const pt_level_format *l = &c->f->level[level];
-  unsigned bits = 0;
-  while ((UINT32_C(1) << bits) < nentries) bits++;
-  unsigned lo = l->shift + l->bits - bits; /* a larger leaf's table indexes fewer, higher bits */
   if ((int)level != c->last_level) fprintf(c->out, "\nlevel %u (%s)\n", level, l->name);
   c->last_level = (int)level;
-  uint32_t valid = 0;
-  for (uint32_t i = 0; i < nentries; i++) valid += raw[i] != 0;
-  uint64_t last = va_base + (((uint64_t)nentries << lo) - 1);
+  table_span s = span_of(l, va_base, nentries, raw);
   fprintf(c->out, "%s table at %#llx: VA %#llx-%#llx, index VA[%u:%u], %u entries x %u B, %u valid\n", l->name,
-          (unsigned long long)table_pa, (unsigned long long)va_base, (unsigned long long)last, lo + bits - 1, lo,
-          nentries, l->entry_bytes, valid);
+          (unsigned long long)table_pa, (unsigned long long)va_base, (unsigned long long)s.last, s.hi, s.lo,
+          nentries, l->entry_bytes, s.valid);
   for (uint32_t i = 0; i < nentries; i++) {
     if (!raw[i]) continue;
     pt_entry e;
@@ -57,6 +70,92 @@ int dump_pt(FILE *out, const machine *m) {
   return pt_each_table(t, dump_table, &c);
 }
 
+/* --- JSON: the same tables and entries as data ------------------------------------ */
+
+typedef struct json_ctx {
+  const pt_format *f;
+  json_object *levels; /* one object per level, tables[] under each */
+} json_ctx;
+
+static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_object_add(o, k, json_object_new_uint64(v)); }
+
+static json_object *entry_json(const pt_format *f, unsigned level, uint32_t index, uint64_t raw) {
+  json_object *o = json_object_new_object();
+  char hex[24], p[4];
+  snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)raw); /* 64 bits: more than a JSON number holds exactly */
+  add_u64(o, "index", index);
+  json_object_object_add(o, "raw", json_object_new_string(hex));
+  pt_entry e;
+  diag d;
+  if (pt_entry_decode(f, level, raw, &e, &d)) return o; /* never: the pt wrote it */
+  json_object_object_add(o, "leaf", json_object_new_boolean(e.leaf));
+  if (!e.leaf) {
+    add_u64(o, "next_table", e.addr);
+    return o;
+  }
+  p[0] = e.prot & PT_R ? 'r' : '-', p[1] = e.prot & PT_W ? 'w' : '-', p[2] = e.prot & PT_X ? 'x' : '-', p[3] = '\0';
+  json_object_object_add(o, "prot", json_object_new_string(p));
+  add_u64(o, "page_size", UINT64_C(1) << e.page_shift);
+  add_u64(o, "frame", e.frame);
+  add_u64(o, "pa", e.addr);
+  return o;
+}
+
+static void json_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
+                       const uint64_t *raw) {
+  json_ctx *c = ctx;
+  const pt_level_format *l = &c->f->level[level];
+  json_object *lv = json_object_array_get_idx(c->levels, level), *tables;
+  json_object_object_get_ex(lv, "tables", &tables);
+  table_span s = span_of(l, va_base, nentries, raw);
+  json_object *t = json_object_new_object(), *ents = json_object_new_array();
+  add_u64(t, "table_pa", table_pa);
+  add_u64(t, "va_first", va_base);
+  add_u64(t, "va_last", s.last);
+  add_u64(t, "index_hi", s.hi);
+  add_u64(t, "index_lo", s.lo);
+  add_u64(t, "entries", nentries);
+  add_u64(t, "entry_bytes", l->entry_bytes);
+  add_u64(t, "valid", s.valid);
+  for (uint32_t i = 0; i < nentries; i++)
+    if (raw[i]) json_object_array_add(ents, entry_json(c->f, level, i, raw[i]));
+  json_object_object_add(t, "valid_entries", ents);
+  json_object_array_add(tables, t);
+}
+
+/* The page table as one JSON object (keys in README, "Page tables you can
+ * see"); NULL when out of memory. at_label: the mark it stands at, or NULL. */
+static json_object *dump_json(const machine *m, const char *at_label, unsigned long at_line) {
+  const pt *t = machine_get_pt(m);
+  const pt_format *f = pt_get_format(t);
+  json_object *doc = json_object_new_object(), *levels = json_object_new_array();
+  json_object_object_add(doc, "format", json_object_new_string(f->name));
+  add_u64(doc, "va_bits", f->va_bits);
+  add_u64(doc, "pages_mapped", pt_mapped_pages(t));
+  add_u64(doc, "table_bytes", pt_total_bytes(t));
+  json_object *mark = NULL;
+  if (at_label) {
+    mark = json_object_new_object();
+    json_object_object_add(mark, "label", json_object_new_string(at_label));
+    add_u64(mark, "line", at_line);
+  }
+  json_object_object_add(doc, "at_mark", mark);
+  for (unsigned l = 0; l < f->nlevels; l++) {
+    json_object *lv = json_object_new_object();
+    add_u64(lv, "level", l);
+    json_object_object_add(lv, "name", json_object_new_string(f->level[l].name));
+    json_object_object_add(lv, "tables", json_object_new_array());
+    json_object_array_add(levels, lv);
+  }
+  json_object_object_add(doc, "levels", levels);
+  json_ctx c = {.f = f, .levels = levels};
+  if (pt_each_table(t, json_table, &c)) {
+    json_object_put(doc);
+    return NULL;
+  }
+  return doc;
+}
+
 /* Record by record up to and including the first `mark LABEL`: its line, or 0 (diag). */
 static unsigned long replay_to_mark(machine *m, trace_reader *r, const char *label, diag *d) {
   trace_record rec;
@@ -73,12 +172,16 @@ int cmd_dump(int argc, char **argv) {
   cli_config conf = {0};
   int trace_fmt = TRACE_AUTO;
   const char *at = NULL;
+  int format = 0;
+  static const char *const formats[] = {"text", "json", NULL};
   const cli_opt opts[] = {
       CLI_CONFIG_OPTS(&conf),
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &trace_fmt, .arg = "F", .choices = trace_format_names,
-       .help = "auto (default), native, lackey or din"},
+       .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "at-mark", .kind = OPT_TEXT, .dest = &at, .arg = "LABEL",
        .help = "stop at the first `mark LABEL` record and dump the table as it stands there"},
+      {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = formats,
+       .help = "text (default) or json: levels[] of tables[], each with its valid_entries[]"},
   };
   const cli_spec spec = {
       .cmd = "dump", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -97,9 +200,18 @@ int cmd_dump(int argc, char **argv) {
   rc = EXIT_INPUT;
   unsigned long line = 0;
   if (r && (at ? (line = replay_to_mark(m, r, at, &d)) != 0 : machine_replay(m, r, NULL, NULL, &d) == 0)) {
-    if (at) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
-    if (dump_pt(stdout, m) == 0) rc = EXIT_OK;
-    else diag_set(&d, NULL, 0, "out of memory");
+    if (format) {
+      json_object *doc = dump_json(m, at, line);
+      if (doc) {
+        printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(doc);
+        rc = EXIT_OK;
+      }
+    } else {
+      if (at) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
+      if (dump_pt(stdout, m) == 0) rc = EXIT_OK;
+    }
+    if (rc) diag_set(&d, NULL, 0, "out of memory");
   }
   if (r) trace_close(r);
   if (rc) cli_input_error(&d);

@@ -40,6 +40,28 @@ static void print_sets(const mmu_config *mc, uint64_t va, unsigned shift) {
   if (!shown) printf("  no TLB level holds pages of this size: every access walks\n");
 }
 
+/* The same as JSON: per array holding the size, its set and, for a modulo
+ * index, the tag a textbook writes (TLBT: the VPN above the set bits). */
+static json_object *sets_json(const mmu_config *mc, uint64_t va, unsigned shift) {
+  json_object *arr = json_object_new_array();
+  for (unsigned i = 0; i < mc->nlevels; i++)
+    for (unsigned a = 0; a < mc->level[i].narrays; a++) {
+      const tlb_geometry *g = &mc->level[i].array[a];
+      bool holds = false;
+      for (unsigned k = 0; k < g->npage_shifts; k++) holds |= g->page_shift[k] == shift;
+      if (!holds) continue;
+      uint64_t sets = g->entries / g->ways, vpn = (va >> shift) / g->sector_pages;
+      json_object *x = json_object_new_object();
+      json_object_object_add(x, "level", json_object_new_string(mc->level[i].name));
+      json_object_object_add(x, "set", json_object_new_uint64(tlb_set_index(g, va, shift)));
+      json_object_object_add(x, "sets", json_object_new_uint64(sets));
+      json_object_object_add(x, "ways", json_object_new_uint64(g->ways));
+      if (g->index == TLB_INDEX_MODULO) json_object_object_add(x, "tag", json_object_new_uint64(vpn / sets));
+      json_object_array_add(arr, x);
+    }
+  return arr;
+}
+
 static const char *prot_text(unsigned prot, char buf[4]) {
   buf[0] = prot & PT_R ? 'r' : '-';
   buf[1] = prot & PT_W ? 'w' : '-';
@@ -84,7 +106,10 @@ static void explain_one(const pt *t, const mmu_config *mc, unsigned shift, uint6
     json_object_object_add(o, "pa", w.mapped ? json_object_new_uint64(pa) : NULL);
     json_object_object_add(o, "page_size", json_object_new_uint64(page));
     json_object_object_add(o, "mapped", json_object_new_boolean(w.mapped));
+    uint64_t low = f->va_bits < 64 ? va & ((1ull << f->va_bits) - 1) : va; /* the bits a walk indexes */
+    json_object_object_add(o, "vpn", json_object_new_uint64(low >> shift));
     json_object_object_add(o, "entries", ents);
+    json_object_object_add(o, "tlb", sets_json(mc, va, shift));
     json_object_array_add(arr, o);
   } else {
     printf("VA %#llx, format %s, %s page\n", (unsigned long long)va, f->name, num_format_size(page, buf, sizeof buf));
@@ -137,7 +162,11 @@ static int parse_va(const pt_format *f, const char *text, uint64_t *va) {
   if (st == NUM_RANGE)
     return cli_usage_error("explain", "%s", num_complaint(st, NUM_WHOLE, text, 0, UINT64_MAX, why, sizeof why));
   if (st != NUM_OK) return cli_usage_error("explain", "'%s' is not an address", num_quote(text, q, sizeof q));
-  if (f->va_bits < 64 && *va >> f->va_bits)
+  if (!pt_format_va_ok(f, *va) && f->sign_extend)
+    return fprintf(stderr, "tlbsim explain: %#llx is beyond the %u-bit address space of %s (not canonical: bits 63..%u "
+                   "must equal bit %u)\n", (unsigned long long)*va, f->va_bits, f->name, f->va_bits, f->va_bits - 1u),
+           EXIT_INPUT;
+  if (!pt_format_va_ok(f, *va))
     return fprintf(stderr, "tlbsim explain: %#llx is beyond the %u-bit address space of %s\n",
                    (unsigned long long)*va, f->va_bits, f->name), EXIT_INPUT;
   return EXIT_OK;
@@ -145,7 +174,7 @@ static int parse_va(const pt_format *f, const char *text, uint64_t *va) {
 
 /* Touches every address in order through one machine, then walks each. */
 static int explain_all(const machine_spec *ms, unsigned shift, char **va_text, int n, bool json) {
-  const pt_format *f = ms->format;
+  const pt_format *f = &ms->format;
   uint64_t *va = calloc((size_t)n, sizeof *va);
   if (!va) return fprintf(stderr, "tlbsim explain: out of memory\n"), EXIT_INPUT;
   int rc = EXIT_OK;
@@ -185,7 +214,8 @@ int cmd_explain(int argc, char **argv) {
       {.name = "page-size", .kind = OPT_SIZE, .dest = &page_opt, .arg = "SIZE", .lo = 1,
        .help = "the page to map (default: the configuration's [machine] page_size)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = explain_format_names,
-       .help = "text (default) or json: per address va, pa, page_size and the entries read"},
+       .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read, and per TLB\n"
+               "array holding the page its set and (modulo index) its tag, the VPN above the set bits"},
   };
   const cli_spec spec = {
       .cmd = "explain", .usage = "[OPTIONS] VADDR...", .operands = "VADDR", .min_operands = 1, .max_operands = 4096,
@@ -202,7 +232,7 @@ int cmd_explain(int argc, char **argv) {
   machine_spec ms;
   cfg *c = cli_load_spec(&conf, "x86-64", &label, &ms, &d);
   if (!c) return cli_input_error(&d);
-  const pt_format *f = ms.format;
+  const pt_format *f = &ms.format;
   uint64_t page = page_opt ? page_opt : ms.page_size;
   if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0)
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);

@@ -1,52 +1,130 @@
 /* tlbsim formats — what can be named: page-table formats, presets,
  * allocator policies, trace formats, replacement policies. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 #include "cmds.h"
+#include "tlbsim/machine.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/trace.h"
 #include "tlbsim/vas.h"
 
-static void list_formats(void) {
-  printf("page-table formats:\n");
-  for (size_t i = 0; i < pt_format_count(); i++) {
-    const pt_format *f = pt_format_at(i);
-    printf("  %-11s %2u-bit VA, levels", f->name, f->va_bits);
-    for (unsigned l = 0; l < f->nlevels; l++) printf(" %s", f->level[l].name);
-    printf("; pages");
-    for (unsigned k = 0; k < f->nleaves; k++) {
-      char buf[32];
-      printf(" %s@%s", num_format_size(1ull << f->leaf[k].page_shift, buf, sizeof buf), f->level[f->leaf[k].level].name);
-    }
-    printf("\n");
+static void print_format(const pt_format *f) {
+  printf("  %-11s %2u-bit VA%s, levels", f->name, f->va_bits, f->sign_extend ? " (sign-extended)" : "");
+  for (unsigned l = 0; l < f->nlevels; l++) printf(" %s", f->level[l].name);
+  printf("; pages");
+  for (unsigned k = 0; k < f->nleaves; k++) {
+    char buf[32];
+    printf(" %s@%s", num_format_size(1ull << f->leaf[k].page_shift, buf, sizeof buf), f->level[f->leaf[k].level].name);
   }
+  printf("\n");
 }
 
+/* A configuration's format, level by level as [format.NAME] writes it. */
+static void print_format_detail(const pt_format *f, const char *label) {
+  printf("page-table format of %s: %s (%s)\n", label, f->name, f->description);
+  printf("  va_bits = %u%s\n  levels =", f->va_bits, f->sign_extend ? "\n  sign_extend = true" : "");
+  for (unsigned l = 0; l < f->nlevels; l++)
+    printf("%s %s:%u:%u:%u", l ? "," : "", f->level[l].name, f->level[l].shift, f->level[l].bits,
+           f->level[l].entry_bytes);
+  printf("\n  leaves =");
+  for (unsigned k = 0; k < f->nleaves; k++) {
+    char buf[32];
+    printf("%s %s@%s", k ? "," : "", num_format_size(1ull << f->leaf[k].page_shift, buf, sizeof buf),
+           f->level[f->leaf[k].level].name);
+  }
+  printf("\n");
+}
+
+static void list_formats(void) {
+  printf("page-table formats:\n");
+  for (size_t i = 0; i < pt_format_count(); i++) print_format(pt_format_at(i));
+}
+
+static int is_ini(const struct dirent *e) {
+  size_t len = strlen(e->d_name);
+  return len > 4 && !strcmp(e->d_name + len - 4, ".ini");
+}
+
+/* What a preset file says it is: the first sentence of its opening
+ * comment, without the leading "NAME:", cut to fit a line. */
+static void preset_summary(const char *dir, const char *file, char *out, size_t len) {
+  enum { WIDTH = 80 };
+  char path[4096], line[256], text[512] = "";
+  size_t at = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "r");
+  if (!f) return (void)(out[0] = '\0');
+  while (at < sizeof text - 1 && fgets(line, sizeof line, f) && line[0] == ';') {
+    const char *s = line + 1 + strspn(line + 1, " ");
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s%.*s", at ? " " : "", (int)strcspn(s, "\r\n"), s);
+    if (at && text[at - 1] == '.') break;
+  }
+  fclose(f);
+  char *s = text, *colon = strchr(text, ':');
+  if (colon && (size_t)(colon - text) == strlen(file) - 4 && !strncmp(text, file, (size_t)(colon - text)))
+    s = colon + 1 + strspn(colon + 1, " ");
+  char *stop = strstr(s, ". ");
+  if (stop) stop[1] = '\0';
+  if (strlen(s) > WIDTH) {
+    char *cut = s + WIDTH - 3;
+    while (cut > s && *cut != ' ') cut--;
+    strcpy(cut, " ...");
+  }
+  snprintf(out, len, "%s", s);
+}
+
+/* Per directory searched, its presets in name order with their summaries;
+ * a name an earlier directory also has is shadowed (--preset finds that one). */
 static void list_presets(void) {
   cli_preset_dirs dirs;
   cli_find_preset_dirs(&dirs);
   printf("presets:\n");
   for (size_t i = 0; i < dirs.n; i++) {
-    DIR *dir = opendir(dirs.dir[i]);
-    if (!dir) continue;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-      size_t len = strlen(e->d_name);
-      if (len > 4 && !strcmp(e->d_name + len - 4, ".ini")) printf("  %.*s  (%s)\n", (int)(len - 4), e->d_name, dirs.dir[i]);
+    struct dirent **e;
+    int n = scandir(dirs.dir[i], &e, is_ini, alphasort);
+    if (n < 0) continue;
+    for (int k = 0; k < n; k++) {
+      char summary[256], earlier[4096];
+      preset_summary(dirs.dir[i], e[k]->d_name, summary, sizeof summary);
+      bool shadowed = false;
+      for (size_t j = 0; j < i && !shadowed; j++) {
+        snprintf(earlier, sizeof earlier, "%s/%s", dirs.dir[j], e[k]->d_name);
+        shadowed = access(earlier, R_OK) == 0;
+      }
+      printf("  %-10.*s %s%s\n", (int)(strlen(e[k]->d_name) - 4), e[k]->d_name, shadowed ? "(shadowed) " : "", summary);
+      free(e[k]);
     }
-    closedir(dir);
+    free(e);
+    printf("  (from %s)\n", dirs.dir[i]);
   }
 }
 
 int cmd_formats(int argc, char **argv) {
-  const cli_spec spec = {.cmd = "formats", .usage = "",
+  cli_config conf = {0};
+  const cli_opt opts[] = {CLI_CONFIG_OPTS(&conf)};
+  const cli_spec spec = {.cmd = "formats", .usage = "[--preset NAME | --config FILE]",
                          .about = "Lists page-table formats, presets, allocator policies, trace formats and\n"
-                                  "TLB replacement policies."};
+                                  "TLB replacement policies. With --preset or --config, first the page-table\n"
+                                  "format that configuration uses (a built-in one or its [format.NAME]),\n"
+                                  "written as a [format.NAME] section would write it.",
+                         .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc < 0 ? EXIT_OK : rc;
+  if (conf.preset || conf.config || conf.nsets) {
+    diag d;
+    const char *label;
+    machine_spec ms;
+    cfg *c = cli_load_spec(&conf, "x86-64", &label, &ms, &d);
+    if (!c) return cli_input_error(&d);
+    print_format_detail(&ms.format, label);
+    cfg_destroy(c);
+  }
   list_formats();
   list_presets();
   printf("allocator policies:\n ");

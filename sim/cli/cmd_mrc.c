@@ -104,7 +104,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
       {.name = "inst", .kind = OPT_FLAG, .dest = &o->spec.inst,
        .help = "count instruction fetches too (default: data only, an L1 DTLB)"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
-       .help = "auto (default), native, lackey or din"},
+       .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
   };
@@ -145,56 +145,6 @@ static uint32_t default_sets_max(const mrc_opts *o) {
   uint64_t fit = o->max_entries / least, sets = 1;
   while (sets * 2 <= fit && sets * 2 <= DEFAULT_SETS_MAX) sets *= 2;
   return (uint32_t)sets;
-}
-
-/* A row's OPT columns: the misses of an OPT array as large, on fully
- * associative rows; null (an empty CSV field) on the others. */
-static void add_opt(json_object *row, const mrc *m, unsigned i, uint32_t sets, uint32_t ways, uint64_t accesses) {
-  if (sets > 1) {
-    json_object_object_add(row, "opt_misses", NULL);
-    json_object_object_add(row, "opt_miss_ratio", NULL);
-    return;
-  }
-  uint64_t misses = mrc_opt_misses(m, i, ways);
-  json_object_object_add(row, "opt_misses", json_object_new_uint64(misses));
-  json_object_object_add(row, "opt_miss_ratio",
-                         json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
-}
-
-static json_object *row_json(uint64_t page_bytes, uint32_t sets, uint32_t ways, uint64_t accesses, uint64_t misses) {
-  json_object *row = json_object_new_object();
-  json_object_object_add(row, "page_bytes", json_object_new_uint64(page_bytes));
-  json_object_object_add(row, "sets", json_object_new_uint64(sets));
-  json_object_object_add(row, "ways", json_object_new_uint64(ways));
-  json_object_object_add(row, "entries", json_object_new_uint64((uint64_t)sets * ways));
-  json_object_object_add(row, "accesses", json_object_new_uint64(accesses));
-  json_object_object_add(row, "misses", json_object_new_uint64(misses));
-  json_object_object_add(row, "miss_ratio", json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
-  return row;
-}
-
-/* Per page size: the fully associative rows, then per associativity its set
- * counts in increasing order (one curve each, as plots/mrc.gp draws them). */
-static json_object *rows_json(const mrc *m, const mrc_opts *o) {
-  json_object *rows = json_object_new_array();
-  for (unsigned i = 0; i < o->spec.npage_shifts; i++) {
-    uint64_t page = 1ull << o->spec.page_shift[i], refs = mrc_references(m, i);
-    for (unsigned e = 0; e < o->entries.n; e++) {
-      uint32_t entries = (uint32_t)o->entries.v[e]; /* <= MRC_MAX_ENTRIES */
-      json_object *row = row_json(page, 1, entries, refs, mrc_misses(m, i, 1, entries));
-      if (o->spec.opt) add_opt(row, m, i, 1, entries, refs);
-      json_object_array_add(rows, row);
-    }
-    for (unsigned w = 0; w < o->ways.n; w++) {
-      uint32_t ways = (uint32_t)o->ways.v[w];
-      for (uint32_t sets = 2; mrc_measures(m, sets, ways); sets *= 2) {
-        json_object *row = row_json(page, sets, ways, refs, mrc_misses(m, i, sets, ways));
-        if (o->spec.opt) add_opt(row, m, i, sets, ways, refs);
-        json_object_array_add(rows, row);
-      }
-    }
-  }
-  return rows;
 }
 
 static uint64_t get_u64(json_object *row, const char *key) {
@@ -268,7 +218,7 @@ int cmd_mrc(int argc, char **argv) {
   trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
   rc = r && replay(m, r, &d) == 0 && mrc_finish(m, &d) == 0 ? EXIT_OK : cli_input_error(&d);
   if (rc == EXIT_OK) {
-    json_object *rows = rows_json(m, &o);
+    json_object *rows = report_mrc_rows(m, &o.spec, o.entries.v, o.entries.n, o.ways.v, o.ways.n);
     print_rows(rows, (report_format)o.format);
     json_object_put(rows);
   }

@@ -24,7 +24,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "text (default), json or csv"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
-       .help = "auto (default), native, lackey or din"},
+       .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
@@ -33,7 +33,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
-      .about = "Replays TRACE (a file, gzip or not, or - for stdin) through a machine (default preset\n"
+      .about = "Replays TRACE (a file, plain or gzip, zstd or xz, or - for stdin) through a machine (default preset\n"
                "x86-64) and reports TLB hits and misses, page walks, faults, page-table size and\n"
                "predicted cycles per access.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};

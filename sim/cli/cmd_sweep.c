@@ -49,7 +49,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
                "with the statistics of those accesses only; written as they come (JSON:\n"
                "one object per line, text: a table per interval)"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
-       .help = "auto (default), native, lackey or din"},
+       .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
       {.name = "emit", .kind = OPT_CHOICE, .dest = &o->emit, .arg = "slurm", .choices = emit_names,

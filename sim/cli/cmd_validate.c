@@ -129,7 +129,7 @@ int cmd_validate(int argc, char **argv) {
   o.filter.every = o.every;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
-      predict(spec.format, &spec.mmu, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
+      predict(&spec.format, &spec.mmu, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
     free(predicted);

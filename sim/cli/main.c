@@ -14,6 +14,7 @@ static const command commands[] = {
     {"run", cmd_run, "replay a trace through the TLB hierarchy and page table"},
     {"explain", cmd_explain, "show one translation step by step"},
     {"dump", cmd_dump, "replay a trace and print its page table level by level"},
+    {"convert", cmd_convert, "convert a trace between formats (binary, native, lackey, din), compressed or not"},
     {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
     {"gather", cmd_gather, "predict the GPU suite's many-thread gather (the concurrency model)"},
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},
@@ -22,6 +23,7 @@ static const command commands[] = {
     {"sweep", cmd_sweep, "many configurations (every combination of --vary values) over one read of each trace"},
     {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
     {"formats", cmd_formats, "list page-table formats, presets and policies"},
+    {"quiz", cmd_quiz, "seeded exercises with answers the simulator computes"},
 };
 
 static void usage(FILE *out) {

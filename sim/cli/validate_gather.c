@@ -71,7 +71,7 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
   size_t worst_i = 0;
   for (size_t i = 0; i < n; i++) {
     gather_result r;
-    if (gather_run(spec->format, &spec->mmu, &spec->gpu, &rows[i].spec, &r, &d)) {
+    if (gather_run(&spec->format, &spec->mmu, &spec->gpu, &rows[i].spec, &r, &d)) {
       fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
       free(rows);
       free(predicted);

@@ -41,7 +41,7 @@ check 2 "expected a COMMAND" -- "$tlbsim"
 check 2 "unknown command 'bogus'" -- "$tlbsim" bogus
 check 2 "unknown or incomplete option '--bogus'" -- "$tlbsim" run --bogus "$demo"
 check 2 "--format: 'xml' is not text, json or csv" -- "$tlbsim" run --format xml "$demo"
-check 2 "--trace-format: 'pin' is not auto, native, lackey or din" -- "$tlbsim" run --trace-format pin "$demo"
+check 2 "--trace-format: 'pin' is not auto, native, lackey, din, binary, champsim or pinatrace" -- "$tlbsim" run --trace-format pin "$demo"
 check 2 "expected one TRACE argument" -- "$tlbsim" run
 check 1 "--preset: no preset named 'nope'" -- "$tlbsim" run --preset nope "$demo"
 check 1 "--set:1: unknown key 'entriez' in [tlb.l1d]" -- "$tlbsim" run --set tlb.l1d.entriez=4 "$demo"
@@ -101,8 +101,8 @@ check 1 "$work/huge.lackey:1: access of 0+0x5af3107a4000 touches 24414062500 pag
   timeout 20 "$tlbsim" run --trace-format lackey "$work/huge.lackey"
 printf 'r 0 8\nmap 0x0 0x800000000000\n' >"$work/hugemap.trace"
 check 1 "$work/hugemap.trace:2: map of 0+0x800000000000 is 34359738368 pages" -- timeout 20 "$tlbsim" run "$work/hugemap.trace"
-printf 'r 0xfffffffff000 0x2000\n' >"$work/wide.trace"
-check 1 "$work/wide.trace:1: access 0xfffffffff000+0x2000 runs past the 48-bit address space" -- "$tlbsim" run "$work/wide.trace"
+printf 'r 0x7ffffffff000 0x2000\n' >"$work/wide.trace"
+check 1 "$work/wide.trace:1: access 0x7ffffffff000+0x2000 runs past the 48-bit address space" -- "$tlbsim" run "$work/wide.trace"
 printf 'alloc 1 18446744073709551000\nalloc 2 1M\nfree 1\nfree 2\n' >"$work/bigalloc.trace"
 for p in first-fit next-fit best-fit buddy cuda caching expandable; do
   check 0 "" -- "$tlbsim" alloc --policy "$p" --format csv "$work/bigalloc.trace"

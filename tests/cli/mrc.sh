@@ -146,7 +146,7 @@ check 2 "tlbsim mrc: unknown or incomplete option '--bogus'" -- "$tlbsim" mrc --
 check 2 "tlbsim mrc: expected one TRACE argument" -- "$tlbsim" mrc
 check 2 "tlbsim mrc: --opt needs every reference: not with --sample" -- "$tlbsim" mrc --opt --sample 0.5 "$g"
 check 2 "tlbsim mrc: --format: 'xml' is not text, json or csv" -- "$tlbsim" mrc --format xml "$g"
-check 2 "tlbsim mrc: --trace-format: 'pin' is not auto, native, lackey or din" -- "$tlbsim" mrc --trace-format pin "$g"
+check 2 "tlbsim mrc: --trace-format: 'pin' is not auto, native, lackey, din, binary, champsim or pinatrace" -- "$tlbsim" mrc --trace-format pin "$g"
 check 2 "tlbsim mrc: --page-size: '4K,3K' is not a list of at most 8 distinct power-of-two sizes" -- "$tlbsim" mrc --page-size 4K,3K "$g"
 check 2 "tlbsim mrc: --page-size: '4K,4096' is not" -- "$tlbsim" mrc --page-size 4K,4096 "$g"
 check 2 "tlbsim mrc: --page-size: 'big' is not" -- "$tlbsim" mrc --page-size big "$g"

@@ -36,7 +36,8 @@ typedef struct chase_spec {
   region_mapping mapping;
   chase_order order;
   uint64_t seed;       /* chain order and chunk shuffle */
-  uint64_t va_base;    /* where the region starts; 0: aligned to its size as tlbsim-gpu reserves */
+  uint64_t va_base;    /* where the region starts; 0: aligned to its size as tlbsim-gpu reserves,
+                          or as far as the format's VA space allows (chase_run) */
   uint64_t warmup;     /* at least one full pass is enforced, as on the GPU */
   uint64_t steps;      /* loads per timed pass */
   unsigned repeats;

@@ -53,6 +53,14 @@ int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *o
  * (0 when absent). */
 int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
                       size_t max, size_t *n, diag *d);
+/* Comma-separated items of section.key (blanks around each trimmed; an
+ * item is at most CFG_ITEM_MAX - 1 bytes), each handed to fn in order;
+ * *n (may be NULL) gets the count, 0 when the key is absent. fn returns
+ * -1 with why set (no location) to refuse an item: the error is reported
+ * as "FILE:LINE: section.key: WHY". */
+#define CFG_ITEM_MAX 64
+typedef int (*cfg_item_fn)(void *ctx, const char *item, diag *why);
+int cfg_get_list(cfg *c, const char *section, const char *key, cfg_item_fn fn, void *ctx, size_t *n, diag *d);
 bool cfg_has(const cfg *c, const char *section, const char *key);
 /* Of keys a and b of a section, the one set last (by a later file or --set,
  * or on a later line), or the one set at all: where an error about the two together is named,

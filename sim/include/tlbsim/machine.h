@@ -48,10 +48,13 @@ typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
 #define MACHINE_MAX_RECORD_PAGES (UINT64_C(1) << 24)
 
 typedef struct machine_spec {
-  const pt_format *format;       /* [machine] format */
+  pt_format format;              /* [machine] format: a built-in one or a [format.NAME], by value so
+                                    every machine built from the spec owns its copy */
   uint64_t page_size;            /* [machine] page_size: demand paging, map and alloc default */
   uint64_t phys_memory;          /* [machine] phys_memory */
   phys_order frame_order;        /* [machine] frame_order: which free frame a mapping takes */
+  bool tables_in_memory;         /* [machine] tables_in_memory: page-table nodes take frames of
+                                    phys_memory (else they live outside it, at PT_TABLE_PA_BASE) */
   machine_demand demand;         /* [machine] demand_paging */
   uint64_t seed;                 /* [machine] seed: allocator and random replacement */
   char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
@@ -87,7 +90,8 @@ typedef struct machine_phase {
 
 typedef struct machine machine;
 
-/* Reads sections machine, latency, mmu, ptcache, vas, tlb.* and pwc.* into
+/* Reads sections machine, format.NAME (the one [machine] format names),
+ * latency, mmu, ptcache, vas, tlb.* and pwc.* into
  * *s. Keys it does not know are left unused for cfg_check_unused. */
 int machine_spec_read(cfg *c, machine_spec *s, diag *d);
 machine *machine_create(const machine_spec *s, diag *d);

@@ -32,6 +32,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #define NUM_U32_MAX UINT64_C(0xffffffff)
 #define NUM_U8_MAX UINT64_C(0xff)
@@ -56,6 +60,64 @@ static inline int num_scan_hex(const char **p, const char *end, uint64_t *out) {
   if (s == *p) return -1;
   *p = s;
   *out = v;
+  return 0;
+}
+
+/* num_scan_hex for text that ends in a byte that is no hex digit (a NUL-
+ * terminated string): no end test per digit, the same results. */
+static inline int num_scan_hex_to_stop(const char **p, uint64_t *out) {
+  const unsigned char *s = (const unsigned char *)*p;
+  uint64_t v = 0;
+  unsigned digit;
+  while ((digit = num_hexval[*s]) != 0) {
+    if (v >> 60) return -1;
+    v = v << 4 | (digit - 1);
+    s++;
+  }
+  if (s == (const unsigned char *)*p) return -1;
+  *p = (const char *)s;
+  *out = v;
+  return 0;
+}
+
+/* How many hex digits begin the 16 bytes at s (0 to 16; all 16 bytes are
+ * read, so the caller keeps them readable), and in *nibbles the 16 bytes'
+ * nibbles as a number whose first digit is s[0]: the value of the first n
+ * digits is *nibbles >> 4 * (16 - n). For parsers that find a field's end
+ * and value in one pass: with SSE2, all 16 bytes are classified and
+ * converted at once. */
+static inline unsigned num_hex_lead16(const char *s, uint64_t *nibbles) {
+#if defined(__SSE2__) && defined(__x86_64__)
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+  __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* letters in lower case; bytes from 0x80 stay negative */
+  __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+  __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(y, _mm_set1_epi8('f' + 1)));
+  unsigned hex = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, letter));
+  __m128i v = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)), _mm_and_si128(letter, _mm_set1_epi8(9)));
+  /* two nibbles a byte (the first high), then the 8 bytes first-highest */
+  __m128i pairs = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(v, _mm_set1_epi16(0x00ff)), 4), _mm_srli_epi16(v, 8));
+  *nibbles = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+  return (unsigned)__builtin_ctz(~hex);
+#else
+  uint64_t v = 0;
+  unsigned n = 16;
+  for (unsigned i = 0; i < 16; i++) {
+    unsigned d = num_hexval[(unsigned char)s[i]];
+    if (!d && n == 16) n = i;
+    v = v << 4 | ((d - 1) & 15);
+  }
+  *nibbles = v;
+  return n;
+#endif
+}
+
+/* The value of the n (1 to 16) hex digits at s, reading 16 bytes at s
+ * whatever n is (the caller keeps them readable); -1 if one is no hex
+ * digit. For parsers whose fields end where the line ends. */
+static inline int num_hex16(const char *s, size_t n, uint64_t *out) {
+  uint64_t nibbles;
+  if (n == 0 || n > 16 || num_hex_lead16(s, &nibbles) < n) return -1;
+  *out = nibbles >> (4 * (16 - n));
   return 0;
 }
 

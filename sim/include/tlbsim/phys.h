@@ -30,6 +30,17 @@ phys *phys_create(uint64_t capacity_bytes, unsigned min_shift, phys_order order)
 void phys_destroy(phys *p);
 /* Allocates one aligned frame of 2^page_shift bytes; -1 when none is free. */
 int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa);
+/* Takes the frame of 2^page_shift bytes at pa, chosen by the caller (a
+ * textbook's page table written entry by entry): PHYS_AT_OK, or what is in
+ * the way, nothing taken. */
+typedef enum {
+  PHYS_AT_OK = 0,
+  PHYS_AT_BEYOND = -1,         /* past the capacity */
+  PHYS_AT_IN_USE = -2,         /* some of it is taken */
+  PHYS_AT_MISALIGNED = -3,     /* pa not a multiple of the size, or the size below a frame */
+  PHYS_AT_NO_HOST_MEMORY = -4,
+} phys_at_status;
+int phys_alloc_at(phys *p, uint64_t pa, unsigned page_shift);
 void phys_free(phys *p, uint64_t pa, unsigned page_shift);
 uint64_t phys_capacity(const phys *p);
 uint64_t phys_used(const phys *p);

@@ -2,8 +2,11 @@
  *
  * pt_format  a description of one architecture's tree: levels from the root
  *            down (index bits, lowest VA bit indexed, entry size) and which
- *            page sizes may be leaves at which level. Built-in formats are
- *            const tables; nothing in the walker knows an architecture.
+ *            page sizes may be leaves at which level. A plain value (names
+ *            inline), so a machine owns its copy: built-in formats are const
+ *            tables, a configuration's [format.NAME] is parsed into one
+ *            (pt_format_add_level, pt_format_add_leaf); nothing in the
+ *            walker knows an architecture.
  * pt         one address space's tree. Owns its table nodes; each node gets a
  *            simulated physical address so walks can name the entries read.
  *            Counts tables and bytes per level as they come and go.
@@ -27,11 +30,15 @@
 
 #define PT_MAX_LEVELS 8
 #define PT_MAX_LEAVES 6
+#define PT_NAME_MAX 16        /* a level's or a format's name, with its NUL */
+#define PT_DESCRIPTION_MAX 128
+#define PT_MAX_ENTRY_BYTES 16 /* Hopper's dual PDE; larger entries exist nowhere */
+#define PT_MAX_INDEX_BITS 24  /* one table of 2^24 entries: host memory stays bounded */
 
 enum { PT_R = 1, PT_W = 2, PT_X = 4, PT_RWX = 7 };
 
 typedef struct pt_level_format {
-  const char *name;    /* e.g. "PML4", "PD3": shown by `explain` */
+  char name[PT_NAME_MAX]; /* e.g. "PML4", "PD3": shown by `explain` */
   uint8_t shift;       /* lowest VA bit this level indexes (smallest leaf here) */
   uint8_t bits;        /* index bits at that shift */
   uint8_t entry_bytes; /* size of one entry: table bytes = entries * this */
@@ -43,9 +50,12 @@ typedef struct pt_leaf_format {
 } pt_leaf_format;
 
 typedef struct pt_format {
-  const char *name;        /* "x86-64-4", "x86-64-5", "arm64-4k", "hopper", "teaching16" */
-  const char *description; /* one line, with the source of the layout */
-  uint8_t va_bits;
+  char name[PT_NAME_MAX];               /* "x86-64-4", "sv39", "hopper", or a [format.NAME]'s */
+  char description[PT_DESCRIPTION_MAX]; /* one line, with the source of the layout */
+  uint8_t va_bits;         /* the walk indexes VA[va_bits-1:0] */
+  bool sign_extend;        /* VA[63:va_bits] must copy VA[va_bits-1] (canonical
+                              addresses: x86-64, RISC-V Sv39/Sv48, ARM64's
+                              TTBR1 half); else they must be 0 */
   uint8_t nlevels;
   pt_level_format level[PT_MAX_LEVELS]; /* [0] is the root */
   uint8_t nleaves;
@@ -53,14 +63,51 @@ typedef struct pt_format {
 } pt_format;
 
 /* Simulated physical addresses of table nodes start here, above any frame
- * the phys module hands out; each node is aligned to its own size. */
+ * the phys module hands out; each node is aligned to its own size. A tree
+ * given a pt_table_frames takes its nodes from there instead. */
 #define PT_TABLE_PA_BASE (UINT64_C(1) << 48)
 
+/* Where a tree's table nodes live when they are pages of simulated
+ * physical memory (a machine's [machine] tables_in_memory): take returns
+ * the address of a free block of at least `bytes` (a power of two) aligned
+ * to its size, or -1 when memory is full; give hands it back. */
+typedef struct pt_table_frames {
+  void *ctx;
+  int (*take)(void *ctx, uint64_t bytes, uint64_t *pa);
+  void (*give)(void *ctx, uint64_t pa, uint64_t bytes);
+} pt_table_frames;
+
+/* Which part of a format pt_format_check found wrong (0: none), so that a
+ * configuration can name the key to blame. */
+typedef enum {
+  PT_FORMAT_OK = 0,
+  PT_FORMAT_BAD_VA_BITS = -1,
+  PT_FORMAT_BAD_LEVELS = -2,
+  PT_FORMAT_BAD_LEAVES = -3,
+  PT_FORMAT_BAD_SPAN = -4, /* the levels do not index exactly VA[va_bits-1:lowest] */
+} pt_format_fault;
+
 /* Checks that a format is one the walker can drive: levels contiguous from
- * va_bits down, power-of-two entry sizes, each leaf at a level with
+ * va_bits down, 1..PT_MAX_INDEX_BITS index bits, power-of-two entry sizes
+ * up to PT_MAX_ENTRY_BYTES, each leaf at a level with
  * shift <= page_shift < shift + bits, the last level's shift a leaf size,
- * no leaf larger than the root's shift at the root, pages >= 16 bytes. */
+ * no leaf larger than the root's shift at the root, pages >= 16 bytes.
+ * Returns a pt_format_fault. */
 int pt_format_check(const pt_format *f, diag *d);
+/* Appends a level written "NAME:LOWEST_VA_BIT:INDEX_BITS:ENTRY_BYTES" (the
+ * root first); -1 (why, without a location) when it is malformed or one
+ * level too many. Whether the levels fit together is pt_format_check's. */
+int pt_format_add_level(pt_format *f, const char *text, diag *why);
+/* Appends a leaf written "PAGE_SIZE@LEVEL_NAME" (a size: 64, 4K, 2M); the
+ * level must be added already. */
+int pt_format_add_leaf(pt_format *f, const char *text, diag *why);
+/* Whether va is an address of the format: below 2^va_bits, or canonical
+ * (sign-extended from VA[va_bits-1]) when the format says so. */
+bool pt_format_va_ok(const pt_format *f, uint64_t va);
+/* va's low va_bits as the format's addresses are written: sign-extended
+ * from VA[va_bits-1] when the format says so (a walk's VA from its index
+ * bits alone, as dump shows a table's range). */
+uint64_t pt_format_va_canonical(const pt_format *f, uint64_t va);
 /* Built-in format by name, or NULL. */
 const pt_format *pt_format_find(const char *name);
 size_t pt_format_count(void);
@@ -102,11 +149,17 @@ typedef struct pt pt;
 /* NULL if the format fails pt_format_check or memory runs out. The root
  * table exists from the start and is counted in the usage. */
 pt *pt_create(const pt_format *f);
+/* The same with nodes taken from frames (copied; NULL: from
+ * PT_TABLE_PA_BASE up, as pt_create). */
+pt *pt_create_in(const pt_format *f, const pt_table_frames *frames);
 void pt_destroy(pt *t);
 const pt_format *pt_get_format(const pt *t);
 
 /* Maps one page. Fails (diag) if the size is not a leaf size of the format,
- * va/pa are misaligned, va is beyond va_bits, or any part is already mapped. */
+ * va/pa are misaligned, va is no address of the format (pt_format_va_ok),
+ * or any part is already mapped: -1; PT_MAP_NO_TABLE_MEMORY when a table
+ * node it needs finds no memory (with pt_table_frames: memory is full). */
+#define PT_MAP_NO_TABLE_MEMORY (-2)
 int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, diag *d);
 /* Unmaps the page containing va; *old (may be NULL) receives what was mapped.
  * Frees table nodes left empty. Returns -1 if nothing is mapped there. */
@@ -117,7 +170,8 @@ int pt_protect(pt *t, uint64_t va, unsigned prot);
 bool pt_lookup(const pt *t, uint64_t va, pt_mapping *out);
 /* Walks va from the root, recording every entry read. Under an entry with
  * several child tables the walk reads the one that maps va (else the one of
- * the level's own shift). A va beyond va_bits reads nothing (nsteps 0). */
+ * the level's own shift). A va the format does not have (pt_format_va_ok)
+ * reads nothing (nsteps 0). */
 void pt_walk_va(const pt *t, uint64_t va, pt_walk *out);
 
 /* Entries as a student reads them. tlbsim keeps one entry word layout in
@@ -158,7 +212,8 @@ int pt_entry_decode(const pt_format *f, unsigned level, uint64_t raw, pt_entry *
  * the same order; returns the number of steps. */
 unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]);
 /* Calls fn for every table node, level by level from the root (within a
- * level, in VA order): its level, the lowest VA it covers, its simulated
+ * level, in index order): its level, the lowest VA it covers (canonical:
+ * sign-extended where the format is), its simulated
  * address, its entry count and every entry word (0 for an empty entry).
  * Returns -1 when out of memory for the entry buffer, else 0. */
 typedef void (*pt_table_fn)(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "tlbsim/machine.h"
+#include "tlbsim/mrc.h"
 
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } report_format;
 
@@ -28,5 +29,13 @@ void report_write(FILE *out, report_format f, json_object *doc);
 void report_write_csv(FILE *out, json_object *doc);
 /* One flattened row, preceded by the header line when `header` is set. */
 void report_write_csv_row(FILE *out, json_object *doc, bool header);
+
+/* The rows of miss-ratio curves after mrc_finish (`tlbsim mrc`'s schema):
+ * per page size of s, the fully associative arrays of `entries`, then per
+ * associativity of `ways` every set count m measured, in increasing
+ * order (one curve each); OPT columns with s->opt. The caller owns the
+ * array. */
+json_object *report_mrc_rows(const mrc *m, const mrc_spec *s, const uint64_t *entries, unsigned nentries,
+                             const uint64_t *ways, unsigned nways);
 
 #endif

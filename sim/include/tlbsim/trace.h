@@ -13,16 +13,21 @@
  *               consumer checks its configuration once per block, not per
  *               record. One read feeds `run`, `mrc` and every configuration
  *               of a sweep alike.
- * trace_reader  owns its input (a file, gzip transparently, or stdin for "-")
- *               and one fixed line buffer: memory is constant in the trace's
- *               length and nothing is allocated per record.
+ * trace_reader  owns its input (a file, or stdin for "-"; gzip, zstd and xz
+ *               decompressed transparently) and one fixed buffer: memory is
+ *               constant in the trace's length and nothing is allocated per
+ *               record.
  *
- * Formats: native (traces/FORMAT.md), lackey (valgrind --trace-mem=yes),
- * din (Dinero IV). "auto" sniffs the first meaningful line. Every field a
- * record's kind does not use is zero, so records compare field by field.
+ * Formats (traces/FORMAT.md): native, lackey (valgrind --trace-mem=yes), din
+ * (Dinero IV), pinatrace (Intel Pin), binary (tlbsim's own), champsim
+ * (ChampSim's input_instr). "auto" decides from the first bytes. Every
+ * field a record's kind does not use is zero, so records compare field by
+ * field.
  */
 #ifndef TLBSIM_TRACE_H
 #define TLBSIM_TRACE_H
+
+#include <stdio.h>
 
 #include "tlbsim/base.h"
 
@@ -56,6 +61,8 @@ typedef struct trace_record {
   uint64_t size;
   uint64_t align;
   uint64_t page_size;   /* 0: the configured default */
+  uint64_t frame;       /* REC_MAP with has_frame: the first physical frame (frame=PFN, in pages) */
+  bool has_frame;       /* frame 0 is a frame: this says one was chosen */
   unsigned long line;   /* source line, for diagnostics */
   char label[TRACE_LABEL_MAX];
 } trace_record;
@@ -90,18 +97,36 @@ static inline uint64_t trace_pages(uint64_t addr, uint64_t size, unsigned page_s
   return ((addr + (size - 1)) >> page_shift) - *first + 1;
 }
 
-typedef enum { TRACE_AUTO, TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN } trace_format;
+typedef enum {
+  TRACE_AUTO,
+  TRACE_NATIVE,
+  TRACE_LACKEY,
+  TRACE_DIN,
+  TRACE_BINARY,
+  TRACE_CHAMPSIM,
+  TRACE_PINATRACE
+} trace_format;
 
-/* "auto", "native", "lackey", "din" by trace_format, NULL-terminated. */
+/* "auto", "native", "lackey", "din", "binary", "champsim", "pinatrace" by
+ * trace_format, NULL-terminated. */
 extern const char *const trace_format_names[];
 /* One of those names; -1 for anything else. */
 int trace_format_parse(const char *s, trace_format *out);
 const char *trace_format_name(trace_format f);
 
+/* How a trace's bytes are compressed: read from its first bytes whatever
+ * the file is called, and chosen when writing one. */
+typedef enum { TRACE_PLAIN, TRACE_GZIP, TRACE_ZSTD, TRACE_XZ } trace_codec;
+/* "none", "gzip", "zstd", "xz" by trace_codec, NULL-terminated (xz is
+ * read only: ChampSim's traces come as .xz). */
+extern const char *const trace_codec_names[];
+
 typedef struct trace_reader trace_reader;
 
-/* path "-" reads stdin. gzip input is detected by its magic bytes. With
- * TRACE_AUTO the format is settled here from the first line that is not
+/* path "-" reads stdin. gzip, zstd and xz input are detected by their
+ * magic bytes. With TRACE_AUTO the format is settled here from the first
+ * bytes after decompression: binary by its magic bytes, ChampSim by a
+ * well-formed first record, a text format by the first line that is not
  * blank, a # comment or a valgrind ==PID== banner; an input with no such
  * line is an empty native trace. */
 trace_reader *trace_open(const char *path, trace_format fmt, diag *d);
@@ -115,9 +140,27 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d);
 int trace_next(trace_reader *r, trace_record *rec, diag *d);
 trace_format trace_get_format(const trace_reader *r); /* resolved after auto */
 const char *trace_get_path(const trace_reader *r);    /* "<stdin>" for "-" */
-/* Bytes consumed from the (compressed) input so far, for progress lines;
- * on an unseekable input (a pipe) the decompressed bytes instead. */
+/* Bytes taken from the file or pipe so far (compressed bytes for a
+ * compressed input), for progress lines. */
 uint64_t trace_bytes_read(const trace_reader *r);
 void trace_close(trace_reader *r);
+
+/* trace_writer  writes records in one format (native, lackey, din or
+ *               binary; traces/FORMAT.md), compressed or not, to a stream
+ *               the caller opened (and names, for errors), and owns: a
+ *               caller that writes a file gives it its name only after
+ *               trace_writer_finish succeeded, so nothing half written is
+ *               left behind. */
+typedef struct trace_writer trace_writer;
+
+trace_writer *trace_writer_open(FILE *f, const char *name, trace_format fmt, trace_codec codec, diag *d);
+/* Appends a record; -1 with d as "FILE:LINE: ..." (the record's source and
+ * line) when the format cannot hold it, or "NAME: ..." on a write error. */
+int trace_write(trace_writer *w, const trace_record *rec, const char *file, diag *d);
+/* Ends the compressed stream and flushes everything to f; then frees w.
+ * 0, or -1 with d set. f stays open. */
+int trace_writer_finish(trace_writer *w, diag *d);
+/* Frees w without finishing (after an error elsewhere). */
+void trace_writer_free(trace_writer *w);
 
 #endif

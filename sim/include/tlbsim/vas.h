@@ -63,6 +63,18 @@ typedef struct vas_config {
   uint64_t round_large;     /* kRoundLarge: larger requests round up to it */
 } vas_config;
 
+/* Why a request found no memory (vas_alloc's VAS_OOM):
+ *   exhausted      fewer free bytes in all than it asked for
+ *   fragmentation  enough free bytes in all, but no free extent holds them
+ *   granularity    a free extent holds the bytes asked for, but not the
+ *                  block the policy rounds them up to (buddy's power of two)
+ *   va_range       a GPU policy's VA range had no room left where memory
+ *                  had (va_size too small for what was reserved in it) */
+typedef enum {
+  VAS_OOM_NONE, VAS_OOM_EXHAUSTED, VAS_OOM_FRAGMENTATION, VAS_OOM_GRANULARITY, VAS_OOM_VA_RANGE, VAS_OOM_NREASONS
+} vas_oom_reason;
+const char *vas_oom_reason_name(vas_oom_reason r);
+
 typedef struct vas_stats {
   uint64_t allocated_bytes, allocated_peak;   /* live blocks as the policy sized them */
   uint64_t requested_bytes;                   /* what callers asked for (exact) */
@@ -74,6 +86,8 @@ typedef struct vas_stats {
   uint64_t shootdowns;                        /* one per torn-down mapping */
   uint64_t allocs, frees;
   uint64_t ooms, ooms_fragmented;             /* fragmented: enough free bytes in total */
+  uint64_t ooms_by_reason[VAS_OOM_NREASONS];  /* each OOM counted once, by its reason */
+  vas_oom_reason last_oom_reason;             /* the latest OOM's (VAS_OOM_NONE before any) */
   uint64_t free_extents, largest_free_extent, free_bytes;
   double external_fragmentation, external_fragmentation_max;
 } vas_stats;

@@ -182,8 +182,23 @@ void vas_destroy(vas *v) {
   free(v);
 }
 
+const char *vas_oom_reason_name(vas_oom_reason r) {
+  static const char *const names[VAS_OOM_NREASONS] = {"none", "exhausted", "fragmentation", "granularity", "va_range"};
+  return r < VAS_OOM_NREASONS ? names[r] : "?";
+}
+
+/* Why a request of `size` just found no memory (stats refreshed after it).
+ * A generic heap's VA range is its memory, so a full range is not a VA
+ * reason there. */
+static vas_oom_reason oom_reason(const vas *v, uint64_t size) {
+  if (v->drv.va_refused && !is_generic(v->policy)) return VAS_OOM_VA_RANGE;
+  if (v->st.free_bytes < size) return VAS_OOM_EXHAUSTED;
+  return v->st.largest_free_extent < size ? VAS_OOM_FRAGMENTATION : VAS_OOM_GRANULARITY;
+}
+
 int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d) {
   if (align & (align - 1)) return diag_set(d, NULL, 0, "alignment %llu is not a power of two", (unsigned long long)align), VAS_ERR;
+  v->drv.va_refused = false;
   int rc = size > v->cfg.phys_capacity ? VAS_OOM : v->policy->alloc(v, size, align, stream, va, d);
   refresh_fragmentation(v);
   if (rc == VAS_OK) {
@@ -191,6 +206,8 @@ int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *
   } else if (rc == VAS_OOM) {
     v->st.ooms++;
     if (v->st.free_bytes >= size) v->st.ooms_fragmented++;
+    v->st.last_oom_reason = oom_reason(v, size);
+    v->st.ooms_by_reason[v->st.last_oom_reason]++;
   }
   return rc;
 }

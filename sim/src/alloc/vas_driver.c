@@ -33,11 +33,18 @@ static int take(vext *x, vext_fit fit, uint64_t size, uint64_t align, uint64_t *
   return rc ? VAS_OK : VAS_OOM;
 }
 
+/* take() from the whole managed range, noting a refusal (an OOM's reason). */
+static int take_va(vdrv *dv, vext_fit fit, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
+  int rc = take(&dv->va, fit, size, align, va, d);
+  if (rc == VAS_OOM) dv->va_refused = true;
+  return rc;
+}
+
 static int new_chunk(vdrv *dv, uint64_t size, uint64_t align, vchunk **out, diag *d) {
   vchunk *c = calloc(1, sizeof *c);
   if (!c) return vas_err_nomem(d);
   c->size = round_up(size > dv->chunk ? size : dv->chunk, align > dv->chunk ? align : dv->chunk);
-  int rc = take(&dv->va, VEXT_TOP, c->size, align > dv->chunk ? align : dv->chunk, &c->base, d);
+  int rc = take_va(dv, VEXT_TOP, c->size, align > dv->chunk ? align : dv->chunk, &c->base, d);
   if (rc == VAS_OK && vext_add(&c->free, c->base, c->size)) rc = vas_err_nomem(d);
   if (rc != VAS_OK) {
     free(c);
@@ -50,7 +57,7 @@ static int new_chunk(vdrv *dv, uint64_t size, uint64_t align, vchunk **out, diag
 }
 
 int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
-  if (!dv->chunk) return take(&dv->va, VEXT_FIRST, size, align, va, d);
+  if (!dv->chunk) return take_va(dv, VEXT_FIRST, size, align, va, d);
   for (vchunk *c = dv->chunks; c; c = c->next)
     if (c->free.free_bytes >= size) {
       int rc = take(&c->free, VEXT_FIRST, size, align, va, d);
@@ -64,7 +71,7 @@ int vdrv_reserve(vdrv *dv, uint64_t size, uint64_t align, uint64_t *va, diag *d)
 int vdrv_reserve_below(vdrv *dv, uint64_t limit, uint64_t size, uint64_t align, uint64_t *va, diag *d) {
   int rc = vext_take_below(&dv->va, limit, size, align, va);
   if (rc < 0) return vas_err_nomem(d);
-  return rc ? VAS_OK : take(&dv->va, VEXT_TOP, size, align, va, d);
+  return rc ? VAS_OK : take_va(dv, VEXT_TOP, size, align, va, d);
 }
 
 int vdrv_release(vdrv *dv, uint64_t va, uint64_t size, diag *d) {

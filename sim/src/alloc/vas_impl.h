@@ -48,6 +48,7 @@ typedef struct vdrv {
   vext va;        /* free VA of the managed range */
   uint64_t chunk; /* 0: place first fit in va; else carve chunks of this size top-down */
   vchunk *chunks, **chunks_tail;
+  bool va_refused; /* the managed range had no room for a reservation (since vas_alloc cleared it) */
 } vdrv;
 
 struct vas {

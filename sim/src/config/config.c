@@ -313,29 +313,76 @@ int cfg_get_bool(cfg *c, const char *section, const char *key, bool def, bool *o
   return bad_value(e, d, "true or false");
 }
 
+/* The list splitter every list key goes through: calls item() on each
+ * trimmed comma-separated item of e's value; -1 (d) as soon as one is
+ * refused or longer than CFG_ITEM_MAX - 1. */
+typedef int (*item_visit)(void *ctx, const cfg_entry *e, const char *item, diag *d);
+
+static int each_item(const cfg_entry *e, item_visit visit, void *ctx, diag *d) {
+  for (const char *p = e->value;; p++) {
+    while (*p == ' ') p++;
+    size_t len = strcspn(p, ","), keep = len;
+    while (keep && p[keep - 1] == ' ') keep--;
+    char item[CFG_ITEM_MAX];
+    if (keep >= sizeof item) {
+      char q[48];
+      return diag_set(d, e->origin, e->line, "%s.%s: item '%s' is longer than %d bytes", e->section, e->key,
+                      num_quote(p, q, sizeof q), CFG_ITEM_MAX - 1);
+    }
+    memcpy(item, p, keep);
+    item[keep] = '\0';
+    if (visit(ctx, e, item, d)) return -1;
+    p += len;
+    if (!*p) return 0;
+  }
+}
+
+typedef struct size_list {
+  uint64_t lo, hi, *out;
+  size_t max, *n;
+} size_list;
+
+static int visit_size(void *ctx, const cfg_entry *e, const char *item, diag *d) {
+  size_list *l = ctx;
+  if (*l->n == l->max) {
+    char what[64];
+    snprintf(what, sizeof what, "a list of at most %zu sizes", l->max);
+    return bad_value(e, d, what);
+  }
+  num_status st = num_size_in(item, l->lo, l->hi, &l->out[*l->n]);
+  if (st != NUM_OK) return bad_number(e, d, st, NUM_SIZE, item, l->lo, l->hi);
+  (*l->n)++;
+  return 0;
+}
+
 int cfg_get_size_list(cfg *c, const char *section, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
                       size_t max, size_t *n, diag *d) {
   cfg_entry *e = take(c, section, key);
   *n = 0;
-  if (!e) return 0;
-  for (const char *p = e->value;; p++) {
-    while (*p == ' ') p++;
-    size_t len = strcspn(p, ",");
-    size_t keep = len;
-    while (keep && p[keep - 1] == ' ') keep--;
-    if (*n == max) {
-      char what[64];
-      snprintf(what, sizeof what, "a list of at most %zu sizes", max);
-      return bad_value(e, d, what);
-    }
-    char item[64];
-    snprintf(item, sizeof item, "%.*s", (int)(keep < sizeof item ? keep : sizeof item - 1), p);
-    num_status st = keep < sizeof item ? num_size_in(item, lo, hi, &out[*n]) : NUM_SYNTAX;
-    if (st != NUM_OK) return bad_number(e, d, st, NUM_SIZE, item, lo, hi);
-    (*n)++;
-    p += len;
-    if (!*p) return 0;
-  }
+  size_list l = {.lo = lo, .hi = hi, .out = out, .max = max, .n = n};
+  return e ? each_item(e, visit_size, &l, d) : 0;
+}
+
+typedef struct item_list {
+  cfg_item_fn fn;
+  void *ctx;
+  size_t n;
+} item_list;
+
+static int visit_item(void *ctx, const cfg_entry *e, const char *item, diag *d) {
+  item_list *l = ctx;
+  diag why;
+  if (l->fn(l->ctx, item, &why)) return diag_set(d, e->origin, e->line, "%s.%s: %s", e->section, e->key, why.msg);
+  l->n++;
+  return 0;
+}
+
+int cfg_get_list(cfg *c, const char *section, const char *key, cfg_item_fn fn, void *ctx, size_t *n, diag *d) {
+  cfg_entry *e = take(c, section, key);
+  item_list l = {.fn = fn, .ctx = ctx};
+  int rc = e ? each_item(e, visit_item, &l, d) : 0;
+  if (n) *n = l.n;
+  return rc;
 }
 
 bool cfg_has(const cfg *c, const char *section, const char *key) { return find(c, section, key) != NULL; }

@@ -111,6 +111,14 @@ static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   }
 }
 
+/* What a pt_map that returned rc means: with tables in memory, no frame
+ * left for a table node is running out of physical memory, an OOM like a
+ * page's; else the error pt_map gave. */
+static int map_failed(const machine *m, int rc, diag *d) {
+  if (rc == PT_MAP_NO_TABLE_MEMORY && m->spec.tables_in_memory) return diag_set(d, NULL, 0, "out of physical memory");
+  return -1;
+}
+
 /* Maps [va, va+size) in pages of 2^shift; all or nothing. Frames handed
  * out highest first are taken for the last page first, so that one call's
  * pages still ascend physically. */
@@ -125,10 +133,47 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
       unmap_pages(m, done_va, done);
       return diag_set(d, NULL, 0, "out of physical memory");
     }
-    if (pt_map(cur_table(m), va + off, pa, shift, prot, d)) {
+    int rc = pt_map(cur_table(m), va + off, pa, shift, prot, d);
+    if (rc) {
       phys_free(m->frames, pa, shift);
       unmap_pages(m, done_va, done);
-      return -1;
+      return map_failed(m, rc, d);
+    }
+  }
+  return 0;
+}
+
+/* Why frame pa (of a 2^shift page) cannot be taken, for a map with frame=. */
+static int frame_error(const machine *m, int status, uint64_t pa, unsigned shift, diag *d) {
+  char cap[32];
+  unsigned long long frame = (unsigned long long)(pa >> shift);
+  if (status == PHYS_AT_IN_USE)
+    return diag_set(d, NULL, 0, "frame %#llx (pa %#llx) is already in use", frame, (unsigned long long)pa);
+  if (status == PHYS_AT_NO_HOST_MEMORY) return diag_set(d, NULL, 0, "out of memory");
+  return diag_set(d, NULL, 0, "frame %#llx (pa %#llx) is beyond the %s of physical memory", frame,
+                  (unsigned long long)pa, num_format_size(phys_capacity(m->frames), cap, sizeof cap));
+}
+
+/* Maps [va, va+size) in pages of 2^shift onto consecutive frames from
+ * `frame` (in pages of that size) up, as a map record's frame= chooses;
+ * all or nothing. */
+static int map_pages_at(machine *m, uint64_t va, uint64_t size, unsigned shift, unsigned prot, uint64_t frame,
+                        diag *d) {
+  uint64_t page = 1ull << shift;
+  if (frame > (phys_capacity(m->frames) >> shift)) /* also keeps frame << shift from wrapping */
+    return frame_error(m, PHYS_AT_BEYOND, frame << shift, shift, d);
+  uint64_t first_pa = frame << shift;
+  for (uint64_t i = 0; i < size; i += page) {
+    int st = phys_alloc_at(m->frames, first_pa + i, shift);
+    if (st != PHYS_AT_OK) {
+      unmap_pages(m, va, i);
+      return frame_error(m, st, first_pa + i, shift, d);
+    }
+    int rc = pt_map(cur_table(m), va + i, first_pa + i, shift, prot, d);
+    if (rc) {
+      phys_free(m->frames, first_pa + i, shift);
+      unmap_pages(m, va, i);
+      return map_failed(m, rc, d);
     }
   }
   return 0;
@@ -164,12 +209,33 @@ static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
 
 /* --- construction --------------------------------------------------------- */
 
+/* [machine] tables_in_memory: a table node takes whole frames (one frame
+ * when smaller, as an OS gives a table a page), from the same allocator as
+ * the pages it maps. */
+static unsigned table_shift(const machine *m, uint64_t bytes) {
+  unsigned shift = log2_u64(bytes);
+  return shift < m->min_shift ? m->min_shift : shift;
+}
+
+static int take_table(void *ctx, uint64_t bytes, uint64_t *pa) {
+  machine *m = ctx;
+  return phys_alloc(m->frames, table_shift(m, bytes), pa);
+}
+
+static void give_table(void *ctx, uint64_t pa, uint64_t bytes) {
+  machine *m = ctx;
+  phys_free(m->frames, pa, table_shift(m, bytes));
+}
+
 /* A new address space: its own page table and heap. */
 static int add_context(machine *m, uint32_t asid, diag *d) {
   context *x = &m->ctx[m->nctx];
   vas_hooks hooks = {.ctx = m, .map = vas_map_hook, .unmap = vas_unmap_hook};
-  *x = (context){.asid = asid, .table = pt_create(m->format)};
-  if (!x->table) return diag_set(d, NULL, 0, "out of memory");
+  pt_table_frames frames = {.ctx = m, .take = take_table, .give = give_table};
+  *x = (context){.asid = asid, .table = pt_create_in(m->format, m->spec.tables_in_memory ? &frames : NULL)};
+  if (!x->table)
+    return diag_set(d, NULL, 0, m->spec.tables_in_memory ? "no physical memory left for a root page table"
+                                                          : "out of memory");
   x->heap = vas_create(m->spec.vas_policy, &m->spec.vas, &hooks, d);
   if (!x->heap) {
     pt_destroy(x->table);
@@ -183,9 +249,9 @@ machine *machine_create(const machine_spec *s, diag *d) {
   machine *m = calloc(1, sizeof *m);
   if (!m) return diag_set(d, NULL, 0, "out of memory"), NULL;
   m->spec = *s;
+  m->format = &m->spec.format; /* the machine's own copy: its tables point to it */
   m->max_pages = s->max_record_pages && s->max_record_pages < MACHINE_MAX_RECORD_PAGES ? s->max_record_pages
                                                                                      : MACHINE_MAX_RECORD_PAGES;
-  m->format = s->format;
   m->demand = s->demand;
   m->page_shift = log2_u64(s->page_size);
   unsigned min_shift = 63;
@@ -237,18 +303,23 @@ _Static_assert((int)ACC_READ == (int)TRACE_READ && (int)ACC_WRITE == (int)TRACE_
                    (int)ACC_EXEC == (int)TRACE_EXEC,
                "trace and MMU access kinds share their numbers");
 
+/* Whether [va, va + size) holds an address the format does not have (with
+ * sign extension, a range may not cross from the low half to the high). */
 static bool beyond_va_bits(const machine *m, uint64_t va, uint64_t size) {
-  unsigned bits = m->format->va_bits;
-  return bits < 64 && (va + (size - 1)) >> bits; /* readers refuse accesses that wrap */
+  return !pt_format_va_ok(m->format, va) || !pt_format_va_ok(m->format, va + (size - 1)); /* readers refuse wraps */
 }
 
 static int width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
-  unsigned bits = m->format->va_bits;
-  if (va >> bits)
+  const pt_format *f = m->format;
+  if (!pt_format_va_ok(f, va) && f->sign_extend)
+    return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s (not canonical: "
+                    "bits 63..%u must equal bit %u)", (unsigned long long)va, f->va_bits, f->name, f->va_bits,
+                    f->va_bits - 1u);
+  if (!pt_format_va_ok(f, va))
     return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s",
-                    (unsigned long long)va, bits, m->format->name);
+                    (unsigned long long)va, f->va_bits, f->name);
   return diag_set(d, file, line, "access %#llx+%#llx runs past the %u-bit address space of format %s",
-                  (unsigned long long)va, (unsigned long long)size, bits, m->format->name);
+                  (unsigned long long)va, (unsigned long long)size, f->va_bits, f->name);
 }
 
 /* The record limit (max_pages) on [va, va + size), counted
@@ -274,18 +345,28 @@ static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *
  * smallest page size; a mapping of a larger page is translated once. An
  * access touching more than max_pages is refused (-1) before anything is
  * counted. */
+static void translate_pages(machine *m, acc_kind kind, uint64_t va, uint64_t size);
+
 static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
   mmu_outcome o;
   uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
   if (pages > m->max_pages) return -1;
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
-  if (pages == 1) {
-    mmu_translate(m->mmu, va, kind, &o);
-    if (o.status != MMU_OK) m->stats.faults++;
-    for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  if (pages > 1) {
+    translate_pages(m, kind, va, size);
     return 0;
   }
+  mmu_translate(m->mmu, va, kind, &o);
+  if (o.status != MMU_OK) m->stats.faults++;
+  for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  return 0;
+}
+
+/* An access over several pages: out of line, so the one-page path above
+ * sets up no stack frame for its loop. */
+__attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+  mmu_outcome o;
   uint64_t end = va + (size - 1);
   uint32_t missed = 0;
   bool faulted = false;
@@ -303,7 +384,6 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
   for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
-  return 0;
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -380,7 +460,9 @@ static int do_map(machine *m, const trace_record *r, const char *file, diag *d) 
                     (unsigned long long)r->addr, (unsigned long long)r->size, (unsigned long long)(r->size / page),
                     (unsigned long long)m->max_pages);
   diag why;
-  if (map_pages(m, r->addr, r->size, log2_u64(page), r->prot, &why)) {
+  unsigned shift = log2_u64(page);
+  if (r->has_frame ? map_pages_at(m, r->addr, r->size, shift, r->prot, r->frame, &why)
+                   : map_pages(m, r->addr, r->size, shift, r->prot, &why)) {
     if (strcmp(why.msg, "out of physical memory")) return diag_set(d, file, r->line, "%s", why.msg);
     m->stats.oom++;
   }
@@ -484,7 +566,8 @@ static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) 
 
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d) {
   /* What the configuration refuses or skips, checked once for the block. */
-  bool wide = m->format->va_bits < 64 && b->last_byte_or >> m->format->va_bits;
+  unsigned plain_bits = m->format->va_bits - m->format->sign_extend; /* below these, every address is fine */
+  bool wide = plain_bits < 64 && b->last_byte_or >> plain_bits;
   bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
   size_t other = 0;
   for (size_t i = 0; i < b->n; i++) {

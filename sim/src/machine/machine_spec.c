@@ -1,6 +1,7 @@
 /* Configuration → machine_spec: every key a machine reads, read once.
  * Section names:
- *   [machine]         format, page_size, phys_memory, frame_order, demand_paging, seed
+ *   [machine]         format, page_size, phys_memory, frame_order, demand_paging, seed, tables_in_memory
+ *   [format.NAME]     a page-table format: va_bits, levels, leaves, sign_extend, description
  *   [vas]             policy and every allocator parameter (vas_param_*)
  *   [latency] [mmu]   latency model, ASID tagging, walker fetch span
  *   [ptcache]         the cache of page-table lines walks read through
@@ -8,28 +9,83 @@
  *   [tlb.NAME:SIZE]   a further array of that level, holding SIZE pages
  *   [pwc.LEVEL]       a page-walk cache for page-table level LEVEL (by name)
  * Every number is read with the range of the field it is stored in. */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "tlbsim/machine.h"
 
 #define TLB_PREFIX "tlb."
 #define PWC_PREFIX "pwc."
+#define FORMAT_PREFIX "format."
 #define U32 NUM_U32_MAX
 
-static int read_format(cfg *c, const pt_format **out, diag *d) {
+static bool has_prefix(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+static int add_level(void *f, const char *item, diag *why) { return pt_format_add_level(f, item, why); }
+static int add_leaf(void *f, const char *item, diag *why) { return pt_format_add_leaf(f, item, why); }
+
+/* [format.NAME]: va_bits, levels, leaves, sign_extend, description; checked
+ * as a built-in format is, a fault reported at the key it lies in. */
+static int read_format_section(cfg *c, const char *sec, pt_format *f, diag *d) {
+  const char *name = sec + strlen(FORMAT_PREFIX), *text;
+  if (!*name || strlen(name) >= PT_NAME_MAX || pt_format_find(name))
+    return cfg_section_error(c, sec, d, "a format's name is 1 to %d characters, not a built-in format's",
+                             PT_NAME_MAX - 1);
+  uint32_t va_bits;
+  *f = (pt_format){0};
+  snprintf(f->name, sizeof f->name, "%s", name);
+  static const char *const need[] = {"va_bits", "levels", "leaves"};
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    if (!cfg_has(c, sec, need[i])) return cfg_section_error(c, sec, d, "missing key '%s'", need[i]);
+  if (cfg_get_u32(c, sec, "va_bits", 0, 5, 64, &va_bits, d) ||
+      cfg_get_bool(c, sec, "sign_extend", false, &f->sign_extend, d))
+    return -1;
+  f->va_bits = (uint8_t)va_bits;
+  cfg_get_str(c, sec, "description", "defined in the configuration", &text);
+  snprintf(f->description, sizeof f->description, "%s", text);
+  if (cfg_get_list(c, sec, "levels", add_level, f, NULL, d) || cfg_get_list(c, sec, "leaves", add_leaf, f, NULL, d))
+    return -1;
+  diag why;
+  int fault = pt_format_check(f, &why);
+  if (fault == PT_FORMAT_OK) return 0;
+  /* Levels that do not span va_bits: either key may be the slip, the one set last is named. */
+  const char *key = fault == PT_FORMAT_BAD_LEAVES ? "leaves"
+                    : fault == PT_FORMAT_BAD_SPAN ? cfg_latest(c, sec, "levels", "va_bits")
+                                                  : "levels";
+  return cfg_error(c, sec, key, d, "%s", why.msg);
+}
+
+/* [machine] format: a [format.NAME] of the configuration, else a built-in
+ * one. Every [format.NAME] is read and checked, named or not, so that one
+ * file can hold the formats a sweep varies. */
+static int read_format(cfg *c, pt_format *out, diag *d) {
   const char *name;
   cfg_get_str(c, "machine", "format", "x86-64-4", &name);
-  *out = pt_format_find(name);
-  if (*out) return 0;
+  bool found = false;
+  for (size_t i = 0; i < cfg_section_count(c); i++) {
+    const char *sec = cfg_section_at(c, i);
+    pt_format f;
+    if (!has_prefix(sec, FORMAT_PREFIX)) continue;
+    if (read_format_section(c, sec, &f, d)) return -1;
+    if (strcmp(f.name, name)) continue;
+    *out = f;
+    found = true;
+  }
+  if (found) return 0;
+  const pt_format *builtin = pt_format_find(name);
+  if (builtin) {
+    *out = *builtin;
+    return 0;
+  }
   char known[256] = "";
   for (size_t i = 0; i < pt_format_count(); i++) {
     if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
     strncat(known, pt_format_at(i)->name, sizeof known - strlen(known) - 1);
   }
-  return cfg_error(c, "machine", "format", d, "unknown page-table format '%s' (known: %s)", name, known);
+  return cfg_error(c, "machine", "format", d, "unknown page-table format '%s' (known: %s, or a [format.NAME])", name,
+                   known);
 }
 
 static bool is_leaf_size(const pt_format *f, uint64_t size) {
@@ -59,13 +115,14 @@ static int read_frame_order(cfg *c, phys_order *out, diag *d) {
 
 static int read_machine(cfg *c, machine_spec *s, diag *d) {
   if (read_format(c, &s->format, d)) return -1;
-  const pt_format *f = s->format;
+  const pt_format *f = &s->format;
   uint64_t smallest = UINT64_MAX;
   for (unsigned i = 0; i < f->nleaves; i++)
     if ((1ull << f->leaf[i].page_shift) < smallest) smallest = 1ull << f->leaf[i].page_shift;
   if (cfg_get_size(c, "machine", "page_size", 1ull << f->leaf[0].page_shift, 1, UINT64_MAX, &s->page_size, d) ||
       cfg_get_size(c, "machine", "phys_memory", 16ull << 30, smallest, PT_TABLE_PA_BASE, &s->phys_memory, d) ||
       cfg_get_u64(c, "machine", "seed", 1, 0, UINT64_MAX, &s->seed, d) || read_demand(c, &s->demand, d) ||
+      cfg_get_bool(c, "machine", "tables_in_memory", false, &s->tables_in_memory, d) ||
       read_frame_order(c, &s->frame_order, d))
     return -1;
   if (!is_leaf_size(f, s->page_size))
@@ -80,7 +137,7 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
   cfg_get_str(c, "vas", "policy", "first-fit", &policy);
   if (strlen(policy) >= sizeof s->vas_policy) return cfg_error(c, "vas", "policy", d, "unknown policy");
   strcpy(s->vas_policy, policy);
-  uint64_t quarter = 1ull << (s->format->va_bits - 2);
+  uint64_t quarter = 1ull << (s->format.va_bits - 2);
   s->vas = (vas_config){.va_base = quarter, .va_size = quarter, .page_size = s->page_size, .alignment = 256,
                         .max_split_size = UINT64_MAX, .seed = s->seed};
   for (size_t i = 0; i < vas_param_count(); i++) {
@@ -95,8 +152,8 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
     return cfg_error(c, "vas", cfg_latest(c, "vas", "va_base", "va_size"), d,
                      "va_base %#llx + va_size %#llx passes the top of memory", (unsigned long long)s->vas.va_base,
                      (unsigned long long)s->vas.va_size);
-  if (!is_leaf_size(s->format, s->vas.page_size))
-    return cfg_error(c, "vas", "page_size", d, "not a page size of format %s", s->format->name);
+  if (!is_leaf_size(&s->format, s->vas.page_size))
+    return cfg_error(c, "vas", "page_size", d, "not a page size of format %s", s->format.name);
   /* The policy checks its parameters as it starts: try it now, while the
    * configuration can still say where a bad value came from. */
   diag why;
@@ -104,8 +161,6 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
   vas_destroy(probe);
   return probe ? 0 : cfg_error(c, "vas", "policy", d, "%s", why.msg);
 }
-
-static bool has_prefix(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
 /* Adds an array's or cache's entries (each sector page counted: it has its
  * own slot) to those the configuration holds so far, *held: host memory
@@ -253,10 +308,23 @@ static int resolve_next(cfg *c, mmu_config *mc, diag *d) {
   return cfg_section_error(c, first, d, "TLB hierarchy: %s", why.msg);
 }
 
+/* Whether [pwc.TEXT] names a level: its name in any case, brackets left
+ * out (an INI section cannot hold Sv39's "VPN[2]": [pwc.VPN2] names it). */
+static bool is_bracket(char ch) { return ch == '[' || ch == ']'; }
+
+static bool names_level(const char *level, const char *text) {
+  for (;; level++, text++) {
+    while (is_bracket(*level)) level++;
+    while (is_bracket(*text)) text++;
+    if (tolower((unsigned char)*level) != tolower((unsigned char)*text)) return false;
+    if (!*level) return true;
+  }
+}
+
 static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc, uint64_t *held, diag *d) {
   const char *level = sec + strlen(PWC_PREFIX);
   for (unsigned i = 0; i < f->nlevels; i++) {
-    if (strcasecmp(f->level[i].name, level)) continue;
+    if (!names_level(f->level[i].name, level)) continue;
     if (i + 1 == f->nlevels) return cfg_section_error(c, sec, d, "the last level holds only leaves");
     walker_pwc_config *p = &mc->walker.pwc[i];
     const char *policy;
@@ -327,7 +395,7 @@ static int read_mmu(cfg *c, machine_spec *s, diag *d) {
     if (has_prefix(sec, TLB_PREFIX) && strchr(sec, ':') &&
         read_extra_array(c, sec, mc, s->seed + 100 + i, &held, d))
       return -1;
-    if (has_prefix(sec, PWC_PREFIX) && read_pwc(c, sec, s->format, mc, &held, d)) return -1;
+    if (has_prefix(sec, PWC_PREFIX) && read_pwc(c, sec, &s->format, mc, &held, d)) return -1;
   }
   if (mc->nlevels == 0)
     return diag_set(d, cfg_file(c), 0, "no TLB level configured (a [tlb.l1d] section is needed)");

@@ -173,6 +173,31 @@ int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa) {
   return 0;
 }
 
+/* The order (>= k) of the free block that holds block b of order k, or -1. */
+static int free_holder(const phys *p, unsigned k, uint64_t b) {
+  for (unsigned j = k; j < p->norders; j++, b >>= 1)
+    if (b < p->order[j].nblocks && bit_get(&p->order[j], b)) return (int)j;
+  return -1;
+}
+
+int phys_alloc_at(phys *p, uint64_t pa, unsigned page_shift) {
+  if (page_shift < p->min_shift || page_shift >= 64 || pa & ((1ull << page_shift) - 1)) return PHYS_AT_MISALIGNED;
+  if (pa >= p->capacity || p->capacity - pa < 1ull << page_shift) return PHYS_AT_BEYOND;
+  unsigned k = page_shift - p->min_shift;
+  uint64_t b = pa >> page_shift;
+  int holder = free_holder(p, k, b);
+  if (holder < 0) return PHYS_AT_IN_USE;
+  /* Split the holder down to order k, each time freeing the half without
+   * b; the bitmaps those halves need come first, so nothing is half done. */
+  for (unsigned j = k; j < (unsigned)holder; j++)
+    if (ensure_chunk(&p->order[j], (b >> (j - k)) ^ 1)) return PHYS_AT_NO_HOST_MEMORY;
+  bit_clear(&p->order[holder], b >> (holder - (int)k));
+  for (unsigned j = k; j < (unsigned)holder; j++) bit_set(&p->order[j], (b >> (j - k)) ^ 1);
+  p->used += 1ull << page_shift;
+  if (p->used > p->used_peak) p->used_peak = p->used;
+  return PHYS_AT_OK;
+}
+
 void phys_free(phys *p, uint64_t pa, unsigned page_shift) {
   unsigned k = page_shift - p->min_shift;
   uint64_t b = pa >> page_shift;

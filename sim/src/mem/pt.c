@@ -28,6 +28,7 @@ struct pt {
   const pt_format *f;
   pt_node *root;
   uint64_t next_pa; /* bump allocator for node addresses; never reused, so runs are deterministic */
+  pt_table_frames frames; /* or nodes take pages of simulated memory from here (take set) */
   uint64_t mapped;
   uint8_t nvar[PT_MAX_LEVELS + 1];                     /* variants per level; 0 below the last */
   uint8_t var_shift[PT_MAX_LEVELS][PT_MAX_LEAVES + 1]; /* [0] is the level's own shift */
@@ -40,10 +41,6 @@ typedef struct cursor {
   pt_node *node[PT_MAX_LEVELS];
   uint32_t index[PT_MAX_LEVELS];
 } cursor;
-
-static bool va_fits(const pt_format *f, uint64_t va) {
-  return f->va_bits >= 64 || va >> f->va_bits == 0;
-}
 
 static uint32_t node_index(const pt_node *n, uint64_t va) {
   return (uint32_t)(va >> n->shift) & ((UINT32_C(1) << n->bits) - 1);
@@ -116,8 +113,15 @@ static pt_node *node_new(pt *t, unsigned level, unsigned var) {
   n->shift = t->var_shift[level][var];
   n->bits = (uint8_t)(l->shift + l->bits - n->shift);
   uint64_t bytes = node_bytes(t, n);
-  n->pa = (t->next_pa + bytes - 1) & ~(bytes - 1); /* bytes is a power of two */
-  t->next_pa = n->pa + bytes;
+  if (t->frames.take) {
+    if (t->frames.take(t->frames.ctx, bytes, &n->pa)) {
+      free(n);
+      return NULL;
+    }
+  } else {
+    n->pa = (t->next_pa + bytes - 1) & ~(bytes - 1); /* bytes is a power of two */
+    t->next_pa = n->pa + bytes;
+  }
   pt_level_usage *u = &t->use[level];
   u->tables++;
   u->bytes += bytes;
@@ -130,6 +134,7 @@ static void node_free(pt *t, pt_node *n) {
   pt_level_usage *u = &t->use[n->level];
   u->tables--;
   u->bytes -= node_bytes(t, n);
+  if (t->frames.give) t->frames.give(t->frames.ctx, n->pa, node_bytes(t, n));
   free(n->pte);
   free(n->child);
   free(n);
@@ -159,11 +164,14 @@ static pt_node *attach(pt *t, pt_node *n, uint32_t i, unsigned var) {
   return c;
 }
 
-pt *pt_create(const pt_format *f) {
+pt *pt_create(const pt_format *f) { return pt_create_in(f, NULL); }
+
+pt *pt_create_in(const pt_format *f, const pt_table_frames *frames) {
   if (pt_format_check(f, NULL) < 0) return NULL;
   pt *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->f = f;
+  if (frames) t->frames = *frames;
   t->next_pa = PT_TABLE_PA_BASE;
   for (unsigned l = 0; l < f->nlevels; l++) {
     t->var_shift[l][0] = f->level[l].shift;
@@ -232,9 +240,9 @@ static int check_map(const pt *t, uint64_t va, uint64_t pa, unsigned page_shift,
   if (pa & mask)
     return diag_set(d, NULL, 0, "pa 0x%llx is not aligned to its %s page", (unsigned long long)pa,
                     buf);
-  if (!va_fits(f, va))
-    return diag_set(d, NULL, 0, "va 0x%llx is beyond the %u-bit address space of %s",
-                    (unsigned long long)va, f->va_bits, f->name);
+  if (!pt_format_va_ok(f, va))
+    return diag_set(d, NULL, 0, "va 0x%llx is beyond the %u-bit address space of %s%s", (unsigned long long)va,
+                    f->va_bits, f->name, f->sign_extend ? " (not canonical)" : "");
   if (prot & ~(unsigned)PT_RWX)
     return diag_set(d, NULL, 0, "protection 0x%x is not a combination of R, W and X", prot);
   return 0;
@@ -276,7 +284,8 @@ int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, 
   if (n && !n->pte) n->pte = calloc((size_t)1 << n->bits, sizeof *n->pte);
   if (!n || !n->pte) {
     prune(t, &c);
-    return diag_set(d, NULL, 0, "out of memory for page-table nodes");
+    diag_set(d, NULL, 0, "out of memory for page-table nodes");
+    return PT_MAP_NO_TABLE_MEMORY;
   }
   n->pte[c.index[c.depth - 1]] = leaf_word(pa, prot);
   n->used++;
@@ -286,7 +295,7 @@ int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, 
 
 /* The leaf holding va, as the cursor's last entry, or NULL. */
 static uint64_t *find_leaf(const pt *t, uint64_t va, cursor *c) {
-  if (!va_fits(t->f, va)) return NULL;
+  if (!pt_format_va_ok(t->f, va)) return NULL;
   descend(t, va, 0, c);
   pt_node *n = c->node[c->depth - 1];
   uint32_t i = c->index[c->depth - 1];
@@ -333,7 +342,7 @@ bool pt_lookup(const pt *t, uint64_t va, pt_mapping *out) {
 void pt_walk_va(const pt *t, uint64_t va, pt_walk *out) {
   out->nsteps = 0;
   out->mapped = false;
-  if (!va_fits(t->f, va)) return;
+  if (!pt_format_va_ok(t->f, va)) return;
   cursor c;
   descend(t, va, 0, &c);
   for (unsigned d = 0; d < c.depth; d++) {
@@ -420,7 +429,7 @@ int pt_entry_decode(const pt_format *f, unsigned level, uint64_t raw, pt_entry *
 }
 
 unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]) {
-  if (!va_fits(t->f, va)) return 0;
+  if (!pt_format_va_ok(t->f, va)) return 0;
   cursor c;
   descend(t, va, 0, &c);
   for (unsigned d = 0; d < c.depth; d++)
@@ -435,7 +444,7 @@ static void each_at(const pt *t, const pt_node *n, uint64_t base, unsigned level
   uint32_t count = UINT32_C(1) << n->bits;
   if (n->level == level) {
     for (uint32_t i = 0; i < count; i++) raw[i] = entry_word(t, n, i, NULL);
-    fn(ctx, level, base, n->pa, count, raw);
+    fn(ctx, level, pt_format_va_canonical(t->f, base), n->pa, count, raw);
     return;
   }
   unsigned nv = t->nvar[n->level + 1];

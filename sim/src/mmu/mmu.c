@@ -21,12 +21,31 @@ typedef struct mmu_level {
   tlb *arr[MMU_MAX_ARRAYS];
   uint8_t narrays;
   bool owned;                /* false: the arrays are another MMU's (mmu_share) */
+  bool shared;               /* the arrays are used by more than one MMU: no repeat (below) */
   int8_t array_of_shift[64]; /* which array a fill of 2^shift goes to, or NO_ARRAY */
   int next;
   uint32_t latency;
   bool contiguous;           /* sector_needs_contiguous_pa */
   mmu_level_stats st;
 } mmu_level;
+
+/* The page of the latest translation when it hit its entry level with the
+ * rights it needed. Translating that page again from that level, before
+ * anything else is translated, filled or dropped, hits the same entry, and
+ * a look-up of the entry used last changes no replacement order (LRU's is
+ * newest already, PLRU's bits point away from it already, FIFO and random
+ * keep none): the repeat only counts. It is the fast path for the runs of
+ * accesses to one page that most of a trace is. Not kept for levels whose
+ * arrays other MMUs use too (mmu_share), nor while an observer watches. */
+typedef struct mmu_repeat {
+  bool valid;
+  uint8_t array;      /* the entry level's array that hit */
+  uint8_t page_shift;
+  uint8_t prot;
+  int level;          /* the entry level */
+  uint64_t vpn;       /* va >> page_shift */
+  uint64_t pa_base;   /* the page's physical base */
+} mmu_repeat;
 
 struct mmu {
   mmu_config cfg;
@@ -43,6 +62,7 @@ struct mmu {
   mmu_observer obs_copy;
   mmu_stats st;
   uint64_t unheld_shifts;       /* bit s: a translation of 2^s-byte pages no level on its path holds */
+  mmu_repeat rep;
 };
 
 /* The prot bit an access kind needs. */
@@ -174,10 +194,12 @@ static void index_arrays(mmu_level *lv, const mmu_level_config *lc) {
       lv->array_of_shift[lc->array[a].page_shift[i]] = (int8_t)a;
 }
 
-static int build_level(mmu_level *lv, const mmu_level_config *lc, const mmu *from, unsigned l, diag *d) {
+static int build_level(mmu_level *lv, const mmu_level_config *lc, mmu *from, unsigned l, diag *d) {
   index_arrays(lv, lc);
   if (from) {
     for (unsigned a = 0; a < lc->narrays; a++) lv->arr[a] = from->lv[l].arr[a];
+    lv->shared = from->lv[l].shared = true;
+    from->rep.valid = false;
     return 0;
   }
   lv->owned = true;
@@ -245,7 +267,8 @@ const char *mmu_array_name(const mmu_level_config *lc, unsigned a, char *buf, si
 
 /* --- translation ---------------------------------------------------------- */
 
-static inline bool level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
+/* The array of level l that holds va, or -1. */
+static inline int level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
   mmu_level *lv = &m->lv[l];
   for (unsigned a = 0; a < lv->narrays; a++) {
     bool hit = tlb_lookup(lv->arr[a], va, m->asid, h);
@@ -257,10 +280,10 @@ static inline bool level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
     }
     if (hit) {
       lv->st.array[a].hits++;
-      return true;
+      return (int)a;
     }
   }
-  return false;
+  return -1;
 }
 
 /* Sector valid bits for the n-page sector around page mp: bit i for each
@@ -355,7 +378,36 @@ static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status, uin
   }
 }
 
-void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
+/* The latest translation's page again from the same entry level: counts
+ * the hit and fills *out as the full look-up would (mmu_repeat). */
+static inline bool repeat(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
+  const mmu_repeat *r = &m->rep;
+  if (!r->valid || va >> r->page_shift != r->vpn || r->level != m->entry[kind == ACC_EXEC] ||
+      !(r->prot & kind_prot[kind]))
+    return false;
+  mmu_level *lv = &m->lv[r->level];
+  m->st.translations++;
+  lv->st.accesses++;
+  lv->st.hits++;
+  lv->st.array[r->array].hits++;
+  uint64_t cycles = m->cfg.data_cycles + lv->latency;
+  m->st.cycles += cycles;
+  *out = (mmu_outcome){.status = MMU_OK, .pa = r->pa_base | (va & ((1ull << r->page_shift) - 1)), .hit_level = r->level,
+                       .page_shift = r->page_shift, .cycles = cycles};
+  return true;
+}
+
+static void remember(mmu *m, int level, int array, uint64_t va, const tlb_hit *h) {
+  if (m->obs || m->lv[level].shared) return;
+  m->rep = (mmu_repeat){.valid = true, .array = (uint8_t)array, .page_shift = h->page_shift, .prot = h->prot,
+                        .level = level, .vpn = va >> h->page_shift,
+                        .pa_base = h->pa - (va & ((1ull << h->page_shift) - 1))};
+}
+
+/* The look-up down the levels, and the walk when they all miss. Kept out
+ * of line so the repeat's path sets up no stack frame for it. */
+__attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
+  m->rep.valid = false;
   m->st.translations++;
   uint64_t cycles = m->cfg.data_cycles;
   int path[MMU_MAX_LEVELS];
@@ -366,7 +418,8 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
     mmu_level *lv = &m->lv[l];
     lv->st.accesses++;
     cycles += lv->latency;
-    if (level_lookup(m, (unsigned)l, va, &h)) {
+    int a = level_lookup(m, (unsigned)l, va, &h);
+    if (a >= 0) {
       lv->st.hits++;
       out->hit_level = l;
       out->walk_refs = 0;
@@ -380,6 +433,8 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
         uint64_t off = va & ((1ull << h.page_shift) - 1);
         pt_mapping mp = {va - off, h.pa - off, h.page_shift, h.prot};
         fill_levels(m, path, npath, &mp);
+      } else {
+        remember(m, l, a, va, &h);
       }
       finish(m, va, out, MMU_OK, cycles);
       return;
@@ -415,6 +470,10 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   finish(m, va, out, MMU_OK, cycles);
 }
 
+void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
+  if (!repeat(m, va, kind, out)) translate_full(m, va, kind, out);
+}
+
 bool mmu_serves(const mmu *m, acc_kind kind) { return m->entry[kind == ACC_EXEC] >= 0; }
 
 void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx) {
@@ -428,6 +487,7 @@ void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx) {
  * page_shift 64, everything of asid. Returns entries dropped. */
 static unsigned drop(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
   unsigned n = 0;
+  m->rep.valid = false;
   for (unsigned l = 0; l < m->cfg.nlevels; l++)
     for (unsigned a = 0; a < m->lv[l].narrays; a++)
       n += page_shift < 64 ? tlb_invalidate(m->lv[l].arr[a], va, page_shift, asid)
@@ -443,6 +503,7 @@ void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift) {
 }
 
 void mmu_set_observer(mmu *m, const mmu_observer *o) {
+  m->rep.valid = false;
   if (o) m->obs_copy = *o;
   m->obs = o ? &m->obs_copy : NULL;
 }
@@ -452,6 +513,7 @@ void mmu_flush(mmu *m) { drop(m, 0, 64, TLB_ANY_ASID); }
 void mmu_set_context(mmu *m, uint32_t asid, const pt *table) {
   if (asid == m->asid && table == m->table) return;
   m->st.context_switches++;
+  m->rep.valid = false;
   if (!m->cfg.asid_tagged) drop(m, 0, 64, TLB_ANY_ASID);
   else if (asid == m->asid) drop(m, 0, 64, asid); /* same tag, other table: stale */
   m->asid = asid;

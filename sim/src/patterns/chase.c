@@ -112,11 +112,34 @@ int chase_spec_check(const chase_spec *s, diag *d) {
   return check_spec(s, &nodes, d);
 }
 
+/* A machine whose whole VA space is no larger than a chunk (teaching16's
+ * 64 KiB against 2 MiB VMM chunks) maps the region as one piece of its own
+ * size (a power of two, at least a page) instead. */
+static uint64_t fitting_chunk(const pt_format *f, const chase_spec *s, uint64_t size) {
+  if (f->va_bits >= 64 || s->chunk < (UINT64_C(1) << f->va_bits)) return s->chunk;
+  uint64_t chunk = s->page_size;
+  while (chunk < size) chunk <<= 1;
+  return chunk;
+}
+
+/* Where the region starts when the spec leaves it: aligned to its size as
+ * tlbsim-gpu reserves it (region_default_base), or, where the format's VA
+ * space is too small for that, the largest power of two (a multiple of the
+ * page and chunk) that still fits the region below 2^va_bits, else 0. */
+static uint64_t fitting_base(const pt_format *f, uint64_t page_size, uint64_t chunk, uint64_t size) {
+  uint64_t top = f->va_bits >= 64 ? UINT64_MAX : UINT64_C(1) << f->va_bits;
+  uint64_t align = chunk > page_size ? chunk : page_size;
+  uint64_t base = region_default_base(size);
+  while (base && (base > top || size > top - base)) base >>= 1;
+  return base % align ? 0 : base;
+}
+
 int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d) {
   uint32_t nodes = 0;
   if (check_spec(s, &nodes, d)) return -1;
-  region rg = {.base = s->va_base ? s->va_base : region_default_base((uint64_t)nodes * s->stride),
-               .stride = s->stride, .nodes = nodes, .page_size = s->page_size, .chunk = s->chunk,
+  uint64_t size = (uint64_t)nodes * s->stride, chunk = fitting_chunk(f, s, size);
+  region rg = {.base = s->va_base ? s->va_base : fitting_base(f, s->page_size, chunk, size),
+               .stride = s->stride, .nodes = nodes, .page_size = s->page_size, .chunk = chunk,
                .mapping = s->mapping, .seed = s->seed};
   uint64_t *va = malloc((size_t)nodes * sizeof *va);
   pt *t = pt_create(f);

@@ -208,5 +208,5 @@ int layout_gather(const machine_spec *spec, const layout *l, uint32_t n, uint32_
                    .threads_per_sm = threads_per_sm, .loads_per_thread = loads_per_thread, .batch = 8,
                    .block_threads = threads_per_sm < 256 ? threads_per_sm : 256, .seed = seed,
                    .sms_used = spec->gpu.sms};
-  return gather_run(spec->format, &spec->mmu, &spec->gpu, &s, out, d);
+  return gather_run(&spec->format, &spec->mmu, &spec->gpu, &s, out, d);
 }

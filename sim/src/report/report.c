@@ -78,7 +78,7 @@ json_object *report_run_json(machine *m, const char *trace, const char *format_n
   stats_snapshot_take(m, &snap);
   const char *label[STATS_NLABELS] = {[STATS_TRACE] = trace, [STATS_TRACE_FORMAT] = format_name,
                                       [STATS_CONFIG] = config,
-                                      [STATS_PAGE_TABLE_FORMAT] = machine_get_spec(m)->format->name};
+                                      [STATS_PAGE_TABLE_FORMAT] = machine_get_spec(m)->format.name};
   json_object *doc = json_object_new_object();
   for (size_t i = 0; i < sc.n; i++) {
     const stats_column *c = &sc.col[i];

@@ -1,1 +1,1 @@
-tlbsim_module(report SOURCES stats.c report.c DEPS tlbsim_machine PkgConfig::JSONC)
+tlbsim_module(report SOURCES stats.c report.c report_mrc.c DEPS tlbsim_machine tlbsim_mrc PkgConfig::JSONC)

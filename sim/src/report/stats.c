@@ -125,7 +125,7 @@ static void add_array_group(stats_schema *sc, const mmu_level_config *lc, unsign
 
 void stats_schema_build(const machine_spec *s, stats_schema *out) {
   const mmu_config *mc = &s->mmu;
-  const pt_format *f = s->format;
+  const pt_format *f = &s->format;
   char prefix[MMU_NAME_MAX + 12]; /* "page_table." or "tlb." and a name */
   out->n = 0;
   add_group(out, NULL, labels, COUNT_OF(labels), 0);

@@ -68,7 +68,7 @@ static cell row_cell(const sweep_row *r, const stats_schema *sc, const stats_col
   if (k < 0) return (cell){.kind = CELL_EMPTY};
   const stats_column *own = &sc->col[k];
   if (own->kind == STATS_LABEL)
-    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format : r->spec->format->name};
+    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format : r->spec->format.name};
   if (own->kind == STATS_COUNT) return (cell){.kind = CELL_COUNT, .count = stats_count(r->snap, own)};
   return (cell){.kind = CELL_RATIO, .ratio = stats_ratio(r->snap, own)};
 }

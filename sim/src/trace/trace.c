@@ -1,7 +1,9 @@
-/* trace.c — the reader every format shares: opening (plain, gzip or stdin),
- * splitting input into lines in one fixed buffer, settling "auto", and
- * handing each line to its format's parser (trace_fmt.h), which appends
- * its record to a block.
+/* trace.c — the reader every format shares: splitting the bytes of a
+ * source (trace_src.h: a file or stdin, plain or compressed) into lines in
+ * one fixed buffer, settling "auto", and handing each line to its format's
+ * parser (trace_fmt.h), which appends its record to a block. A text format
+ * may scan runs of common lines itself first; a binary format's decoder
+ * takes the buffer's bytes as records instead of lines.
  *
  * The buffer holds raw input; lines are cut in place (the newline becomes a
  * NUL) and never copied. When a line runs off the end of the buffered data
@@ -9,50 +11,68 @@
  * needs room for one whole line plus a useful read: TRACE_LINE_MAX bounds it.
  */
 #include "trace_fmt.h"
+#include "trace_src.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 /* Four lines' worth: at least three quarters of every refill is new data. */
 #define BUF_BYTES (4 * TRACE_LINE_MAX)
-/* zlib's own input buffer for compressed data (its default is 8 KiB). */
-#define GZ_BUF_BYTES (128 * 1024)
+_Static_assert(TRACE_PAD >= TRACE_LINE_PAD, "the padding behind the buffer covers a line's");
 
+/* A text format parses lines and is told by its first meaningful line; a
+ * binary one decodes records and is told by its magic bytes or, lacking
+ * them, by its first record. */
 typedef struct format_ops {
   trace_parse_fn *parse;
-  trace_sniff_fn *sniff; /* NULL for auto */
+  trace_sniff_fn *sniff;
+  trace_scan_fn *scan;   /* a text format's fast path over many lines */
+  trace_end_fn *at_end;  /* a text format that needs a last line */
+  trace_decode_fn *decode;
+  trace_sniff_bytes_fn *sniff_bytes;
+  const uint8_t *magic;  /* a binary format's header: magic bytes then a version byte */
+  size_t magic_len;      /* the header's length, version byte included */
 } format_ops;
 
 static const format_ops formats[] = {
-    [TRACE_AUTO] = {NULL, NULL},
-    [TRACE_NATIVE] = {trace_native_parse, trace_native_sniff},
-    [TRACE_LACKEY] = {trace_lackey_parse, trace_lackey_sniff},
-    [TRACE_DIN] = {trace_din_parse, trace_din_sniff},
+    [TRACE_AUTO] = {0},
+    [TRACE_NATIVE] = {.parse = trace_native_parse, .sniff = trace_native_sniff},
+    [TRACE_LACKEY] = {.parse = trace_lackey_parse, .sniff = trace_lackey_sniff, .scan = trace_lackey_scan},
+    [TRACE_DIN] = {.parse = trace_din_parse, .sniff = trace_din_sniff, .scan = trace_din_scan},
+    [TRACE_BINARY] = {.decode = trace_bin_decode, .magic = trace_bin_magic, .magic_len = TRACE_BIN_HEADER},
+    [TRACE_CHAMPSIM] = {.decode = trace_champsim_decode, .sniff_bytes = trace_champsim_sniff},
+    [TRACE_PINATRACE] = {.parse = trace_pinatrace_parse, .sniff = trace_pinatrace_sniff, .at_end = trace_pinatrace_end},
 };
+/* What auto-detection looks at before it tries lines: a ChampSim record. */
+#define FIRST_BYTES TRACE_CHAMPSIM_RECORD
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
 struct trace_reader {
-  gzFile gz;
+  trace_src *src;
   trace_format fmt;
   trace_parse_fn *parse;
+  trace_decode_fn *decode;
+  trace_scan_fn *scan;
+  trace_end_fn *at_end;
+  trace_bytes bin;       /* a binary format's decoding state */
+  unsigned carry;        /* line.carry points here */
   char *name;            /* the path, or "<stdin>" */
-  char *buf;             /* BUF_BYTES + 1: room for a NUL after a last line */
+  char *buf;             /* BUF_BYTES + 1 + TRACE_PAD: a NUL after a last line, and the padding */
   size_t start, end;     /* unconsumed input is buf[start, end) */
-  bool eof;              /* gzread has nothing more */
+  bool eof;              /* the source has nothing more */
   bool pending;          /* `line` was read by the auto sniff and not yet parsed */
   bool failed;           /* err holds the error every later call repeats */
   trace_line line;
-  uint64_t raw_bytes;    /* decompressed bytes read */
   diag err;
   trace_block *one;      /* trace_next's block, and its next entry */
   size_t one_at, one_other;
 };
 
-const char *const trace_format_names[] = {[TRACE_AUTO] = "auto", [TRACE_NATIVE] = "native",
-                                          [TRACE_LACKEY] = "lackey", [TRACE_DIN] = "din", NULL};
+const char *const trace_format_names[] = {
+    [TRACE_AUTO] = "auto",     [TRACE_NATIVE] = "native",     [TRACE_LACKEY] = "lackey",       [TRACE_DIN] = "din",
+    [TRACE_BINARY] = "binary", [TRACE_CHAMPSIM] = "champsim", [TRACE_PINATRACE] = "pinatrace", NULL};
+const char *const trace_codec_names[] = {[TRACE_PLAIN] = "none", [TRACE_GZIP] = "gzip", [TRACE_ZSTD] = "zstd",
+                                         [TRACE_XZ] = "xz", NULL};
 
 int trace_format_parse(const char *s, trace_format *out) {
   for (size_t i = 0; s && i < NFORMATS; i++)
@@ -95,31 +115,16 @@ static int fail(trace_reader *r, diag *d) {
   return -1;
 }
 
-/* zlib's messages start with its own name for the file: keep the rest. */
-static const char *zlib_reason(const char *msg) {
-  const char *sep;
-  while ((sep = strstr(msg, ": "))) msg = sep + 2;
-  return msg;
-}
-
 /* Moves the unconsumed tail to the front and reads behind it. */
 static int refill(trace_reader *r, diag *d) {
   size_t keep = r->end - r->start;
   memmove(r->buf, r->buf + r->start, keep);
   r->start = 0;
   r->end = keep;
-  int n = gzread(r->gz, r->buf + keep, (unsigned)(BUF_BYTES - keep));
-  int errnum;
-  const char *msg = gzerror(r->gz, &errnum);
-  if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
-    if (errnum == Z_ERRNO) msg = strerror(errno);
-    diag_set(&r->err, r->name, r->line.no ? r->line.no + 1 : 0, "cannot read input: %s",
-             zlib_reason(msg));
-    return fail(r, d);
-  }
+  size_t n;
+  if (trace_src_read(r->src, r->buf + keep, BUF_BYTES - keep, &n, r->line.no + 1, &r->err)) return fail(r, d);
   if (n == 0) r->eof = true;
-  r->end += (size_t)n;
-  r->raw_bytes += (uint64_t)n;
+  r->end += n;
   return 0;
 }
 
@@ -183,8 +188,42 @@ static int sniff(trace_reader *r, diag *d) {
     }
   char ex[48];
   diag_set(&r->err, r->name, r->line.no,
-           "cannot tell the format of %s from '%s'; use --trace-format native|lackey|din", r->name,
+           "cannot tell the format of %s from '%s'; use --trace-format (tlbsim formats lists them)", r->name,
            trace_excerpt(r->line.text, r->line.len, ex, sizeof ex));
+  return fail(r, d);
+}
+
+/* Reads FIRST_BYTES (or all there is), and settles "auto" for a binary
+ * format whose magic bytes or first record begin the input. */
+static int first_bytes(trace_reader *r, diag *d) {
+  while (!r->eof && r->end - r->start < FIRST_BYTES)
+    if (refill(r, d)) return -1;
+  const uint8_t *p = (const uint8_t *)r->buf + r->start;
+  size_t held = r->end - r->start;
+  for (size_t i = 0; r->fmt == TRACE_AUTO && i < NFORMATS; i++) {
+    const format_ops *f = &formats[i];
+    if ((f->magic && held >= f->magic_len - 1 && !memcmp(p, f->magic, f->magic_len - 1)) ||
+        (f->sniff_bytes && f->sniff_bytes(p, held)))
+      r->fmt = (trace_format)i;
+  }
+  return 0;
+}
+
+/* Checks a binary format's header (magic bytes, then the version) and
+ * skips it. */
+static int take_header(trace_reader *r, diag *d) {
+  const format_ops *f = &formats[r->fmt];
+  size_t n = f->magic_len, held = r->end - r->start;
+  const char *name = trace_format_names[r->fmt];
+  if (held < n - 1 || memcmp(r->buf + r->start, f->magic, n - 1))
+    diag_set(&r->err, r->name, 0, "not a %s trace: it does not start with the format's magic bytes", name);
+  else if (held < n || (uint8_t)r->buf[r->start + n - 1] != f->magic[n - 1])
+    diag_set(&r->err, r->name, 0, "unsupported %s trace version %d (tlbsim reads %d)", name,
+             held < n ? -1 : (int)(uint8_t)r->buf[r->start + n - 1], f->magic[n - 1]);
+  else {
+    r->start += n;
+    return 0;
+  }
   return fail(r, d);
 }
 
@@ -199,30 +238,28 @@ trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
   }
   bool is_stdin = !strcmp(path, "-");
   trace_reader *r = calloc(1, sizeof *r);
-  if (!r || !(r->buf = malloc(BUF_BYTES + 1)) ||
+  if (!r || !(r->buf = calloc(1, BUF_BYTES + 1 + TRACE_PAD)) ||
       !(r->name = strdup(is_stdin ? "<stdin>" : path))) {
     diag_set(d, path, 0, "out of memory");
     trace_close(r);
     return NULL;
   }
-  /* dup: closing the reader must not close the process's stdin. */
-  int fd = is_stdin ? dup(STDIN_FILENO) : -1;
-  errno = 0;
-  r->gz = is_stdin ? (fd >= 0 ? gzdopen(fd, "rb") : NULL) : gzopen(path, "rb");
-  if (!r->gz) {
-    diag_set(d, r->name, 0, "cannot open: %s", errno ? strerror(errno) : "out of memory");
-    if (fd >= 0) close(fd);
+  if (!(r->src = trace_src_open(path, r->name, d))) {
     trace_close(r);
     return NULL;
   }
-  gzbuffer(r->gz, GZ_BUF_BYTES);
   r->line.file = r->name;
+  r->line.carry = &r->carry;
+  r->bin.file = r->name;
   r->fmt = fmt;
-  if (fmt == TRACE_AUTO && sniff(r, d)) {
+  if (first_bytes(r, d) || (r->fmt == TRACE_AUTO && sniff(r, d)) || (formats[r->fmt].magic && take_header(r, d))) {
     trace_close(r);
     return NULL;
   }
   r->parse = formats[r->fmt].parse;
+  r->decode = formats[r->fmt].decode;
+  r->at_end = formats[r->fmt].at_end;
+  r->scan = formats[r->fmt].scan;
   return r;
 }
 
@@ -236,6 +273,23 @@ trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned lon
   return rec;
 }
 
+/* A binary format's records: decoded from the buffer while it holds whole
+ * records, refilled in between; at the end of input the padding behind the
+ * last byte is zeroed (trace_bytes). */
+static void decode_block(trace_reader *r, trace_block *b) {
+  for (;;) {
+    if (r->eof) memset(r->buf + r->end, 0, TRACE_PAD);
+    r->bin.p = (const uint8_t *)r->buf + r->start;
+    r->bin.end = (const uint8_t *)r->buf + r->end;
+    r->bin.last = r->eof;
+    int rc = r->decode(&r->bin, b, &r->err);
+    r->start = (size_t)((const char *)r->bin.p - r->buf);
+    if (rc) r->failed = true;
+    if (rc || b->n == TRACE_BLOCK_MAX || b->nother == TRACE_BLOCK_OTHER_MAX || (r->eof && r->start >= r->end)) return;
+    if (refill(r, NULL)) return;
+  }
+}
+
 /* A bad line ends the block before it: the records ahead of it are handed
  * out first, and the error on the next call. */
 int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
@@ -243,12 +297,24 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   b->n = b->nother = 0;
   b->last_byte_or = 0;
   b->kinds = 0;
+  if (r->decode) {
+    decode_block(r, b);
+    return b->n ? 1 : r->failed ? fail(r, d) : 0;
+  }
   while (b->n < TRACE_BLOCK_MAX && b->nother < TRACE_BLOCK_OTHER_MAX) {
+    if (r->scan && !r->pending) {
+      r->start = (size_t)(r->scan(r->buf + r->start, r->buf + r->end, b, &r->line.no) - r->buf);
+      if (b->n == TRACE_BLOCK_MAX) break;
+    }
     if (r->pending) {
       r->pending = false;
     } else {
       int k = read_line(r, NULL);
       if (k < 0) break;
+      if (k == 0 && r->at_end && r->at_end(&r->line, &r->err)) {
+        r->failed = true;
+        break;
+      }
       if (k == 0) return b->n > 0;
     }
     if (r->parse(&r->line, b, &r->err)) {
@@ -294,14 +360,11 @@ trace_format trace_get_format(const trace_reader *r) { return r->fmt; }
 
 const char *trace_get_path(const trace_reader *r) { return r->name; }
 
-uint64_t trace_bytes_read(const trace_reader *r) {
-  z_off_t off = gzoffset(r->gz);
-  return off >= 0 ? (uint64_t)off : r->raw_bytes;
-}
+uint64_t trace_bytes_read(const trace_reader *r) { return trace_src_offset(r->src); }
 
 void trace_close(trace_reader *r) {
   if (!r) return;
-  if (r->gz) gzclose(r->gz);
+  trace_src_close(r->src);
   free(r->buf);
   free(r->name);
   free(r->one);

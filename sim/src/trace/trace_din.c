@@ -12,6 +12,8 @@
  */
 #include "trace_fmt.h"
 
+#include <stdio.h>
+
 static int bad(const trace_line *ln, diag *d, const char *what) {
   char ex[48];
   return diag_set(d, ln->file, ln->no, "%s in din line '%s'", what,
@@ -26,8 +28,38 @@ static int din_hex(const char **p, const char *end, uint64_t *out) {
   return num_scan_hex(p, end, out);
 }
 
-int trace_din_parse(const trace_line *ln, trace_block *b, diag *d) {
-  static const int8_t access_of[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_READ, -1, -1};
+static const int8_t access_of[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_READ, -1, -1};
+
+/* The shape nearly every line has: a label 0-3, one blank and 1 to 16 bare
+ * hex digits to the end, read without end tests (trace_line's padding).
+ * false: anything else, for the general parse, which finds every error. */
+static inline bool parse_common(const trace_line *ln, trace_block *b) {
+  const char *p = ln->text;
+  unsigned label = (unsigned)(unsigned char)p[0] - '0';
+  uint64_t addr;
+  if (label > 3 || !trace_is_blank(p[1]) || ln->len < 3 || ln->len > 18 || num_hex16(p + 2, ln->len - 2, &addr))
+    return false;
+  trace_emit_access(b, (trace_access)access_of[label], addr, 1, ln->no);
+  return true;
+}
+
+const char *trace_din_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
+  /* the longest common line: label, blank, 16 digits, newline */
+  while (b->n < TRACE_BLOCK_MAX && end - s >= 19) {
+    unsigned label = (unsigned)(unsigned char)s[0] - '0';
+    uint64_t nibbles;
+    if (label > 3 || s[1] != ' ') break;
+    unsigned n = num_hex_lead16(s + 2, &nibbles);
+    if (n == 0 || s[2 + n] != '\n') break;
+    trace_emit_access(b, (trace_access)access_of[label], nibbles >> (4 * (16 - n)), 1, ++*line);
+    s += 3 + n;
+  }
+  return s;
+}
+
+/* Any line: the rare shapes, and every error. Out of line, so the common
+ * path sets up no stack frame for it. */
+__attribute__((noinline)) static int parse_general(const trace_line *ln, trace_block *b, diag *d) {
   const char *p = ln->text, *end = p + ln->len;
   while (p < end && trace_is_blank(*p)) p++;
   if (p == end || *p == '#') return 0;
@@ -51,6 +83,10 @@ int trace_din_parse(const trace_line *ln, trace_block *b, diag *d) {
   return 0;
 }
 
+int trace_din_parse(const trace_line *ln, trace_block *b, diag *d) {
+  return parse_common(ln, b) ? 0 : parse_general(ln, b, d);
+}
+
 bool trace_din_sniff(const char *s, size_t len) {
   const char *p = s, *end = s + len;
   while (p < end && trace_is_blank(*p)) p++;
@@ -59,4 +95,18 @@ bool trace_din_sniff(const char *s, size_t len) {
   if (p == end || !trace_is_blank(*p)) return false;
   while (p < end && trace_is_blank(*p)) p++;
   return p < end && num_hexval[(unsigned char)*p];
+}
+
+size_t trace_din_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
+  (void)st;
+  if (rec->kind != REC_ACCESS || rec->relative) {
+    *why = "din holds accesses to addresses only (convert to native or binary to keep this record)";
+    return 0;
+  }
+  if (rec->size != 1) {
+    *why = "din holds no sizes, and this access is longer than 1 byte (convert to lackey, native or binary)";
+    return 0;
+  }
+  /* labels: 0 read, 1 write, 2 instruction fetch */
+  return (size_t)snprintf((char *)out, TRACE_ENC_MAX, "%d %llx\n", (int)rec->access, (unsigned long long)rec->addr);
 }

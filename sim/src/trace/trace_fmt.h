@@ -5,18 +5,23 @@
  * trace_line  one input line as the reader hands it over: NUL-terminated
  *             and writable (parsers may cut tokens in place), without its
  *             newline or a trailing CR, with the file name and line number
- *             every diagnostic needs.
+ *             every diagnostic needs. TRACE_LINE_PAD bytes from any place
+ *             in the line are readable (what follows is not the line's),
+ *             so a parser may read a field in whole words (num_hex16).
  */
 #ifndef TLBSIM_TRACE_FMT_H
 #define TLBSIM_TRACE_FMT_H
 
 #include "tlbsim/trace.h"
 
+#define TRACE_LINE_PAD 16
+
 typedef struct trace_line {
   char *text;
   size_t len;
   const char *file;
   unsigned long no;
+  unsigned *carry; /* what a format carries from line to line, 0 at the start (pinatrace: #eof seen) */
 } trace_line;
 
 /* Appends the line's record to b, if it holds one (blank lines, comments
@@ -28,8 +33,20 @@ typedef int trace_parse_fn(const trace_line *ln, trace_block *b, diag *d);
  * sniffer says yes. */
 typedef bool trace_sniff_fn(const char *s, size_t len);
 
-trace_parse_fn trace_native_parse, trace_lackey_parse, trace_din_parse;
-trace_sniff_fn trace_native_sniff, trace_lackey_sniff, trace_din_sniff;
+trace_parse_fn trace_native_parse, trace_lackey_parse, trace_din_parse, trace_pinatrace_parse;
+trace_sniff_fn trace_native_sniff, trace_lackey_sniff, trace_din_sniff, trace_pinatrace_sniff;
+/* A text format's fast path over many lines at once: appends the records
+ * of the lines of its common shape from s on (each ending in a newline
+ * before end; TRACE_PAD readable bytes follow end), numbering them on from
+ * *line, until b is full or a line of another shape, or one cut by end,
+ * comes. Returns where it stopped: the start of a line, for the line
+ * parser. Lines it takes are never errors. */
+typedef const char *trace_scan_fn(const char *s, const char *end, trace_block *b, unsigned long *line);
+trace_scan_fn trace_din_scan, trace_lackey_scan;
+/* At the end of input (ln: the last line read): 0, or -1 with d set when a
+ * format needs a last line it did not get. */
+typedef int trace_end_fn(const trace_line *ln, diag *d);
+trace_end_fn trace_pinatrace_end;
 
 static inline bool trace_is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -54,6 +71,55 @@ static inline void trace_emit_access(trace_block *b, trace_access a, uint64_t ad
   b->last_byte_or |= addr + (size - 1);
   b->kinds |= 1u << a;
 }
+
+/* ---- record formats (binary) ---------------------------------------------
+ *
+ * trace_bytes  a binary format's input as the reader hands it over: the
+ *              bytes it holds, whether more follow, and the record count
+ *              errors name in place of a line. At least TRACE_PAD bytes
+ *              past `end` are readable, and zero after the last input, so
+ *              a decoder reads a record whole and checks afterwards that it
+ *              did not run past the end. */
+#define TRACE_PAD 128
+
+typedef struct trace_bytes {
+  const uint8_t *p, *end;
+  bool last;             /* no input follows end */
+  unsigned long recno;   /* records decoded: the LINE of an error */
+  const char *file;
+  uint64_t prev_addr;    /* binary: the address deltas start from */
+  uint64_t prev_delta;   /* binary: the delta a "repeat" tag adds */
+} trace_bytes;
+
+/* Decodes records from in->p into b while a whole record of at most
+ * max_record bytes is held (every record when in->last) and b has room for
+ * one record's entries; 0, or -1 with d as "FILE:RECORD: ...". */
+typedef int trace_decode_fn(trace_bytes *in, trace_block *b, diag *d);
+trace_decode_fn trace_bin_decode, trace_champsim_decode;
+/* Whether the first n bytes of an input look like this binary format (one
+ * without magic bytes: ChampSim). */
+typedef bool trace_sniff_bytes_fn(const uint8_t *p, size_t n);
+trace_sniff_bytes_fn trace_champsim_sniff;
+#define TRACE_CHAMPSIM_RECORD 64
+/* The binary format's header: its magic bytes and version. */
+#define TRACE_BIN_HEADER 8
+extern const uint8_t trace_bin_magic[TRACE_BIN_HEADER];
+#define TRACE_BIN_RECORD_MAX 80
+
+/* ---- writers --------------------------------------------------------------
+ *
+ * trace_enc  what an encoder keeps between records (binary: the address
+ *            deltas start from). */
+typedef struct trace_enc {
+  uint64_t prev_addr, prev_delta;
+} trace_enc;
+
+/* The most bytes one record takes in any format a writer writes. */
+#define TRACE_ENC_MAX 256
+/* Writes rec into out (TRACE_ENC_MAX bytes) and returns its length; 0 with
+ * *why set when the format cannot hold it. */
+typedef size_t trace_encode_fn(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why);
+trace_encode_fn trace_native_encode, trace_lackey_encode, trace_din_encode, trace_bin_encode;
 
 /* A line valgrind writes about the run rather than the trace:
  * "==PID== ...", "--PID-- ..." or "**PID** ...". */

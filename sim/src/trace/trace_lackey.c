@@ -13,13 +13,65 @@
  */
 #include "trace_fmt.h"
 
+#include <stdio.h>
+
 static int bad(const trace_line *ln, diag *d, const char *what, const char *at) {
   char ex[48];
   return diag_set(d, ln->file, ln->no, "%s in lackey line '%s'", what,
                   trace_excerpt(at, (size_t)(ln->text + ln->len - at), ex, sizeof ex));
 }
 
-int trace_lackey_parse(const trace_line *ln, trace_block *b, diag *d) {
+/* The kind of a line lackey starts with "I  " or " K ", or -1. */
+static inline int common_kind(const char *s) {
+  if (s[0] == 'I' && s[1] == ' ' && s[2] == ' ') return TRACE_EXEC;
+  if (s[0] != ' ' || s[2] != ' ') return -1;
+  return s[1] == 'L' ? TRACE_READ : s[1] == 'S' || s[1] == 'M' ? TRACE_WRITE : -1;
+}
+
+/* The shapes lackey prints, "I  ADDR,SIZE" and " K ADDR,SIZE", with 1 to
+ * 16 hex digits and 1 to 9 decimal ones, read without end tests
+ * (trace_line's padding). false: anything else, for the general parse,
+ * which finds every error. */
+static inline bool parse_common(const trace_line *ln, trace_block *b) {
+  const char *p = ln->text, *end = p + ln->len;
+  int a = common_kind(p);
+  if (a < 0) return false;
+  p += 3;
+  const char *comma = end - 1; /* the size is short: its comma is found from the end */
+  uint64_t addr, size = 0;
+  while (comma > p && *comma >= '0' && *comma <= '9' && end - comma <= 9) comma--;
+  if (comma <= p || *comma != ',' || comma == end - 1 || comma - p > 16 || num_hex16(p, (size_t)(comma - p), &addr))
+    return false;
+  for (const char *q = comma + 1; q < end; q++) size = size * 10 + (uint64_t)(*q - '0');
+  if (size == 0 || addr + (size - 1) < addr) return false;
+  trace_emit_access(b, (trace_access)a, addr, size, ln->no);
+  return true;
+}
+
+const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
+  /* the longest common line: kind, 16 digits, a comma, 2 digits, newline */
+  while (b->n < TRACE_BLOCK_MAX && end - s >= 23) {
+    int kind = common_kind(s);
+    uint64_t nibbles;
+    unsigned n = num_hex_lead16(s + 3, &nibbles);
+    const char *p = s + 3 + n;
+    if (kind < 0 || n == 0 || p[0] != ',' || p[1] < '1' || p[1] > '9') break;
+    uint64_t size = (uint64_t)(p[1] - '0');
+    if (p[2] >= '0' && p[2] <= '9') {
+      size = size * 10 + (uint64_t)(p[2] - '0');
+      p++;
+    }
+    uint64_t addr = nibbles >> (4 * (16 - n));
+    if (p[2] != '\n' || addr + (size - 1) < addr) break;
+    trace_emit_access(b, (trace_access)kind, addr, size, ++*line);
+    s = p + 3;
+  }
+  return s;
+}
+
+/* Any line: the rare shapes, and every error. Out of line, so the common
+ * path sets up no stack frame for it. */
+__attribute__((noinline)) static int parse_general(const trace_line *ln, trace_block *b, diag *d) {
   const char *p = ln->text, *end = p + ln->len;
   while (p < end && trace_is_blank(*p)) p++;
   trace_access a;
@@ -57,8 +109,23 @@ int trace_lackey_parse(const trace_line *ln, trace_block *b, diag *d) {
   return 0;
 }
 
+int trace_lackey_parse(const trace_line *ln, trace_block *b, diag *d) {
+  return parse_common(ln, b) ? 0 : parse_general(ln, b, d);
+}
+
 bool trace_lackey_sniff(const char *s, size_t len) {
   if (len < 4) return false;
   if (s[0] == 'I') return s[1] == ' ' && s[2] == ' ';
   return s[0] == ' ' && (s[1] == 'L' || s[1] == 'S' || s[1] == 'M') && s[2] == ' ';
+}
+
+size_t trace_lackey_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
+  static const char *const lead[] = {[TRACE_READ] = " L", [TRACE_WRITE] = " S", [TRACE_EXEC] = "I "};
+  (void)st;
+  if (rec->kind != REC_ACCESS || rec->relative) {
+    *why = "lackey holds accesses to addresses only (convert to native or binary to keep this record)";
+    return 0;
+  }
+  return (size_t)snprintf((char *)out, TRACE_ENC_MAX, "%s %08llx,%llu\n", lead[rec->access],
+                          (unsigned long long)rec->addr, (unsigned long long)rec->size);
 }

@@ -13,9 +13,9 @@
 
 #include "tlbsim/pt.h"
 
-#define MAX_FIELDS 8 /* the longest record: map VA SIZE page= prot= */
+#define MAX_FIELDS 8 /* the longest record: map VA SIZE page= prot= frame= */
 #define MAX_POS 2
-#define MAX_OPTS 2
+#define MAX_OPTS 3
 #define TRACE_VERSION 1
 
 typedef struct fields {
@@ -104,6 +104,8 @@ static void set_access(trace_record *rec, trace_access a, uint64_t addr, uint64_
   rec->size = size;
   rec->align = 0;
   rec->page_size = 0;
+  rec->frame = 0;
+  rec->has_frame = false;
   rec->line = line;
   rec->label[0] = '\0';
 }
@@ -179,8 +181,10 @@ static int build_map(const trace_line *ln, const fields *f, trace_record *rec, d
   start(rec, REC_MAP, ln);
   rec->prot = PT_R | PT_W;
   if (get_range(ln, f, rec, d) || (f->opt[0] && get_pow2(ln, d, "page", f->opt[0], &rec->page_size)) ||
-      (f->opt[1] && get_prot(ln, d, f->opt[1], &rec->prot)))
+      (f->opt[1] && get_prot(ln, d, f->opt[1], &rec->prot)) ||
+      (f->opt[2] && get_num(ln, d, "frame", f->opt[2], UINT64_MAX, &rec->frame)))
     return -1;
+  rec->has_frame = f->opt[2] != NULL;
   if (rec->page_size && ((rec->addr | rec->size) & (rec->page_size - 1)))
     return diag_set(d, ln->file, ln->no, "map VA 0x%llx and SIZE 0x%llx must be multiples of page=%s",
                     (unsigned long long)rec->addr, (unsigned long long)rec->size, f->opt[0]);
@@ -225,7 +229,7 @@ static const record_spec records[] = {
     {"x", build_exec, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
     {"alloc", build_alloc, 2, 0, {"ID", "SIZE"}, {"align", "stream"}},
     {"free", build_free, 1, 0, {"ID", NULL}, {NULL, NULL}},
-    {"map", build_map, 2, 0, {"VA", "SIZE"}, {"page", "prot"}},
+    {"map", build_map, 2, 0, {"VA", "SIZE"}, {"page", "prot", "frame"}},
     {"unmap", build_unmap, 2, 0, {"VA", "SIZE"}, {NULL, NULL}},
     {"protect", build_protect, 2, 0, {"VA", "SIZE"}, {"prot", NULL}},
     {"ctx", build_ctx, 1, 0, {"ASID", NULL}, {NULL, NULL}},
@@ -358,4 +362,50 @@ bool trace_native_sniff(const char *s, size_t len) {
   memcpy(word, s + b, i - b);
   word[i - b] = '\0';
   return find_record(word) != NULL;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static const char *prot_text(uint8_t prot, char buf[4]) {
+  if (!prot) return "none";
+  buf[0] = prot & PT_R ? 'r' : '-', buf[1] = prot & PT_W ? 'w' : '-', buf[2] = prot & PT_X ? 'x' : '-';
+  buf[3] = '\0';
+  return buf;
+}
+
+size_t trace_native_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
+  static const char access_word[] = {[TRACE_READ] = 'r', [TRACE_WRITE] = 'w', [TRACE_EXEC] = 'x'};
+  (void)st;
+  char *s = (char *)out, p[4];
+  const size_t n = TRACE_ENC_MAX;
+  unsigned long long addr = rec->addr, size = rec->size;
+  int len = -1;
+  switch (rec->kind) {
+  case REC_ACCESS:
+    if (rec->relative)
+      len = snprintf(s, n, "%c @%llu+%#llx %llu\n", access_word[rec->access], (unsigned long long)rec->alloc_id, addr,
+                     size);
+    else len = snprintf(s, n, "%c %#llx %llu\n", access_word[rec->access], addr, size);
+    break;
+  case REC_ALLOC:
+    len = snprintf(s, n, "alloc %llu %llu", (unsigned long long)rec->alloc_id, size);
+    if (rec->align) len += snprintf(s + len, n - (size_t)len, " align=%llu", (unsigned long long)rec->align);
+    if (rec->stream) len += snprintf(s + len, n - (size_t)len, " stream=%u", rec->stream);
+    len += snprintf(s + len, n - (size_t)len, "\n");
+    break;
+  case REC_FREE: len = snprintf(s, n, "free %llu\n", (unsigned long long)rec->alloc_id); break;
+  case REC_MAP:
+    len = snprintf(s, n, "map %#llx %llu", addr, size);
+    if (rec->page_size) len += snprintf(s + len, n - (size_t)len, " page=%llu", (unsigned long long)rec->page_size);
+    len += snprintf(s + len, n - (size_t)len, " prot=%s", prot_text(rec->prot, p));
+    if (rec->has_frame) len += snprintf(s + len, n - (size_t)len, " frame=%llu", (unsigned long long)rec->frame);
+    len += snprintf(s + len, n - (size_t)len, "\n");
+    break;
+  case REC_UNMAP: len = snprintf(s, n, "unmap %#llx %llu\n", addr, size); break;
+  case REC_PROTECT: len = snprintf(s, n, "protect %#llx %llu prot=%s\n", addr, size, prot_text(rec->prot, p)); break;
+  case REC_CTX: len = snprintf(s, n, "ctx %u\n", rec->asid); break;
+  case REC_MARK: len = snprintf(s, n, "mark %.*s\n", TRACE_LABEL_MAX - 1, rec->label); break;
+  }
+  if (len <= 0) *why = "an unknown record kind";
+  return len > 0 ? (size_t)len : 0;
 }

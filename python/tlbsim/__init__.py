@@ -1,0 +1,214 @@
+"""tlbsim for notebooks: libtlbsim (tlbsim/tlbsim.h) through ctypes.
+
+    import tlbsim
+    tlbsim.run("traces/samples/demo.trace", preset="x86-64")   # the report, a dict
+    tlbsim.mrc("trace.lackey", page_sizes="4K,2M")              # miss-ratio curve rows
+    tlbsim.chase(["1M", "64M"], stride="2M", preset="h200")     # pointer-chase points
+    tlbsim.alloc("traces/torch/mlp_train.json.gz")              # allocator policies compared
+
+Row results (mrc, chase, alloc) are a pandas DataFrame when pandas imports
+(or frame=True), else a list of dicts (frame=False). The library is
+$TLBSIM_LIBRARY when set, else the installed libtlbsim.so.0. Errors raise
+tlbsim.Error with libtlbsim's one line "FILE:LINE: what is wrong".
+"""
+import csv
+import ctypes
+import io
+import json
+import os
+
+__all__ = ["Error", "Machine", "run", "mrc", "chase", "alloc", "version"]
+
+_ERROR_MAX = 512
+
+
+class Error(Exception):
+    """What libtlbsim reported: one line "FILE:LINE: what is wrong"."""
+
+
+class _ChaseResult(ctypes.Structure):
+    _fields_ = [("nodes", ctypes.c_uint64), ("footprint_bytes", ctypes.c_uint64),
+                ("cycles_per_access", ctypes.c_double), ("walks_per_access", ctypes.c_double),
+                ("first_hit_rate", ctypes.c_double)]
+
+
+def _load():
+    lib = ctypes.CDLL(os.environ.get("TLBSIM_LIBRARY") or "libtlbsim.so.0")
+    P, S, U64, I = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int
+    sig = {
+        "tlbsim_version": (S, []),
+        "tlbsim_machine_create": (P, [S, S, ctypes.POINTER(S), ctypes.c_size_t, S]),
+        "tlbsim_machine_destroy": (None, [P]),
+        "tlbsim_access": (I, [P, ctypes.c_char, U64, U64, S]),
+        "tlbsim_run_trace": (I, [P, S, S, S]),
+        "tlbsim_stat": (I, [P, S, ctypes.POINTER(ctypes.c_double), S]),
+        "tlbsim_report": (P, [P, S, S]),
+        "tlbsim_mrc": (P, [S, S, S, ctypes.c_uint32, S]),
+        "tlbsim_chase": (I, [P, U64, U64, U64, S, S, ctypes.POINTER(_ChaseResult), S]),
+        "tlbsim_alloc": (P, [S, S, ctypes.POINTER(S), ctypes.c_size_t, S, U64, ctypes.POINTER(S), ctypes.c_size_t,
+                             S]),
+        "tlbsim_size": (I, [S, ctypes.POINTER(U64), S]),
+        "tlbsim_free": (None, [P]),
+    }
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+_lib = _load()
+
+
+def _b(s):
+    return None if s is None else os.fsencode(s)
+
+
+def _call(fn, *args):
+    """fn(*args, err): its result, or Error when it failed (-1 or NULL)."""
+    err = ctypes.create_string_buffer(_ERROR_MAX)
+    res = fn(*args, err)
+    if res is None or (fn.restype is ctypes.c_int and res == -1):
+        raise Error(err.value.decode(errors="replace"))
+    return res
+
+
+def _text(ptr):
+    """A char * the library returned, as str, freed."""
+    try:
+        return ctypes.string_at(ptr).decode()
+    finally:
+        _lib.tlbsim_free(ptr)
+
+
+def version():
+    return _lib.tlbsim_version().decode()
+
+
+def _size(v):
+    """A size as tlbsim writes them (4096, "0x1000", "4K", "2MiB") in bytes,
+    read by libtlbsim's own parser."""
+    if isinstance(v, int):
+        return v
+    out = ctypes.c_uint64()
+    _call(_lib.tlbsim_size, _b(str(v)), ctypes.byref(out))
+    return out.value
+
+
+def _strings(items):
+    """A list of str as (char *array, count) for the library."""
+    items = [_b(s) for s in items]
+    return (ctypes.c_char_p * max(len(items), 1))(*items), len(items)
+
+
+class Machine:
+    """One simulated machine: a preset (default x86-64) or an INI file, then
+    "SECTION.KEY=VALUE" overrides, as `tlbsim run --preset/--config/--set`."""
+
+    def __init__(self, preset=None, config=None, sets=()):
+        self._m = _call(_lib.tlbsim_machine_create, _b(preset), _b(config), *_strings(sets))
+
+    def close(self):
+        if self._m:
+            _lib.tlbsim_machine_destroy(self._m)
+            self._m = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def access(self, addr, size=1, kind="R"):
+        """One access: kind R (read), W (write) or X (fetch)."""
+        _call(_lib.tlbsim_access, self._m, kind.encode(), addr, size)
+
+    def run_trace(self, path, trace_format=None):
+        """Replays a whole trace file (any format tlbsim reads)."""
+        _call(_lib.tlbsim_run_trace, self._m, _b(path), _b(trace_format))
+
+    def stat(self, column):
+        """A statistic by its CSV column name, e.g. "tlb.l1d.misses"."""
+        out = ctypes.c_double()
+        _call(_lib.tlbsim_stat, self._m, _b(column), ctypes.byref(out))
+        return out.value
+
+    def report(self, format="json"):
+        """The report: a dict for "json", else the text of "csv" or "text"."""
+        text = _text(_call(_lib.tlbsim_report, self._m, _b(format)))
+        return json.loads(text) if format == "json" else text
+
+    def chase(self, footprint, stride, page_size=0, order="seq", mapping="contiguous"):
+        """One pointer-chase point on this machine's format and MMU, a dict."""
+        r = _ChaseResult()
+        _call(_lib.tlbsim_chase, self._m, _size(footprint), _size(stride), _size(page_size), _b(order),
+              _b(mapping), ctypes.byref(r))
+        return {"order": order, "mapping": mapping, "stride_bytes": _size(stride),
+                **{name: getattr(r, name) for name, _ in _ChaseResult._fields_}}
+
+
+def _rows(rows, frame):
+    if frame is not False:
+        try:
+            import pandas
+            return pandas.DataFrame(rows)
+        except ImportError:
+            if frame:
+                raise
+    return rows
+
+
+def _number(s):
+    if s == "":
+        return None
+    try:
+        return int(s)
+    except ValueError:
+        return float(s)
+
+
+def run(trace, preset=None, config=None, sets=(), trace_format=None):
+    """`tlbsim run --format json`: the report of one trace, as a dict."""
+    with Machine(preset, config, sets) as m:
+        m.run_trace(trace, trace_format)
+        return m.report("json")
+
+
+def mrc(trace, page_sizes="4K", max_entries=0, trace_format=None, frame=None):
+    """`tlbsim mrc`: one row per page size and LRU geometry (page_bytes,
+    sets, ways, entries, accesses, misses, miss_ratio)."""
+    text = _text(_call(_lib.tlbsim_mrc, _b(trace), _b(trace_format), _b(page_sizes), max_entries))
+    rows = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
+    return _rows(rows, frame)
+
+
+def chase(footprints, stride, preset="h200", config=None, sets=(), page_size=0, order="seq",
+          mapping="contiguous", frame=None):
+    """`tlbsim chase`: one row per footprint (the OSTEP TLB curve when the
+    footprints sweep and stride is a page)."""
+    if isinstance(footprints, (int, str)):
+        footprints = [footprints]
+    with Machine(preset, config, sets) as m:
+        rows = [m.chase(fp, stride, page_size, order, mapping) for fp in footprints]
+    return _rows(rows, frame)
+
+
+def alloc(trace=None, policies=("cuda", "caching", "expandable"), capacity=None, preset=None, sets=(),
+          input_format=None, synthetic=None, frame=None):
+    """`tlbsim alloc --format json`: one row per allocator policy (policy,
+    peak_reserved_bytes, peak_allocated_bytes, driver_allocs, driver_frees,
+    ooms, first_oom_event, first_oom_reason, external_fragmentation_max,
+    ...; a snapshot's own numbers under "recorded"). trace: a PyTorch
+    snapshot, RMM log or native trace (input_format auto, snapshot, rmm or
+    native); or synthetic="requests=40,seed=3" ("" for the defaults), the
+    generated workload. capacity: bytes or a size ("80G"); sets:
+    "KEY=VALUE" allocator parameters as alloc --set."""
+    if (trace is None) == (synthetic is None):
+        raise Error("tlbsim.alloc: a trace or synthetic=SPEC, not both or neither")
+    source, fmt = (trace, input_format) if synthetic is None else (synthetic, "synthetic")
+    text = _text(_call(_lib.tlbsim_alloc, _b(source), _b(fmt), *_strings(policies), _b(preset),
+                       0 if capacity is None else _size(capacity), *_strings(sets)))
+    rows = json.loads(text)
+    return _rows(rows if isinstance(rows, list) else [rows], frame)

@@ -1,0 +1,432 @@
+/* libtlbsim's facade (tlbsim/tlbsim.h) over the machine, trace, report,
+ * mrc, chase and allocation-replay modules: each call builds what the CLI builds for the
+ * same command and turns every diag into the caller's error string. */
+#include "tlbsim/tlbsim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlbsim/chase.h"
+#include "tlbsim/config.h"
+#include "tlbsim/machine.h"
+#include "tlbsim/mrc.h"
+#include "tlbsim/report.h"
+#include "tlbsim/report_alloc.h"
+
+#define API_MAX_PRESET_DIRS 16
+#define API_MRC_MAX_ENTRIES 65536u /* tlbsim mrc's defaults */
+#define API_MRC_SETS_MAX 65536u
+#define API_ALLOC_PRESET "h200" /* tlbsim alloc's: its machine.phys_memory is the default capacity */
+
+struct tlbsim_machine {
+  machine *m;
+  char config[256];       /* the preset or file it was built from: the report's "config" */
+  char trace[4096];       /* the last trace replayed (or "tlbsim_access"): the report's "trace" */
+  char trace_format[16];
+  unsigned long accesses; /* tlbsim_access calls: the LINE of their errors */
+};
+
+/* The error string a diag becomes; -1 for `return fail(...)`. */
+static int fail(char *err, const diag *d) {
+  if (err) snprintf(err, TLBSIM_ERROR_MAX, "%s", d->msg);
+  return -1;
+}
+
+static int fail_msg(char *err, const char *what, const char *msg) {
+  diag d;
+  diag_set(&d, what, 0, "%s", msg);
+  return fail(err, &d);
+}
+
+const char *tlbsim_version(void) { return TLBSIM_VERSION; }
+
+void tlbsim_free(void *p) { free(p); }
+
+int tlbsim_size(const char *text, uint64_t *out, char *err) {
+  char why[128];
+  num_status st = num_size_in(text, 0, UINT64_MAX, out);
+  if (st == NUM_OK) return 0;
+  return fail_msg(err, "tlbsim_size", num_complaint(st, NUM_SIZE, text, 0, UINT64_MAX, why, sizeof why));
+}
+
+/* Presets as the CLI finds them: $TLBSIM_PRESET_PATH, the source tree,
+ * the installed data dir. `storage` holds the split environment value. */
+typedef struct preset_dirs {
+  const char *dir[API_MAX_PRESET_DIRS];
+  size_t n;
+  char storage[4096];
+} preset_dirs;
+
+static void find_preset_dirs(preset_dirs *out) {
+  out->n = 0;
+  const char *env = getenv("TLBSIM_PRESET_PATH");
+  if (env && strlen(env) < sizeof out->storage) {
+    strcpy(out->storage, env);
+    char *save = NULL;
+    for (char *tok = strtok_r(out->storage, ":", &save); tok && out->n < API_MAX_PRESET_DIRS - 2;
+         tok = strtok_r(NULL, ":", &save))
+      out->dir[out->n++] = tok;
+  }
+  out->dir[out->n++] = TLBSIM_PRESET_SOURCE_DIR;
+  out->dir[out->n++] = TLBSIM_PRESET_INSTALL_DIR;
+}
+
+static int load_config(cfg *c, const char *preset, const char *file, const char *const *sets, size_t nsets,
+                       diag *d) {
+  int rc;
+  if (file) {
+    rc = cfg_load_file(c, file, d);
+  } else {
+    preset_dirs dirs;
+    find_preset_dirs(&dirs);
+    rc = cfg_load_preset(c, preset, dirs.dir, dirs.n, d);
+  }
+  for (size_t i = 0; rc == 0 && i < nsets; i++) rc = cfg_set(c, sets[i], "tlbsim_machine_create", i + 1, d);
+  return rc;
+}
+
+/* The configuration's machine, every key read: NULL (d) otherwise. */
+static machine *build_machine(const char *preset, const char *file, const char *const *sets, size_t nsets,
+                              diag *d) {
+  cfg *c = cfg_create();
+  if (!c) return diag_set(d, NULL, 0, "tlbsim_machine_create: out of memory"), NULL;
+  machine_spec spec;
+  machine *m = NULL;
+  if (load_config(c, preset, file, sets, nsets, d) || machine_spec_read(c, &spec, d) ||
+      !(m = machine_create(&spec, d)) || cfg_check_unused(c, d)) {
+    machine_destroy(m);
+    m = NULL;
+  }
+  cfg_destroy(c);
+  return m;
+}
+
+tlbsim_machine *tlbsim_machine_create(const char *preset, const char *config_file, const char *const *sets,
+                                      size_t nsets, char *err) {
+  if (preset && config_file) return fail_msg(err, "tlbsim_machine_create", "a preset or a config file, not both"), NULL;
+  if (!preset && !config_file) preset = "x86-64";
+  tlbsim_machine *t = calloc(1, sizeof *t);
+  if (!t) return fail_msg(err, "tlbsim_machine_create", "out of memory"), NULL;
+  diag d;
+  if (!(t->m = build_machine(preset, config_file, sets, nsets, &d))) {
+    free(t);
+    return fail(err, &d), NULL;
+  }
+  snprintf(t->config, sizeof t->config, "%s", preset ? preset : config_file);
+  strcpy(t->trace, "tlbsim_access");
+  strcpy(t->trace_format, "native");
+  return t;
+}
+
+void tlbsim_machine_destroy(tlbsim_machine *m) {
+  if (!m) return;
+  machine_destroy(m->m);
+  free(m);
+}
+
+int tlbsim_access(tlbsim_machine *m, char kind, uint64_t addr, uint64_t size, char *err) {
+  static const char kinds[] = "RWX"; /* by trace_access */
+  const char *k = kind ? strchr(kinds, kind) : NULL;
+  diag d;
+  m->accesses++;
+  if (!k) return diag_set(&d, "tlbsim_access", m->accesses, "kind '%c' is not R, W or X", kind), fail(err, &d);
+  if (size == 0 || addr + (size - 1) < addr)
+    return diag_set(&d, "tlbsim_access", m->accesses, "size %llu at 0x%llx is not a range of the address space",
+                    (unsigned long long)size, (unsigned long long)addr),
+           fail(err, &d);
+  trace_record r = {.kind = REC_ACCESS, .access = (trace_access)(k - kinds), .addr = addr, .size = size,
+                    .line = m->accesses};
+  return machine_apply(m->m, &r, "tlbsim_access", &d) ? fail(err, &d) : 0;
+}
+
+static int open_trace(const char *path, const char *format, trace_reader **out, diag *d) {
+  trace_format f = TRACE_AUTO;
+  if (format && trace_format_parse(format, &f)) return diag_set(d, path, 0, "trace format '%s' is not known", format);
+  return (*out = trace_open(path, f, d)) ? 0 : -1;
+}
+
+int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, char *err) {
+  diag d;
+  trace_reader *r = NULL;
+  if (open_trace(path, format, &r, &d)) return fail(err, &d);
+  int rc = machine_replay(m->m, r, NULL, NULL, &d);
+  snprintf(m->trace, sizeof m->trace, "%s", trace_get_path(r));
+  snprintf(m->trace_format, sizeof m->trace_format, "%s", trace_format_name(trace_get_format(r)));
+  trace_close(r);
+  return rc ? fail(err, &d) : 0;
+}
+
+static json_object *report_json(tlbsim_machine *m) {
+  return report_run_json(m->m, m->trace, m->trace_format, m->config);
+}
+
+/* The leaf of o that the CSV report heads `column` (its keys joined by
+ * dots), or NULL. */
+static json_object *find_column(json_object *o, const char *column) {
+  json_object_object_foreach(o, key, val) {
+    size_t n = strlen(key);
+    if (strncmp(column, key, n)) continue;
+    if (column[n] == '\0' && !json_object_is_type(val, json_type_object)) return val;
+    if (column[n] == '.' && json_object_is_type(val, json_type_object)) {
+      json_object *leaf = find_column(val, column + n + 1);
+      if (leaf) return leaf;
+    }
+  }
+  return NULL;
+}
+
+int tlbsim_stat(tlbsim_machine *m, const char *column, double *out, char *err) {
+  json_object *doc = report_json(m), *v = find_column(doc, column);
+  bool number = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
+  if (number) *out = json_object_get_double(v);
+  json_object_put(doc);
+  if (number) return 0;
+  diag d;
+  diag_set(&d, "tlbsim_stat", 0, "'%s' is not a numeric column of the report", column);
+  return fail(err, &d);
+}
+
+/* What write(f, ctx) writes, as a string the caller frees; NULL when out
+ * of memory. */
+static char *write_string(void (*write)(FILE *f, void *ctx), void *ctx) {
+  char *text = NULL;
+  size_t len;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
+  write(f, ctx);
+  if (fclose(f)) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+typedef struct report_job {
+  report_format format;
+  json_object *doc;
+} report_job;
+
+static void write_report(FILE *f, void *ctx) {
+  report_job *j = ctx;
+  report_write(f, j->format, j->doc);
+}
+
+char *tlbsim_report(tlbsim_machine *m, const char *format, char *err) {
+  report_job j;
+  if (!format || report_format_parse(format, &j.format))
+    return fail_msg(err, "tlbsim_report", "the format is not json, csv or text"), NULL;
+  j.doc = report_json(m);
+  char *text = write_string(write_report, &j);
+  json_object_put(j.doc);
+  if (!text) fail_msg(err, "tlbsim_report", "out of memory");
+  return text;
+}
+
+/* A comma list of distinct power-of-two page sizes into s. */
+static int mrc_page_sizes(const char *list, mrc_spec *s, diag *d) {
+  char buf[32];
+  s->npage_shifts = 0;
+  for (const char *p = list;; p++) {
+    size_t n = strcspn(p, ",");
+    uint64_t size;
+    if (n >= sizeof buf || s->npage_shifts == MRC_MAX_PAGE_SIZES) break;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    if (num_size_in(buf, 2, 1ull << 63, &size) != NUM_OK || !is_pow2(size)) break;
+    unsigned shift = log2_u64(size), i = 0;
+    while (i < s->npage_shifts && s->page_shift[i] != shift) i++;
+    if (i < s->npage_shifts) break;
+    s->page_shift[s->npage_shifts++] = (uint8_t)shift;
+    p += n;
+    if (!*p) return 0;
+  }
+  return diag_set(d, "tlbsim_mrc", 0, "page sizes '%s': not a list of at most %u distinct powers of two", list,
+                  MRC_MAX_PAGE_SIZES);
+}
+
+/* tlbsim mrc's defaults: every power of two up to max_entries fully
+ * associative; 1, 2, 4, 8, 16 ways at every set count that fits. */
+static int mrc_plan(const char *page_sizes, uint32_t max_entries, mrc_spec *s, diag *d) {
+  *s = (mrc_spec){.max_entries = max_entries ? max_entries : API_MRC_MAX_ENTRIES, .max_ways = 16, .sample_rate = 1};
+  if (s->max_entries > MRC_MAX_ENTRIES)
+    return diag_set(d, "tlbsim_mrc", 0, "max_entries %u exceeds %u", s->max_entries, MRC_MAX_ENTRIES);
+  if (mrc_page_sizes(page_sizes ? page_sizes : "4K", s, d)) return -1;
+  for (s->max_sets = 1; s->max_sets * 2 <= s->max_entries && s->max_sets * 2 <= API_MRC_SETS_MAX;) s->max_sets *= 2;
+  return mrc_spec_check(s, d);
+}
+
+static int mrc_replay(mrc *m, trace_reader *r, diag *d) {
+  trace_block *b = malloc(sizeof *b);
+  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  int rc;
+  while ((rc = trace_read_block(r, b, d)) == 1)
+    if (mrc_run_block(m, b, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+  free(b);
+  return rc ? -1 : mrc_finish(m, d);
+}
+
+static void write_rows(FILE *f, void *rows) {
+  size_t n = json_object_array_length(rows);
+  for (size_t i = 0; i < n; i++) report_write_csv_row(f, json_object_array_get_idx(rows, i), i == 0);
+}
+
+char *tlbsim_mrc(const char *trace, const char *format, const char *page_sizes, uint32_t max_entries,
+                 char *err) {
+  static const uint64_t ways[] = {1, 2, 4, 8, 16};
+  uint64_t entries[32];
+  mrc_spec s;
+  diag d;
+  if (mrc_plan(page_sizes, max_entries, &s, &d)) return fail(err, &d), NULL;
+  unsigned nentries = 0;
+  for (uint64_t e = 1; e <= s.max_entries; e *= 2) entries[nentries++] = e;
+  trace_reader *r = NULL;
+  mrc *m = mrc_create(&s, &d);
+  char *text = NULL;
+  if (m && open_trace(trace, format, &r, &d) == 0 && mrc_replay(m, r, &d) == 0) {
+    json_object *rows = report_mrc_rows(m, &s, entries, nentries, ways, sizeof ways / sizeof ways[0]);
+    if (!(text = write_string(write_rows, rows))) diag_set(&d, "tlbsim_mrc", 0, "out of memory");
+    json_object_put(rows);
+  }
+  if (r) trace_close(r);
+  mrc_destroy(m);
+  if (!text) fail(err, &d);
+  return text;
+}
+
+/* tlbsim chase's point: its defaults, and nodes rounded as tlbsim-gpu
+ * plans them. */
+static int chase_plan(const machine_spec *ms, uint64_t footprint, uint64_t stride, uint64_t page_size,
+                      const char *order, const char *mapping, chase_spec *s, diag *d) {
+  *s = (chase_spec){.footprint = footprint, .stride = stride, .page_size = page_size ? page_size : ms->page_size,
+                    .chunk = 2u << 20, .seed = 1, .warmup = 1024, .steps = 4096, .repeats = 5};
+  if (order && chase_order_parse(order, &s->order))
+    return diag_set(d, "tlbsim_chase", 0, "order '%s' is not seq or random", order);
+  if (mapping && region_mapping_parse(mapping, &s->mapping))
+    return diag_set(d, "tlbsim_chase", 0, "mapping '%s' is not known", mapping);
+  if (stride < 8 || stride % 8)
+    return diag_set(d, "tlbsim_chase", 0, "stride %llu is not a multiple of 8 bytes", (unsigned long long)stride);
+  if (!is_pow2(s->page_size) || pt_format_leaf_level(&ms->format, log2_u64(s->page_size)) < 0)
+    return diag_set(d, "tlbsim_chase", 0, "%llu is not a page size of %s", (unsigned long long)s->page_size,
+                    ms->format.name);
+  double nodes = round((double)footprint / (double)stride);
+  if (nodes < 1 || nodes > CHASE_MAX_NODES)
+    return diag_set(d, "tlbsim_chase", 0, "footprint %llu at stride %llu: %s", (unsigned long long)footprint,
+                    (unsigned long long)stride, nodes < 1 ? "no node" : "more nodes than a point may have");
+  s->nodes = (uint32_t)nodes;
+  return chase_spec_check(s, d);
+}
+
+int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, uint64_t page_size, const char *order,
+                 const char *mapping, tlbsim_chase_result *out, char *err) {
+  const machine_spec *ms = machine_get_spec(m->m);
+  chase_spec s;
+  chase_result r;
+  diag d;
+  if (chase_plan(ms, footprint, stride, page_size, order, mapping, &s, &d) ||
+      chase_run(&ms->format, &ms->mmu, &s, &r, &d))
+    return fail(err, &d);
+  const mmu_level_stats *first = &r.level[0];
+  *out = (tlbsim_chase_result){
+      .nodes = r.nodes,
+      .footprint_bytes = (uint64_t)r.nodes * stride,
+      .cycles_per_access = r.cycles_per_access,
+      .walks_per_access = (double)r.walks / (double)r.loads,
+      .first_hit_rate = first->accesses ? (double)first->hits / (double)first->accesses : 0.0,
+  };
+  return 0;
+}
+
+/* tlbsim alloc's input: a file in `format`, or with "synthetic" the
+ * generated workload `trace` specifies. */
+static alloctrace *open_alloctrace(const char *trace, const char *format, diag *d) {
+  if (format && !strcmp(format, "synthetic")) {
+    alloctrace_synth s;
+    alloctrace_synth_default(&s);
+    diag why;
+    if (alloctrace_synth_parse(&s, trace ? trace : "", &why))
+      return diag_set(d, "tlbsim_alloc", 0, "synthetic: %s", why.msg), NULL;
+    return alloctrace_open_synth(&s, d);
+  }
+  alloctrace_format f = ALLOCTRACE_AUTO;
+  if (!trace) return diag_set(d, "tlbsim_alloc", 0, "no trace (NULL)"), NULL;
+  if (format && alloctrace_format_parse(format, &f))
+    return diag_set(d, trace, 0, "allocation input format '%s' is not known", format), NULL;
+  return alloctrace_open(trace, f, -1, d);
+}
+
+/* tlbsim alloc's capacity: *capacity when set, else the preset's
+ * machine.phys_memory when one is named or t has no device size (that
+ * then is the capacity: allocreplay_config). */
+static int alloc_capacity(const char *preset, const alloctrace *t, uint64_t *capacity, diag *d) {
+  if (*capacity || (!preset && alloctrace_get_info(t)->device_total)) return 0;
+  cfg *c = cfg_create();
+  if (!c) return diag_set(d, "tlbsim_alloc", 0, "out of memory");
+  int rc = load_config(c, preset ? preset : API_ALLOC_PRESET, NULL, NULL, 0, d);
+  if (!rc) rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, capacity, d);
+  if (!rc && !*capacity) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
+  cfg_destroy(c);
+  return rc;
+}
+
+static int replay_to_end(allocreplay *r, diag *d) {
+  alloctrace_event ev;
+  int got;
+  do got = allocreplay_next(r, &ev, d);
+  while (got == 1);
+  return got;
+}
+
+typedef struct alloc_job {
+  const allocreplay *r;
+  int rc;
+} alloc_job;
+
+static void write_alloc(FILE *f, void *ctx) {
+  alloc_job *j = ctx;
+  j->rc = report_alloc_write(f, REPORT_JSON, j->r);
+}
+
+/* The replay's policies, or tlbsim alloc's defaults. */
+static allocreplay *create_replay(alloctrace *t, const char *const *policies, size_t npolicies, const vas_config *vc,
+                                  diag *d) {
+  static const char *const defaults[] = {"cuda", "caching", "expandable"};
+  diag why;
+  allocreplay *r = npolicies ? allocreplay_create(t, policies, (unsigned)npolicies, vc, &why)
+                             : allocreplay_create(t, defaults, sizeof defaults / sizeof *defaults, vc, &why);
+  if (!r) diag_set(d, "tlbsim_alloc", 0, "%s", why.msg);
+  return r;
+}
+
+char *tlbsim_alloc(const char *trace, const char *input_format, const char *const *policies, size_t npolicies,
+                   const char *preset, uint64_t capacity, const char *const *sets, size_t nsets, char *err) {
+  diag d;
+  if (npolicies > ALLOCREPLAY_MAX_POLICIES)
+    return diag_set(&d, "tlbsim_alloc", 0, "%zu policies: at most %d", npolicies, ALLOCREPLAY_MAX_POLICIES),
+           fail(err, &d), NULL;
+  alloctrace *t = open_alloctrace(trace, input_format, &d);
+  if (!t) return fail(err, &d), NULL;
+  vas_config vc;
+  allocreplay *r = NULL;
+  alloc_job j = {.rc = -1};
+  char *text = NULL;
+  if (!alloc_capacity(preset, t, &capacity, &d) &&
+      !allocreplay_config(&vc, t, capacity, sets, nsets, "tlbsim_alloc", &d) &&
+      (r = create_replay(t, policies, npolicies, &vc, &d)) && !replay_to_end(r, &d)) {
+    j.r = r;
+    text = write_string(write_alloc, &j);
+    if (text && j.rc) {
+      free(text);
+      text = NULL;
+    }
+    if (!text) diag_set(&d, "tlbsim_alloc", 0, "out of memory");
+  }
+  allocreplay_destroy(r);
+  alloctrace_close(t);
+  if (!text) fail(err, &d);
+  return text;
+}

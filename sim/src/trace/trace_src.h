@@ -1,0 +1,30 @@
+/* trace_src.h — a trace's bytes, decompressed: what every reader of the
+ * trace module reads from. Private to the trace module.
+ *
+ * trace_src  a file or stdin ("-") and the codec its first bytes name:
+ *            plain bytes are read() straight into the caller's buffer (no
+ *            copy through a decompressor); gzip (zlib), zstd (libzstd)
+ *            and xz (liblzma) decompress from one input buffer of the
+ *            source's own. Memory is constant.
+ */
+#ifndef TLBSIM_TRACE_SRC_H
+#define TLBSIM_TRACE_SRC_H
+
+#include "tlbsim/trace.h"
+
+typedef struct trace_src trace_src;
+
+/* Opens path ("-": stdin, duplicated so closing leaves the process's stdin
+ * open) and settles its codec from the first bytes. name is the path as
+ * errors print it; it must outlive the source. NULL with d set on error. */
+trace_src *trace_src_open(const char *path, const char *name, diag *d);
+/* Up to cap decompressed bytes into buf: 0 with *got (0 only at the end of
+ * input), or -1 with d as "NAME:LINE: cannot read input: ..." (line: the
+ * line being read, for the message). */
+int trace_src_read(trace_src *s, void *buf, size_t cap, size_t *got, unsigned long line, diag *d);
+/* Bytes taken from the file or pipe so far (compressed bytes for gzip). */
+uint64_t trace_src_offset(const trace_src *s);
+trace_codec trace_src_codec(const trace_src *s);
+void trace_src_close(trace_src *s);
+
+#endif

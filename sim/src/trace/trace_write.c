@@ -1,0 +1,169 @@
+/* trace_write.c — writing a trace (tlbsim/trace.h, trace_writer): records
+ * through their format's encoder (trace_fmt.h) into one buffer, which goes
+ * to the caller's stream plain, gzip'd or zstd-compressed.
+ */
+#include "trace_fmt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define OUT_BYTES (256 * 1024)
+#define GZIP_WRAPPER 16 /* deflateInit2's windowBits + 16: a gzip header and trailer */
+
+struct trace_writer {
+  FILE *f;
+  const char *name;      /* f's name for errors */
+  trace_encode_fn *encode;
+  trace_enc st;
+  trace_codec codec;
+  uint8_t *buf;          /* encoded records not yet written: buf[0, n) */
+  size_t n;
+  uint8_t *zbuf;         /* OUT_BYTES of compressed output */
+  z_stream z;
+  bool z_live;           /* deflateInit2 succeeded: deflateEnd is owed */
+  ZSTD_CStream *zstd;
+  diag err;              /* the first write error, repeated after */
+  bool failed;
+};
+
+static trace_encode_fn *const encoders[] = {
+    [TRACE_NATIVE] = trace_native_encode,
+    [TRACE_LACKEY] = trace_lackey_encode,
+    [TRACE_DIN] = trace_din_encode,
+    [TRACE_BINARY] = trace_bin_encode,
+};
+
+static int write_all(trace_writer *w, const uint8_t *p, size_t n) {
+  errno = 0;
+  if (fwrite(p, 1, n, w->f) == n) return 0;
+  diag_set(&w->err, w->name, 0, "cannot write: %s", strerror(errno ? errno : EIO));
+  w->failed = true;
+  return -1;
+}
+
+static int fail_codec(trace_writer *w, const char *why) {
+  diag_set(&w->err, w->name, 0, "cannot compress: %s", why);
+  w->failed = true;
+  return -1;
+}
+
+/* Compresses buf[0, n) (all of it, and the stream's end when last) and
+ * writes what comes out. */
+static int flush_gzip(trace_writer *w, bool last) {
+  w->z.next_in = w->buf;
+  w->z.avail_in = (uInt)w->n;
+  int rc;
+  do {
+    w->z.next_out = w->zbuf;
+    w->z.avail_out = OUT_BYTES;
+    rc = deflate(&w->z, last ? Z_FINISH : Z_NO_FLUSH);
+    if (rc == Z_STREAM_ERROR) return fail_codec(w, "zlib stream error");
+    if (write_all(w, w->zbuf, OUT_BYTES - w->z.avail_out)) return -1;
+  } while (w->z.avail_out == 0 || (last && rc != Z_STREAM_END));
+  return 0;
+}
+
+static int flush_zstd(trace_writer *w, bool last) {
+  ZSTD_inBuffer in = {w->buf, w->n, 0};
+  size_t left;
+  do {
+    ZSTD_outBuffer out = {w->zbuf, OUT_BYTES, 0};
+    left = ZSTD_compressStream2(w->zstd, &out, &in, last ? ZSTD_e_end : ZSTD_e_continue);
+    if (ZSTD_isError(left)) return fail_codec(w, ZSTD_getErrorName(left));
+    if (write_all(w, w->zbuf, out.pos)) return -1;
+  } while (in.pos < in.size || (last && left));
+  return 0;
+}
+
+static int flush(trace_writer *w, bool last) {
+  int rc = 0;
+  switch (w->codec) {
+  case TRACE_PLAIN: rc = write_all(w, w->buf, w->n); break;
+  case TRACE_GZIP: rc = flush_gzip(w, last); break;
+  case TRACE_ZSTD: rc = flush_zstd(w, last); break;
+  case TRACE_XZ: break; /* never: trace_writer_open refuses it */
+  }
+  w->n = 0;
+  return rc;
+}
+
+static int start_codec(trace_writer *w) {
+  if (w->codec == TRACE_PLAIN) return 0;
+  if (!(w->zbuf = malloc(OUT_BYTES))) return -1;
+  if (w->codec == TRACE_GZIP) {
+    if (deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WRAPPER + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      return -1;
+    w->z_live = true;
+    return 0;
+  }
+  return (w->zstd = ZSTD_createCStream()) ? 0 : -1;
+}
+
+static void release(trace_writer *w) {
+  if (w->z_live) deflateEnd(&w->z);
+  ZSTD_freeCStream(w->zstd);
+  free(w->buf);
+  free(w->zbuf);
+  free(w);
+}
+
+trace_writer *trace_writer_open(FILE *f, const char *name, trace_format fmt, trace_codec codec, diag *d) {
+  if ((unsigned)fmt >= sizeof encoders / sizeof *encoders || !encoders[fmt]) {
+    diag_set(d, name, 0, "tlbsim cannot write %s traces", trace_format_name(fmt));
+    return NULL;
+  }
+  if ((unsigned)codec > TRACE_ZSTD) {
+    diag_set(d, name, 0, "tlbsim reads %s but does not write it: use gzip or zstd", trace_codec_names[codec]);
+    return NULL;
+  }
+  trace_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->buf = malloc(OUT_BYTES)) || (w->codec = codec, start_codec(w))) {
+    diag_set(d, name, 0, "out of memory");
+    if (w) release(w);
+    return NULL;
+  }
+  w->f = f;
+  w->name = name;
+  w->encode = encoders[fmt];
+  if (fmt == TRACE_BINARY) {
+    memcpy(w->buf, trace_bin_magic, TRACE_BIN_HEADER);
+    w->n = TRACE_BIN_HEADER;
+  } else if (fmt == TRACE_NATIVE) {
+    w->n = (size_t)sprintf((char *)w->buf, "#tlbsim-trace 1\n");
+  }
+  return w;
+}
+
+int trace_write(trace_writer *w, const trace_record *rec, const char *file, diag *d) {
+  if (w->failed) {
+    *d = w->err;
+    return -1;
+  }
+  const char *why = NULL;
+  size_t n = w->encode(rec, &w->st, w->buf + w->n, &why);
+  if (!n) return diag_set(d, file, rec->line, "%s", why);
+  w->n += n;
+  if (w->n > OUT_BYTES - TRACE_ENC_MAX && flush(w, false)) {
+    *d = w->err;
+    return -1;
+  }
+  return 0;
+}
+
+int trace_writer_finish(trace_writer *w, diag *d) {
+  int rc = w->failed || flush(w, true) ? -1 : 0;
+  if (!rc && fflush(w->f)) {
+    diag_set(&w->err, w->name, 0, "cannot write: %s", strerror(errno));
+    rc = -1;
+  }
+  if (rc) *d = w->err;
+  release(w);
+  return rc;
+}
+
+void trace_writer_free(trace_writer *w) {
+  if (w) release(w);
+}

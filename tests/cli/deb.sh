@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Debian package: `cpack -G DEB` from the build dir, unpacked into a
+# clean root (dpkg -x), then the packaged tlbsim run from there: `tlbsim
+# formats` (presets found in the package) and the README's demo, whose
+# report must equal the build tree's. Skipped (77) without dpkg-deb or
+# when not root (CI runs the tests as root).
+#   tests/cli/deb.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+if ! command -v dpkg-deb >/dev/null || ! command -v cpack >/dev/null; then
+  echo "deb.sh: no dpkg-deb or cpack: skipped"
+  exit 77
+fi
+[ "$(id -u)" -eq 0 ] || { echo "deb.sh: not root: skipped"; exit 77; }
+work=$build/deb-test root=$build/deb-test/root
+rm -rf "$work"
+mkdir -p "$root"
+fail() { echo "deb.sh: $*" >&2; exit 1; }
+(cd "$build" && cpack -G DEB -B "$work" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log" >&2; fail "cpack failed"; }
+deb=$(ls "$work"/tlbsim_*.deb)
+depends=$(dpkg-deb -f "$deb" Depends)
+for lib in libinih1 libjson-c5 zlib1g libzstd1 liblzma5; do
+  grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
+done
+dpkg -x "$deb" "$root"
+prefix=$(cmake -L -N "$build" | sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p')
+usr=$root$prefix
+for f in bin/tlbsim include/tlbsim/tlbsim.h share/tlbsim/presets/x86-64.ini share/man/man1/tlbsim.1 \
+  share/man/man5/tlbsim.ini.5 share/man/man5/tlbsim-trace.5 share/bash-completion/completions/tlbsim; do
+  [ -f "$usr/$f" ] || fail "no $f in the package"
+done
+libdir=$(dirname "$(find "$usr" -name libtlbsim.so.0)")
+export LD_LIBRARY_PATH=$libdir TLBSIM_PRESET_PATH=$usr/share/tlbsim/presets
+! ldd "$libdir/libtlbsim.so.0" | grep -q "not found" || fail "libtlbsim.so.0: $(ldd "$libdir/libtlbsim.so.0" | grep 'not found')"
+
+"$usr/bin/tlbsim" formats >"$work/formats"
+grep -q "^  x86-64 " "$work/formats" && grep -qx "  (from $usr/share/tlbsim/presets)" "$work/formats" ||
+  fail "tlbsim formats: no packaged preset x86-64"
+cd "$src"
+"$usr/bin/tlbsim" run --preset x86-64 traces/samples/demo.trace >"$work/demo"
+"$build/sim/tlbsim" run --preset x86-64 traces/samples/demo.trace | diff - "$work/demo" >&2 || fail "demo differs"
+grep -q "l1d" "$work/demo" || fail "demo: no l1d"
+# The Python package from the package, over the packaged library.
+if command -v /usr/bin/python3 >/dev/null; then
+  # A sanitized build's library needs its runtime preloaded ($TLBSIM_TEST_PRELOAD, tests/install.cmake).
+  accesses=$(PYTHONPATH=$(dirname "$(find "$usr" -path '*dist-packages/tlbsim' -type d)") \
+    LD_PRELOAD=${TLBSIM_TEST_PRELOAD:-} ASAN_OPTIONS=detect_leaks=0 /usr/bin/python3 -c \
+    'import sys, tlbsim; print(tlbsim.run(sys.argv[1], preset="x86-64")["accesses"])' traces/samples/demo.trace)
+  [ "$accesses" = 46 ] || fail "python: accesses $accesses, want 46"
+fi
+echo "deb: ok ($(basename "$deb"))"

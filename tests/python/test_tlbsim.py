@@ -1,0 +1,147 @@
+"""The Python package (python/tlbsim) over the build tree's libtlbsim, against
+the tlbsim program on the same input: run's report, mrc's rows, chase's
+points, alloc's rows, single accesses, and errors as tlbsim.Error with the
+library's line.
+    TLBSIM_LIBRARY=.../libtlbsim.so PYTHONPATH=python python3 test_tlbsim.py TLBSIM SOURCE_DIR
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import tlbsim
+
+TLBSIM, SRC = sys.argv[1], sys.argv[2]
+DEMO = SRC + "/traces/samples/demo.trace"
+STRIDE = SRC + "/traces/samples/stride.lackey"
+
+
+def cli(*args):
+    return subprocess.run([TLBSIM, *args], check=True, capture_output=True, text=True).stdout
+
+
+class Run(unittest.TestCase):
+    def test_report_equals_cli(self):
+        got = tlbsim.run(DEMO, preset="x86-64")
+        want = json.loads(cli("run", "--preset", "x86-64", "--format", "json", DEMO))
+        self.assertEqual(got, want)
+        self.assertEqual(got["accesses"], 46)
+        self.assertEqual(got["tlb"]["l1d"]["misses"], 24)
+
+    def test_sets(self):
+        got = tlbsim.run(DEMO, sets=["tlb.l1d.entries=4", "tlb.l1d.ways=4"])
+        want = json.loads(cli("run", "--set", "tlb.l1d.entries=4", "--set", "tlb.l1d.ways=4", "--format", "json",
+                              DEMO))
+        self.assertEqual(got["tlb"]["l1d"], want["tlb"]["l1d"])
+
+    def test_machine_access_and_stat(self):
+        with tlbsim.Machine() as m:
+            for _ in range(2):
+                for page in range(5):
+                    m.access(page << 12, 8)
+            self.assertEqual(m.stat("accesses"), 10)
+            self.assertEqual(m.stat("page_faults"), 5)
+            self.assertEqual(m.stat("tlb.l1d.misses"), 5)
+            header, values = m.report("csv").splitlines()
+            self.assertEqual(values.split(",")[header.split(",").index("tlb.l1d.misses")], "5")
+
+    def test_errors(self):
+        with self.assertRaisesRegex(tlbsim.Error, r"^tlbsim_machine_create:1: unknown key 'entriez' in \[tlb.l1d\]$"):
+            tlbsim.Machine(sets=["tlb.l1d.entriez=4"])
+        with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_access:1: kind 'Q' is not R, W or X$"):
+            tlbsim.Machine().access(0, 8, kind="Q")
+        with self.assertRaisesRegex(tlbsim.Error, "^/nonexistent"):
+            tlbsim.run("/nonexistent")
+        with self.assertRaisesRegex(tlbsim.Error, r"^tlbsim_size: '4Q' is not a size"):
+            tlbsim.chase("4Q", 64)
+
+
+class Mrc(unittest.TestCase):
+    def test_rows_equal_cli(self):
+        got = tlbsim.mrc(STRIDE, page_sizes="4K,2M", max_entries=64, frame=False)
+        want = list(csv.DictReader(io.StringIO(cli("mrc", "--page-size", "4K,2M", "--max-entries", "64", STRIDE))))
+        self.assertEqual(len(got), 54)
+        self.assertEqual(len(got), len(want))
+        for g, w in zip(got, want):
+            self.assertEqual({k: str(v) if not isinstance(v, float) else repr(v) for k, v in g.items()}, w)
+        self.assertEqual(got[0], {"page_bytes": 4096, "sets": 1, "ways": 1, "entries": 1, "accesses": 256,
+                                  "misses": 256, "miss_ratio": 1.0})
+
+
+class Chase(unittest.TestCase):
+    def test_points_equal_cli(self):
+        got = tlbsim.chase(["1M", "64M"], stride="2M", preset="h200", frame=False)
+        want = list(csv.DictReader(io.StringIO(cli("chase", "--preset", "h200", "--footprint", "1M,64M",
+                                                   "--stride", "2M"))))
+        self.assertEqual([r["footprint_bytes"] for r in got], [int(w["footprint_bytes"]) for w in want])
+        self.assertEqual([r["cycles_per_access"] for r in got], [float(w["cycles_per_access"]) for w in want])
+        self.assertEqual(got[1]["cycles_per_access"], 285.0)
+        self.assertEqual(got[1]["nodes"], 32)
+
+
+class Alloc(unittest.TestCase):
+    def test_rows_equal_cli(self):
+        trace = SRC + "/traces/torch/mlp_train.json.gz"
+        got = tlbsim.alloc(trace, policies=["cuda", "caching"], frame=False)
+        want = json.loads(cli("alloc", "--format", "json", "--policy", "cuda", "--policy", "caching", trace))
+        self.assertEqual(got, want)
+        self.assertEqual([r["policy"] for r in got], ["cuda", "caching"])
+        self.assertEqual([r["peak_reserved_bytes"] for r in got], [1746927616, 2835349504])
+        self.assertEqual(got[1]["recorded"]["model"], "caching")
+        self.assertEqual(tlbsim.alloc(trace, policies=["buddy"], frame=False)[0]["policy"], "buddy")
+
+    def test_first_oom(self):
+        """Four 4 KiB blocks in 16 KiB, the first and third freed: 8 KiB at
+        line 7 finds 8 KiB free in two pieces (fragmentation)."""
+        with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
+            f.write("alloc 1 4K\nalloc 2 4K\nalloc 3 4K\nalloc 4 4K\nfree 1\nfree 3\nalloc 5 8K\n")
+        try:
+            [row] = tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", input_format="native", frame=False)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual({k: row[k] for k in ("ooms", "first_oom_event", "first_oom_request_bytes",
+                                                "first_oom_largest_free_extent", "first_oom_reason")},
+                         {"ooms": 1, "first_oom_event": 7, "first_oom_request_bytes": 8192,
+                          "first_oom_largest_free_extent": 4096, "first_oom_reason": "fragmentation"})
+
+    def test_synthetic_equals_cli(self):
+        got = tlbsim.alloc(synthetic="requests=40", policies=["caching", "first-fit"], capacity=1 << 30,
+                           sets=["vas.max_split_size=64M"], frame=False)
+        want = json.loads(cli("alloc", "--format", "json", "--synthetic=requests=40", "--policy", "caching",
+                              "--policy", "first-fit", "--capacity", "1G", "--set", "max_split_size=64M"))
+        self.assertEqual(got, want)
+
+    def test_errors(self):
+        with self.assertRaisesRegex(tlbsim.Error, "^/nonexistent"):
+            tlbsim.alloc("/nonexistent")
+        with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_alloc: unknown allocator policy 'worst-fit'"):
+            tlbsim.alloc(synthetic="", policies=["worst-fit"])
+        with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_alloc:1: unknown allocator parameter 'nosuch'"):
+            tlbsim.alloc(synthetic="", sets=["nosuch=1"])
+        with self.assertRaisesRegex(tlbsim.Error, "^tlbsim.alloc: a trace or synthetic=SPEC"):
+            tlbsim.alloc()
+
+
+class Misc(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(tlbsim.version(), r"^\d+\.\d+\.\d+$")
+
+    def test_frames(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.assertIsInstance(tlbsim.mrc(STRIDE, max_entries=4), list)
+            with self.assertRaises(ImportError):
+                tlbsim.mrc(STRIDE, max_entries=4, frame=True)
+            self.assertIsInstance(tlbsim.alloc(synthetic="requests=4", policies=["cuda"]), list)
+        else:
+            self.assertEqual(list(tlbsim.mrc(STRIDE, max_entries=4).columns)[:3], ["page_bytes", "sets", "ways"])
+            self.assertEqual(list(tlbsim.alloc(synthetic="requests=4", policies=["cuda"]).policy), ["cuda"])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)

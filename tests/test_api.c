@@ -1,0 +1,278 @@
+/* test_api.c — libtlbsim's facade (tlbsim/tlbsim.h), linked against the
+ * shared library as a user's program is: machines from presets, files and
+ * overrides; accesses and traces; statistics by column; reports; miss-ratio
+ * curves; chase points; allocation replays; and every error as one located
+ * line. Known values are those of `tlbsim run`, `tlbsim mrc`, `tlbsim chase`
+ * and `tlbsim alloc` on the same input; the allocation summaries are also
+ * compared byte for byte with what the tlbsim program (TLBSIM_PROGRAM)
+ * prints. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tlbsim/tlbsim.h"
+
+#define DEMO TLBSIM_SOURCE_DIR "/traces/samples/demo.trace"
+#define STRIDE TLBSIM_SOURCE_DIR "/traces/samples/stride.lackey"
+#define MLP TLBSIM_SOURCE_DIR "/traces/torch/mlp_train.json.gz"
+
+static double stat(tlbsim_machine *m, const char *column) {
+  char err[TLBSIM_ERROR_MAX];
+  double v = -1;
+  CU_ASSERT_EQUAL(tlbsim_stat(m, column, &v, err), 0);
+  return v;
+}
+
+static void test_version(void) { CU_ASSERT_STRING_EQUAL(tlbsim_version(), TLBSIM_VERSION); }
+
+static void test_size(void) {
+  char err[TLBSIM_ERROR_MAX];
+  uint64_t v;
+  CU_ASSERT_EQUAL(tlbsim_size("2MiB", &v, err), 0);
+  CU_ASSERT_EQUAL(v, 2u << 20);
+  CU_ASSERT_EQUAL(tlbsim_size("0x1000", &v, err), 0);
+  CU_ASSERT_EQUAL(v, 4096);
+  CU_ASSERT_EQUAL(tlbsim_size("4Q", &v, err), -1);
+  CU_ASSERT_EQUAL(strncmp(err, "tlbsim_size: '4Q' is not a size", 31), 0);
+}
+
+static void test_run_trace(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("x86-64", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL_FATAL(tlbsim_run_trace(m, DEMO, "native", err), 0);
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 46);
+  CU_ASSERT_EQUAL(stat(m, "tlb.l1d.misses"), 24);
+  CU_ASSERT_EQUAL(stat(m, "walks"), 24);
+  CU_ASSERT_DOUBLE_EQUAL(stat(m, "cycles_per_access"), 18.3478, 1e-4);
+  CU_ASSERT_EQUAL(tlbsim_stat(m, "tlb.l1d", &(double){0}, err), -1); /* an object, not a column */
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_stat: 'tlb.l1d' is not a numeric column of the report");
+  CU_ASSERT_EQUAL(tlbsim_stat(m, "trace", &(double){0}, err), -1); /* a string column */
+  char *csv = tlbsim_report(m, "csv", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+  CU_ASSERT_PTR_NOT_NULL(strstr(csv, "tlb.l1d.misses"));
+  tlbsim_free(csv);
+  CU_ASSERT_PTR_NULL(tlbsim_report(m, "xml", err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_report: the format is not json, csv or text");
+  tlbsim_machine_destroy(m);
+}
+
+/* Overrides apply, and accesses one by one count as a trace's would. */
+static void test_sets_and_access(void) {
+  char err[TLBSIM_ERROR_MAX];
+  const char *sets[] = {"tlb.l1d.entries=4", "tlb.l1d.ways=4"};
+  tlbsim_machine *m = tlbsim_machine_create(NULL, NULL, sets, 2, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  for (int pass = 0; pass < 2; pass++)
+    for (uint64_t p = 0; p < 5; p++) CU_ASSERT_EQUAL(tlbsim_access(m, 'R', p << 12, 8, err), 0);
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 10);
+  CU_ASSERT_EQUAL(stat(m, "tlb.l1d.misses"), 10); /* 5 pages round 4 LRU entries: every access misses */
+  CU_ASSERT_EQUAL(stat(m, "page_faults"), 5);
+  CU_ASSERT_EQUAL(tlbsim_access(m, 'Q', 0, 8, err), -1);
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_access:11: kind 'Q' is not R, W or X");
+  CU_ASSERT_EQUAL(tlbsim_access(m, 'R', 0, 0, err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "tlbsim_access:12: size 0"));
+  tlbsim_machine_destroy(m);
+}
+
+static void test_config_file(void) {
+  char err[TLBSIM_ERROR_MAX], path[] = "/tmp/test_api_XXXXXX";
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("[machine]\nformat = x86-64-4\n[tlb.l1d]\nentries = 8\nways = 8\npolicy = lru\n"
+        "page_size = 4K\nnext = walk\nserves = data\nbogus = 1\n",
+        f);
+  fclose(f);
+  CU_ASSERT_PTR_NULL(tlbsim_machine_create(NULL, path, NULL, 0, err));
+  char want[600];
+  snprintf(want, sizeof want, "%s:10: unknown key 'bogus' in [tlb.l1d]", path);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  unlink(path);
+  CU_ASSERT_PTR_NULL(tlbsim_machine_create("x86-64", path, NULL, 0, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_machine_create: a preset or a config file, not both");
+  CU_ASSERT_PTR_NULL(tlbsim_machine_create("no-such-preset", NULL, NULL, 0, err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-preset"));
+}
+
+static void test_trace_errors(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create(NULL, NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(tlbsim_run_trace(m, DEMO, "mp3", err), -1);
+  CU_ASSERT_STRING_EQUAL(err, DEMO ": trace format 'mp3' is not known");
+  CU_ASSERT_EQUAL(tlbsim_run_trace(m, "/nonexistent/trace", NULL, err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/trace"));
+  tlbsim_machine_destroy(m);
+}
+
+/* The rows `tlbsim mrc --page-size 4K,2M --max-entries 64` prints. */
+static void test_mrc(void) {
+  char err[TLBSIM_ERROR_MAX];
+  char *csv = tlbsim_mrc(STRIDE, NULL, "4K,2M", 64, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+  const char *head = "page_bytes,sets,ways,entries,accesses,misses,miss_ratio\n4096,1,1,1,256,256,1.0\n";
+  CU_ASSERT_EQUAL(strncmp(csv, head, strlen(head)), 0);
+  size_t rows = 0;
+  for (const char *p = csv; (p = strchr(p, '\n')); p++) rows++;
+  CU_ASSERT_EQUAL(rows, 55); /* the header, 7 fully associative and 20 set-associative rows per page size */
+  tlbsim_free(csv);
+  CU_ASSERT_PTR_NULL(tlbsim_mrc(STRIDE, NULL, "4K,3K", 0, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_mrc: page sizes '4K,3K': not a list of at most 8 distinct powers of two");
+}
+
+/* `tlbsim chase --preset h200 --footprint 64M --stride 2M`: 285 cycles. */
+static void test_chase(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("h200", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  tlbsim_chase_result r;
+  CU_ASSERT_EQUAL_FATAL(tlbsim_chase(m, 64u << 20, 2u << 20, 0, "seq", "contiguous", &r, err), 0);
+  CU_ASSERT_EQUAL(r.nodes, 32);
+  CU_ASSERT_EQUAL(r.footprint_bytes, 64u << 20);
+  CU_ASSERT_DOUBLE_EQUAL(r.cycles_per_access, 285.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r.walks_per_access, 0.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r.first_hit_rate, 1.0, 1e-9);
+  CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 12, 0, NULL, NULL, &r, err), -1);
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase: stride 12 is not a multiple of 8 bytes");
+  CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 64, 0, "backwards", NULL, &r, err), -1);
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase: order 'backwards' is not seq or random");
+  tlbsim_machine_destroy(m);
+}
+
+/* What `tlbsim ARGS` prints on stdout (malloc'd), NULL if it failed. */
+static char *program_output(const char *args) {
+  char cmd[1024], *text = NULL;
+  size_t len = 0;
+  snprintf(cmd, sizeof cmd, "'%s' %s", TLBSIM_PROGRAM, args);
+  FILE *p = popen(cmd, "r"), *out = open_memstream(&text, &len);
+  if (!p || !out) return NULL;
+  for (int c; (c = fgetc(p)) != EOF;) fputc(c, out);
+  fclose(out);
+  if (pclose(p)) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* The object of `policy` in a summary: from its "policy" key on. */
+static const char *policy_object(const char *doc, const char *policy) {
+  char key[64];
+  snprintf(key, sizeof key, "\"policy\":\"%s\"", policy);
+  return strstr(doc, key);
+}
+
+/* A PyTorch snapshot through cuda and caching: the numbers of `tlbsim
+ * alloc` and its very text, the recording beside caching's model. */
+static void test_alloc_snapshot(void) {
+  char err[TLBSIM_ERROR_MAX];
+  const char *policies[] = {"cuda", "caching"};
+  char *doc = tlbsim_alloc(MLP, NULL, policies, 2, NULL, 0, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+  char *cli = program_output("alloc --format json --policy cuda --policy caching " MLP);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+  CU_ASSERT_STRING_EQUAL(doc, cli);
+  const char *cuda = policy_object(doc, "cuda"), *caching = policy_object(doc, "caching");
+  CU_ASSERT_FATAL(doc[0] == '[' && cuda && caching && cuda < caching);
+  CU_ASSERT_PTR_NOT_NULL(strstr(cuda, "\"peak_reserved_bytes\":1746927616,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(cuda, "\"driver_allocs\":3965,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(caching, "\"peak_reserved_bytes\":2835349504,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(caching, "\"peak_allocated_bytes\":1746011136,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(caching, "\"driver_allocs\":78,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(caching, "\"live_regions_2m_end\":193,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(caching, "\"model\":\"caching\""));
+  tlbsim_free(cli);
+  tlbsim_free(doc);
+}
+
+/* Four 4 KiB blocks fill 16 KiB; freeing the first and third leaves 8 KiB
+ * free in two pieces, so 8 KiB at line 7 fails for fragmentation. One
+ * policy: one object, not an array. */
+static void test_alloc_native_oom(void) {
+  char err[TLBSIM_ERROR_MAX], path[] = "/tmp/test_api_XXXXXX";
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("alloc 1 4K\nalloc 2 4K\nalloc 3 4K\nalloc 4 4K\nfree 1\nfree 3\nalloc 5 8K\n", f);
+  fclose(f);
+  const char *policies[] = {"first-fit"};
+  char *doc = tlbsim_alloc(path, "native", policies, 1, NULL, 16384, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+  const char *head = "{\n  \"policy\":\"first-fit\",\n";
+  CU_ASSERT_EQUAL(strncmp(doc, head, strlen(head)), 0);
+  const char *want[] = {"\"capacity_bytes\":16384,", "\"peak_requested_bytes\":16384,", "\"ooms\":1,",
+                        "\"first_oom_event\":7,", "\"first_oom_request_bytes\":8192,",
+                        "\"first_oom_free_bytes\":8192,", "\"first_oom_largest_free_extent\":4096,",
+                        "\"first_oom_reason\":\"fragmentation\",", "\"ooms_fragmentation\":1,",
+                        "\"external_fragmentation_max\":0.5,", "\"live_buffers_end\":2,"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) CU_ASSERT_PTR_NOT_NULL(strstr(doc, want[i]));
+  tlbsim_free(doc);
+  f = fopen(path, "w");
+  fputs("alloc 1 4K\nfree 9\n", f);
+  fclose(f);
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(path, NULL, NULL, 0, NULL, 0, NULL, 0, err));
+  char line[600];
+  snprintf(line, sizeof line, "%s:2: free of allocation 9, which is not live", path);
+  CU_ASSERT_STRING_EQUAL(err, line);
+  unlink(path);
+}
+
+/* The generated workload, settings and a capacity: as `tlbsim alloc
+ * --synthetic` prints it. */
+static void test_alloc_synthetic(void) {
+  char err[TLBSIM_ERROR_MAX];
+  const char *policies[] = {"caching", "first-fit"}, *sets[] = {"vas.max_split_size=64M"};
+  char *doc = tlbsim_alloc("requests=300,seed=3", "synthetic", policies, 2, NULL, 1u << 30, sets, 1, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+  char *cli = program_output("alloc --format json --synthetic=requests=300,seed=3 --policy caching "
+                             "--policy first-fit --capacity 1G --set max_split_size=64M");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+  CU_ASSERT_STRING_EQUAL(doc, cli);
+  CU_ASSERT_PTR_NOT_NULL(strstr(doc, "\"trace\":\"<synthetic>\""));
+  tlbsim_free(cli);
+  tlbsim_free(doc);
+}
+
+static void test_alloc_errors(void) {
+  char err[TLBSIM_ERROR_MAX];
+  const char *worst[] = {"worst-fit"}, *bad_set[] = {"max_split_size=1M", "nosuch=1"};
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(MLP, NULL, worst, 1, NULL, 0, NULL, 0, err));
+  CU_ASSERT_EQUAL(strncmp(err, "tlbsim_alloc: unknown allocator policy 'worst-fit' (known: ", 59), 0);
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(MLP, NULL, NULL, 0, NULL, 0, bad_set, 2, err));
+  CU_ASSERT_EQUAL(strncmp(err, "tlbsim_alloc:2: unknown allocator parameter 'nosuch'", 52), 0);
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(MLP, "mp3", NULL, 0, NULL, 0, NULL, 0, err));
+  CU_ASSERT_STRING_EQUAL(err, MLP ": allocation input format 'mp3' is not known");
+  CU_ASSERT_PTR_NULL(tlbsim_alloc("bogus=1", "synthetic", NULL, 0, NULL, 0, NULL, 0, err));
+  CU_ASSERT_EQUAL(strncmp(err, "tlbsim_alloc: synthetic: ", 25), 0);
+  CU_ASSERT_PTR_NULL(tlbsim_alloc("/nonexistent/trace.json", NULL, NULL, 0, NULL, 0, NULL, 0, err));
+  CU_ASSERT_EQUAL(strncmp(err, "/nonexistent/trace.json", 23), 0);
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(NULL, "native", NULL, 0, NULL, 0, NULL, 0, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_alloc: no trace (NULL)");
+  const char *seventeen[17] = {"cuda", "cuda", "cuda", "cuda", "cuda", "cuda", "cuda", "cuda", "cuda",
+                               "cuda", "cuda", "cuda", "cuda", "cuda", "cuda", "cuda", "cuda"};
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(MLP, NULL, seventeen, 17, NULL, 0, NULL, 0, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_alloc: 17 policies: at most 16");
+  CU_ASSERT_PTR_NULL(tlbsim_alloc(MLP, NULL, NULL, 0, "no-such-preset", 0, NULL, 0, err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-preset"));
+}
+
+int main(void) {
+  static const test_case cases[] = {{"version", test_version},
+                                    {"size", test_size},
+                                    {"run_trace", test_run_trace},
+                                    {"sets_and_access", test_sets_and_access},
+                                    {"config_file", test_config_file},
+                                    {"trace_errors", test_trace_errors},
+                                    {"mrc", test_mrc},
+                                    {"chase", test_chase},
+                                    {"alloc_snapshot", test_alloc_snapshot},
+                                    {"alloc_native_oom", test_alloc_native_oom},
+                                    {"alloc_synthetic", test_alloc_synthetic},
+                                    {"alloc_errors", test_alloc_errors},
+                                    {NULL, NULL}};
+  static const test_suite suites[] = {{"api", cases}, {NULL, NULL}};
+  return harness_run(suites);
+}

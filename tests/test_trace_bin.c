@@ -1,0 +1,537 @@
+/* test_trace_bin.c — the binary format, the writers and the codecs: every
+ * record kind round-trips through every format that holds it, compressed or
+ * not; bad binary input ends in one FILE:RECORD error; what a text format
+ * cannot hold is refused with the record's line; the line parsers' fast
+ * paths agree with the general ones. Inputs are temp files in the working
+ * directory (the build tree). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "champsim_record.h"
+#include "harness.h"
+#include "tlbsim/pt.h"
+#include "tlbsim/trace.h"
+
+#define MAX_RECS 64
+
+static void temp_name(char path[32]) {
+  strcpy(path, "tbin-XXXXXX");
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  close(fd);
+}
+
+static void write_bytes(const void *p, size_t n, char path[32]) {
+  temp_name(path);
+  FILE *f = fopen(path, "wb");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT_FATAL(fwrite(p, 1, n, f) == n);
+  fclose(f);
+}
+
+/* Every record of path: the count (-1 on error, with d). */
+static long read_all(const char *path, trace_format fmt, trace_record *rec, size_t max, diag *d) {
+  trace_reader *r = trace_open(path, fmt, d);
+  if (!r) return -1;
+  long n = 0;
+  int k;
+  trace_record one;
+  while ((k = trace_next(r, (size_t)n < max ? &rec[n] : &one, d)) == 1) n++;
+  trace_close(r);
+  return k < 0 ? -1 : n;
+}
+
+/* Writes recs with a writer into a temp file. */
+static int write_records(const trace_record *recs, size_t n, trace_format fmt, trace_codec codec, char path[32],
+                         diag *d) {
+  temp_name(path);
+  FILE *f = fopen(path, "wb");
+  CU_ASSERT_FATAL(f != NULL);
+  trace_writer *w = trace_writer_open(f, path, fmt, codec, d);
+  CU_ASSERT_FATAL(w != NULL);
+  for (size_t i = 0; i < n; i++)
+    if (trace_write(w, &recs[i], "in.trace", d)) {
+      trace_writer_free(w);
+      fclose(f);
+      return -1;
+    }
+  int rc = trace_writer_finish(w, d);
+  fclose(f);
+  return rc;
+}
+
+/* One of every kind, with the fields a round trip must keep. */
+static const char every_kind[] = "r 0x1000 8\n"
+                                 "w 0x1008 8\n"
+                                 "x 0x400000 4\n"
+                                 "r 0x0fff 2\n"
+                                 "r 0xfffffffffffffff0 16\n"
+                                 "w 0x10 3\n"
+                                 "alloc 7 1M align=4096 stream=3\n"
+                                 "r @7+0x40 8\n"
+                                 "free 7\n"
+                                 "map 0x200000 2M page=2M prot=r-x\n"
+                                 "map 0x600000 4K prot=none\n"
+                                 "protect 0x200000 2M prot=r\n"
+                                 "unmap 0x200000 2M\n"
+                                 "ctx 4294967295\n"
+                                 "mark phase-2\n"
+                                 "r 0x7fff0000 100000\n";
+
+static void read_every_kind(trace_record *recs, long *n) {
+  char path[32];
+  write_bytes(every_kind, strlen(every_kind), path);
+  diag d;
+  *n = read_all(path, TRACE_NATIVE, recs, MAX_RECS, &d);
+  CU_ASSERT_EQUAL_FATAL(*n, 16);
+  unlink(path);
+}
+
+/* Records equal field by field but for their source line (a writer's
+ * input keeps its own). */
+static bool same_record(const trace_record *x, const trace_record *y) {
+  return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
+         x->asid == y->asid && x->stream == y->stream && x->alloc_id == y->alloc_id && x->addr == y->addr &&
+         x->size == y->size && x->align == y->align && x->page_size == y->page_size && x->frame == y->frame &&
+         x->has_frame == y->has_frame && !strcmp(x->label, y->label);
+}
+
+static void check_same(const trace_record *a, const trace_record *b, long n) {
+  for (long i = 0; i < n; i++) {
+    CU_ASSERT_TRUE(same_record(&a[i], &b[i]));
+    if (!same_record(&a[i], &b[i])) fprintf(stderr, "\n  record %ld differs\n", i);
+  }
+}
+
+static void round_trip(trace_format fmt, trace_codec codec) {
+  trace_record in[MAX_RECS], out[MAX_RECS];
+  long n;
+  read_every_kind(in, &n);
+  char path[32];
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(write_records(in, (size_t)n, fmt, codec, path, &d), 0);
+  trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_EQUAL(trace_get_format(r), fmt);
+  trace_close(r);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, out, MAX_RECS, &d), n);
+  check_same(in, out, n);
+  for (long i = 0; fmt == TRACE_BINARY && i < n; i++) CU_ASSERT_EQUAL(out[i].line, (unsigned long)i + 1);
+  unlink(path);
+}
+
+static void test_round_trips(void) {
+  for (trace_codec c = TRACE_PLAIN; c <= TRACE_ZSTD; c++) {
+    round_trip(TRACE_BINARY, c);
+    round_trip(TRACE_NATIVE, c);
+  }
+}
+
+/* The exact bytes of a few records: the format as traces/FORMAT.md says. */
+static void test_binary_bytes(void) {
+  const trace_record recs[] = {
+      {.kind = REC_ACCESS, .access = TRACE_READ, .addr = 0x1000, .size = 8},
+      {.kind = REC_ACCESS, .access = TRACE_WRITE, .addr = 0x1008, .size = 8},
+      {.kind = REC_ACCESS, .access = TRACE_READ, .addr = 0x1010, .size = 8},
+      {.kind = REC_ACCESS, .access = TRACE_EXEC, .addr = 0x1000, .size = 3},
+      {.kind = REC_CTX, .asid = 300},
+  };
+  static const uint8_t want[] = {0x89, 'T', 'L', 'B', 'T', 'R', 'C', 1,
+                                 0x0c, 0x80, 0x40,      /* r, size code 3, delta +0x1000 zigzag 0x2000 */
+                                 0x0d, 0x10,            /* w, size 8, delta +8 (zigzag 16) */
+                                 0x2c,                  /* r, size 8, repeat */
+                                 0x1e, 0x1f, 3,         /* x, size varint, delta -0x10 (zigzag 31), size 3 */
+                                 0x1b, 0xac, 0x02};     /* code 6 (ctx), 300 */
+  char path[32];
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(write_records(recs, 5, TRACE_BINARY, TRACE_PLAIN, path, &d), 0);
+  uint8_t got[64];
+  FILE *f = fopen(path, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  size_t n = fread(got, 1, sizeof got, f);
+  fclose(f);
+  CU_ASSERT_EQUAL(n, sizeof want);
+  CU_ASSERT_EQUAL(memcmp(got, want, sizeof want), 0);
+  unlink(path);
+}
+
+typedef struct bad_bin {
+  uint8_t bytes[24];
+  size_t n;
+  unsigned long record;
+  const char *what;
+} bad_bin;
+
+static void test_binary_errors(void) {
+  static const bad_bin cases[] = {
+      {{0x0c, 0x80}, 2, 1, "cut off"},
+      {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 14, 2, "longer than 64 bits"},
+      {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, 13, 2, "longer than 64 bits"},
+      {{0x40, 0x00}, 2, 1, "reserved tag bits"},
+      {{0x23}, 1, 1, "unknown record code"},
+      {{0x1c, 0x00, 0x00}, 3, 1, "a size of 0"},
+      {{0x1c, 0x01, 0x02}, 3, 1, "wraps past the top"},
+      {{0x1f, 0x05, 0x80}, 3, 1, "cut off"},
+      {{0x1f, 0x00}, 2, 1, "mark label of 0"},
+      {{0x1f, 0x02, 'a', 0x01}, 4, 1, "not printable"},
+      {{0x0f, 0x00, 0x01, 0x00, 0x10}, 5, 1, "beyond r, w and x"},
+      {{0x07, 0x01, 0x10, 0x03, 0x00}, 5, 1, "not a power of two"},
+      {{0x1b, 0x80, 0x80, 0x80, 0x80, 0x10}, 6, 1, "beyond 32 bits"},
+      {{0x03, 0x03, 0x00, 0x00, 0x01}, 5, 1, "access kind beyond 2"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    uint8_t buf[64];
+    memcpy(buf, "\x89TLBTRC\x01", 8);
+    memcpy(buf + 8, cases[i].bytes, cases[i].n);
+    char path[32], prefix[64];
+    write_bytes(buf, 8 + cases[i].n, path);
+    trace_record recs[4];
+    diag d;
+    CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, recs, 4, &d), -1);
+    snprintf(prefix, sizeof prefix, "%s:%lu: ", path, cases[i].record);
+    CU_ASSERT_EQUAL(strncmp(d.msg, prefix, strlen(prefix)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, cases[i].what));
+    if (strncmp(d.msg, prefix, strlen(prefix)) || !strstr(d.msg, cases[i].what))
+      fprintf(stderr, "\n  case %zu: wanted %s...%s, got %s\n", i, prefix, cases[i].what, d.msg);
+    unlink(path);
+  }
+  /* the header: another version, and a text file read as binary */
+  char path[32];
+  trace_record rec;
+  diag d;
+  write_bytes("\x89TLBTRC\x02\x00", 9, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, &rec, 1, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "unsupported binary trace version 2 (tlbsim reads 1)"));
+  unlink(path);
+  write_bytes("r 0x10\n", 7, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_BINARY, &rec, 1, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not a binary trace"));
+  unlink(path);
+}
+
+/* Enough records to cross many buffer refills and blocks, with the other
+ * kinds among them, read back the same whatever the codec. */
+static void test_binary_long(void) {
+  enum { N = 300000 };
+  char path[32];
+  temp_name(path);
+  FILE *f = fopen(path, "wb");
+  CU_ASSERT_FATAL(f != NULL);
+  diag d;
+  trace_writer *w = trace_writer_open(f, path, TRACE_BINARY, TRACE_ZSTD, &d);
+  CU_ASSERT_FATAL(w != NULL);
+  uint64_t x = 1;
+  for (unsigned long i = 0; i < N; i++) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    trace_record rec = {.kind = REC_ACCESS, .access = (trace_access)(i % 3), .addr = i % 7 ? i * 8 : x >> 1,
+                        .size = 1 + i % 9, .line = i + 1};
+    if (i % 1000 == 999) rec = (trace_record){.kind = REC_MARK, .label = "m", .line = i + 1};
+    CU_ASSERT_EQUAL_FATAL(trace_write(w, &rec, "gen", &d), 0);
+  }
+  CU_ASSERT_EQUAL_FATAL(trace_writer_finish(w, &d), 0);
+  fclose(f);
+  trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_record rec;
+  unsigned long i = 0, bad = 0;
+  x = 1;
+  while (trace_next(r, &rec, &d) == 1) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    bool mark = i % 1000 == 999;
+    if (rec.line != i + 1 || (mark ? rec.kind != REC_MARK : rec.addr != (i % 7 ? i * 8 : x >> 1) || rec.size != 1 + i % 9))
+      bad++;
+    i++;
+  }
+  trace_close(r);
+  CU_ASSERT_EQUAL(i, N);
+  CU_ASSERT_EQUAL(bad, 0);
+  unlink(path);
+}
+
+/* What lackey and din cannot hold is refused with the record's line. */
+static void test_writer_refusals(void) {
+  trace_record recs[MAX_RECS];
+  long n;
+  read_every_kind(recs, &n);
+  char path[32];
+  diag d;
+  CU_ASSERT_EQUAL(write_records(recs, (size_t)n, TRACE_DIN, TRACE_PLAIN, path, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "in.trace:1: din holds no sizes, and this access is longer than 1 byte (convert to "
+                                "lackey, native or binary)");
+  unlink(path);
+  CU_ASSERT_EQUAL(write_records(recs, (size_t)n, TRACE_LACKEY, TRACE_PLAIN, path, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "in.trace:7: lackey holds accesses to addresses only"));
+  unlink(path);
+  /* what they hold, they keep */
+  trace_record acc[2] = {{.kind = REC_ACCESS, .access = TRACE_WRITE, .addr = 0xabc, .size = 1, .line = 1},
+                         {.kind = REC_ACCESS, .access = TRACE_EXEC, .addr = 0x400000, .size = 1, .line = 2}},
+               back[2];
+  for (trace_format fmt = TRACE_LACKEY; fmt <= TRACE_DIN; fmt++) {
+    CU_ASSERT_EQUAL_FATAL(write_records(acc, 2, fmt, TRACE_GZIP, path, &d), 0);
+    CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, back, 2, &d), 2);
+    check_same(acc, back, 2);
+    unlink(path);
+  }
+}
+
+/* gzip members and zstd frames back to back read as one stream; input cut
+ * inside one, or anything else after one, is an error. */
+static void test_codecs(void) {
+  char path[32];
+  temp_name(path);
+  gzFile gz = gzopen(path, "wb");
+  gzputs(gz, "r 0x10\n");
+  gzclose(gz);
+  FILE *f = fopen(path, "rb");
+  uint8_t member[128];
+  size_t m = fread(member, 1, sizeof member, f);
+  fclose(f);
+  uint8_t two[256];
+  memcpy(two, member, m);
+  memcpy(two + m, member, m);
+  unlink(path);
+  write_bytes(two, 2 * m, path);
+  trace_record rec[4];
+  diag d;
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, rec, 4, &d), 2);
+  unlink(path);
+  memcpy(two + m, "junk", 4);
+  write_bytes(two, m + 4, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, rec, 4, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "data after the end of the gzip stream"));
+  unlink(path);
+
+  uint8_t z[128];
+  size_t zn = ZSTD_compress(z, sizeof z, "r 0x10\nw 0x20\n", 14, 3);
+  CU_ASSERT_FATAL(!ZSTD_isError(zn));
+  memcpy(two, z, zn);
+  memcpy(two + zn, z, zn);
+  write_bytes(two, 2 * zn, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, rec, 4, &d), 4);
+  CU_ASSERT_EQUAL(rec[3].addr, 0x20);
+  CU_ASSERT_EQUAL(rec[3].line, 4);
+  unlink(path);
+  write_bytes(z, zn - 3, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, rec, 4, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "cannot read input"));
+  CU_ASSERT_EQUAL(strncmp(d.msg, path, strlen(path)), 0);
+  unlink(path);
+}
+
+/* text repeated REPEATS times into a temp file: the lines at the start are
+ * read by the formats' scans (many bytes follow them), the last ones by
+ * the line parsers. */
+#define REPEATS 40
+static void write_repeated(const char *text, char path[32]) {
+  size_t len = strlen(text);
+  char *all = malloc(len * REPEATS);
+  CU_ASSERT_FATAL(all != NULL);
+  for (int i = 0; i < REPEATS; i++) memcpy(all + len * (size_t)i, text, len);
+  write_bytes(all, len * REPEATS, path);
+  free(all);
+}
+
+/* din and lackey lines in every shape near the fast paths' edges: 1 and 16
+ * digits, upper case, a 17th (zero) digit, blanks and 0x, each read as
+ * the general parse reads it, by the scans and by the line parsers. */
+static void test_fast_paths(void) {
+  static const char din[] = "0 1\n"
+                            "1 ffffffffffffffff\n"
+                            "2 ABCdef0123456789\n"
+                            "0 0ffffffffffffffff\n"
+                            "1 0x10\n"
+                            "0  20\n"
+                            "0\t30\n"
+                            "3 40 # misc\n"
+                            "0 50 \n";
+  static const uint64_t din_addr[] = {1, UINT64_MAX, 0xABCdef0123456789, UINT64_MAX, 0x10, 0x20, 0x30, 0x40, 0x50};
+  static const trace_access din_kind[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_READ, TRACE_WRITE,
+                                          TRACE_READ, TRACE_READ,  TRACE_READ, TRACE_READ};
+  char path[32];
+  trace_record rec[9 * REPEATS];
+  diag d;
+  write_repeated(din, path);
+  CU_ASSERT_EQUAL_FATAL(read_all(path, TRACE_DIN, rec, 9 * REPEATS, &d), 9 * REPEATS);
+  for (int i = 0; i < 9 * REPEATS; i++) {
+    CU_ASSERT_EQUAL(rec[i].addr, din_addr[i % 9]);
+    CU_ASSERT_EQUAL(rec[i].access, din_kind[i % 9]);
+    CU_ASSERT_EQUAL(rec[i].size, 1);
+    CU_ASSERT_EQUAL(rec[i].line, (unsigned long)i + 1);
+  }
+  unlink(path);
+  static const char lackey[] = " L 0,1\n"
+                               " S ffffffffffffff00,256\n"
+                               "I  ABCdef01,15\n"
+                               " M 00000000000000010,8\n"
+                               " L 10,123456789\n"
+                               " L 10,1234567890\n"
+                               "  L 20,8\n";
+  static const uint64_t lk_addr[] = {0, 0xffffffffffffff00, 0xABCdef01, 0x10, 0x10, 0x10, 0x20};
+  static const uint64_t lk_size[] = {1, 256, 15, 8, 123456789, 1234567890, 8};
+  static const trace_access lk_kind[] = {TRACE_READ, TRACE_WRITE, TRACE_EXEC, TRACE_WRITE,
+                                         TRACE_READ, TRACE_READ,  TRACE_READ};
+  write_repeated(lackey, path);
+  CU_ASSERT_EQUAL_FATAL(read_all(path, TRACE_LACKEY, rec, 7 * REPEATS, &d), 7 * REPEATS);
+  for (int i = 0; i < 7 * REPEATS; i++) {
+    CU_ASSERT_EQUAL(rec[i].addr, lk_addr[i % 7]);
+    CU_ASSERT_EQUAL(rec[i].size, lk_size[i % 7]);
+    CU_ASSERT_EQUAL(rec[i].access, lk_kind[i % 7]);
+    CU_ASSERT_EQUAL(rec[i].line, (unsigned long)i + 1);
+  }
+  unlink(path);
+  /* an error after lines the scans took is still at its line */
+  write_repeated(" L 10,8\n", path);
+  FILE *f = fopen(path, "ab");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs(" L 10,0\n L 20,8\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_LACKEY, rec, 7 * REPEATS, &d), -1);
+  char want[64];
+  snprintf(want, sizeof want, "%s:%d: size: '0' is out of range", path, REPEATS + 1);
+  CU_ASSERT_EQUAL(strncmp(d.msg, want, strlen(want)), 0);
+  unlink(path);
+  /* a bad digit anywhere in a long address is still the general error */
+  write_bytes("0 12345678g\n", 12, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_DIN, rec, 16, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":1: bad hex address"));
+  unlink(path);
+  write_bytes(" L 1234567890abcdefg,4\n", 23, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_LACKEY, rec, 16, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":1: expected ',SIZE' after the address"));
+  unlink(path);
+}
+
+/* ---- ChampSim and pinatrace ---------------------------------------------- */
+
+/* Three instructions as ChampSim's tracer writes them: a plain one, one
+ * with two loads and a store (zero slots between), a taken branch. */
+static void write_champsim(const char *path, const char *compress) {
+  struct input_instr in[3] = {{.ip = 0x401000},
+                              {.ip = 0x401004,
+                               .source_memory = {0x7ffd0010, 0, 0x601040, 0},
+                               .destination_memory = {0, 0x7ffd0020},
+                               .source_registers = {3, 4},
+                               .destination_registers = {5}},
+                              {.ip = 0x401008, .is_branch = 1, .branch_taken = 1}};
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "%s > %s", compress, path);
+  FILE *f = popen(cmd, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT_FATAL(fwrite(in, sizeof in[0], 3, f) == 3);
+  CU_ASSERT_FATAL(pclose(f) == 0);
+}
+
+static void test_champsim(void) {
+  static const char *const compressors[] = {"cat", "xz -c", "gzip -c", "zstd -q -c"};
+  for (size_t c = 0; c < sizeof compressors / sizeof compressors[0]; c++) {
+    char path[32];
+    temp_name(path);
+    write_champsim(path, compressors[c]);
+    trace_record rec[16];
+    diag d;
+    trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_EQUAL(trace_get_format(r), TRACE_CHAMPSIM);
+    trace_close(r);
+    CU_ASSERT_EQUAL_FATAL(read_all(path, TRACE_AUTO, rec, 16, &d), 6);
+    static const trace_access kind[] = {TRACE_EXEC, TRACE_EXEC, TRACE_READ, TRACE_READ, TRACE_WRITE, TRACE_EXEC};
+    static const uint64_t addr[] = {0x401000, 0x401004, 0x7ffd0010, 0x601040, 0x7ffd0020, 0x401008};
+    static const unsigned long line[] = {1, 2, 2, 2, 2, 3};
+    for (int i = 0; i < 6; i++) {
+      CU_ASSERT_EQUAL(rec[i].access, kind[i]);
+      CU_ASSERT_EQUAL(rec[i].addr, addr[i]);
+      CU_ASSERT_EQUAL(rec[i].size, 1);
+      CU_ASSERT_EQUAL(rec[i].line, line[i]);
+    }
+    unlink(path);
+  }
+  /* a record cut off, and a byte no input_instr has */
+  char path[32];
+  temp_name(path);
+  write_champsim(path, "head -c 150");
+  trace_record rec[16];
+  diag d;
+  CU_ASSERT_EQUAL(read_all(path, TRACE_CHAMPSIM, rec, 16, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":3: ChampSim record 3 is cut off: the input ends 22 bytes into its 64"));
+  unlink(path);
+  uint8_t bad[64] = {0x10, 0, 0, 0, 0, 0, 0, 0, 2};
+  write_bytes(bad, sizeof bad, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_CHAMPSIM, rec, 16, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":1: ChampSim record 1: is_branch and branch_taken must be 0 or 1"));
+  unlink(path);
+}
+
+static void test_pinatrace(void) {
+  static const char good[] = "0x400a1c: W 0x7ffd3e0\n"
+                             "0x400a20: R 0x601040\n"
+                             "\n"
+                             "(nil): R (nil)\n"
+                             "#eof\n";
+  char path[32];
+  trace_record rec[8];
+  diag d;
+  write_bytes(good, strlen(good), path);
+  trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_EQUAL(trace_get_format(r), TRACE_PINATRACE);
+  trace_close(r);
+  CU_ASSERT_EQUAL_FATAL(read_all(path, TRACE_AUTO, rec, 8, &d), 3);
+  CU_ASSERT_EQUAL(rec[0].access, TRACE_WRITE);
+  CU_ASSERT_EQUAL(rec[0].addr, 0x7ffd3e0);
+  CU_ASSERT_EQUAL(rec[1].access, TRACE_READ);
+  CU_ASSERT_EQUAL(rec[1].addr, 0x601040);
+  CU_ASSERT_EQUAL(rec[2].addr, 0);
+  CU_ASSERT_EQUAL(rec[2].line, 4);
+  unlink(path);
+  static const struct {
+    const char *text;
+    const char *error;
+  } bad[] = {
+      {"0x1: R 0x2\n", ":1: no #eof line at the end"},
+      {"0x1: R 0x2\n0x1: X 0x2\n#eof\n", ":2: expected R or W"},
+      {"0x1: R 0x2\n0x1 R 0x2\n#eof\n", ":2: expected 'IP: R|W ADDR'"},
+      {"0x1: R 0x2\n0x1: R 12\n#eof\n", ":2: bad address"},
+      {"0x1: R 0x2\n0x1: R 0x10000000000000000\n#eof\n", ":2: bad address"},
+      {"0x1: R 0x2\n#eof\n0x1: R 0x2\n", ":3: text after #eof"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_bytes(bad[i].text, strlen(bad[i].text), path);
+    CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, rec, 8, &d), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, bad[i].error));
+    CU_ASSERT_EQUAL(strncmp(d.msg, path, strlen(path)), 0);
+    if (!strstr(d.msg, bad[i].error)) fprintf(stderr, "\n  case %zu: wanted %s, got %s\n", i, bad[i].error, d.msg);
+    unlink(path);
+  }
+}
+
+int main(void) {
+  static const test_case binary[] = {
+      {"round trips", test_round_trips},
+      {"bytes", test_binary_bytes},
+      {"errors", test_binary_errors},
+      {"long", test_binary_long},
+      {NULL, NULL},
+  };
+  static const test_case writers[] = {
+      {"refusals", test_writer_refusals},
+      {"codecs", test_codecs},
+      {"fast paths", test_fast_paths},
+      {NULL, NULL},
+  };
+  static const test_case foreign[] = {
+      {"champsim", test_champsim},
+      {"pinatrace", test_pinatrace},
+      {NULL, NULL},
+  };
+  static const test_suite suites[] = {
+      {"trace binary", binary},
+      {"trace champsim and pinatrace", foreign},
+      {"trace writers and codecs", writers},
+      {NULL, NULL},
+  };
+  return harness_run(suites);
+}
