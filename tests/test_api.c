@@ -108,6 +108,35 @@ static void test_trace_errors(void) {
   tlbsim_machine_destroy(m);
 }
 
+/* demo.trace fed as text in two halves (split at a line) counts what the
+ * file does: the machine keeps its allocations and address spaces between
+ * calls. Errors name the line within the call. */
+static void test_feed(void) {
+  char err[TLBSIM_ERROR_MAX], *text = malloc(1 << 16);
+  FILE *f = fopen(DEMO, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t len = fread(text, 1, (1 << 16) - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  size_t half = (size_t)(strchr(text + len / 2, '\n') + 1 - text);
+  tlbsim_machine *m = tlbsim_machine_create("x86-64", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL_FATAL(tlbsim_feed(m, text, half, NULL, err), 0);
+  CU_ASSERT_EQUAL_FATAL(tlbsim_feed(m, text + half, len - half, "native", err), 0);
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 46);
+  CU_ASSERT_EQUAL(stat(m, "tlb.l1d.misses"), 24);
+  CU_ASSERT_EQUAL(stat(m, "walks"), 24);
+  CU_ASSERT_DOUBLE_EQUAL(stat(m, "cycles_per_access"), 18.3478, 1e-4);
+  const char bad[] = "r 0x1000 4\nr 0x2000 4 8\n";
+  CU_ASSERT_EQUAL(tlbsim_feed(m, bad, strlen(bad), NULL, err), -1);
+  CU_ASSERT_EQUAL(strncmp(err, "tlbsim_feed:2: ", 15), 0);
+  CU_ASSERT_EQUAL(tlbsim_feed(m, bad, strlen(bad), "mp3", err), -1);
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_feed: trace format 'mp3' is not known");
+  CU_ASSERT_EQUAL(tlbsim_feed(m, "", 0, NULL, err), 0); /* an empty trace */
+  tlbsim_machine_destroy(m);
+  free(text);
+}
+
 /* The rows `tlbsim mrc --page-size 4K,2M --max-entries 64` prints. */
 static void test_mrc(void) {
   char err[TLBSIM_ERROR_MAX];
@@ -266,6 +295,7 @@ int main(void) {
                                     {"sets_and_access", test_sets_and_access},
                                     {"config_file", test_config_file},
                                     {"trace_errors", test_trace_errors},
+                                    {"feed", test_feed},
                                     {"mrc", test_mrc},
                                     {"chase", test_chase},
                                     {"alloc_snapshot", test_alloc_snapshot},

@@ -209,6 +209,57 @@ static void test_untagged_switch_flushes(void) {
   cfg_destroy(c);
 }
 
+static trace_record thread(uint32_t t) { return (trace_record){.kind = REC_THREAD, .thread = t}; }
+
+/* Thread 0 reads 0x5000, thread 1 reads 0x5000 and 0x6000, thread 0 reads
+ * 0x5000 again, thread 2 switches in and reads nothing: each thread's
+ * counts, with the threads sharing an address space or each in its own. */
+static void check_threads(const char *extra, uint64_t t1_misses, uint64_t page_faults) {
+  cfg *c;
+  machine *m = make(extra, &c);
+  diag d;
+  machine_thread_stats t[TRACE_THREAD_MAX];
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(machine_thread_stats_get(m, t), 0); /* no thread named yet */
+  CU_ASSERT_EQUAL(apply(m, thread(1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x6000, 1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, thread(0), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  CU_ASSERT_EQUAL(apply(m, thread(2), &d), 0);
+  CU_ASSERT_EQUAL(machine_thread_stats_get(m, t), 3); /* threads 0 and 1 made accesses */
+  CU_ASSERT_EQUAL(t[0].accesses, 2);
+  CU_ASSERT_EQUAL(t[0].misses[0], 1);
+  CU_ASSERT_EQUAL(t[0].misses[1], 1);
+  CU_ASSERT_EQUAL(t[0].walks, 2); /* demand paging: the walk that faults, then the one that maps */
+  CU_ASSERT_EQUAL(t[1].accesses, 2);
+  CU_ASSERT_EQUAL(t[1].misses[0], t1_misses);
+  CU_ASSERT_EQUAL(t[1].misses[1], t1_misses);
+  CU_ASSERT_EQUAL(t[1].walks, 2 * t1_misses);
+  CU_ASSERT_EQUAL(t[2].accesses, 0);
+  CU_ASSERT_EQUAL(t[0].walks + t[1].walks, mmu_get_stats(machine_get_mmu(m))->walks);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, page_faults);
+  CU_ASSERT_EQUAL(apply(m, thread(TRACE_THREAD_MAX), &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:42: thread 64: thread ids go up to 63");
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+static void test_threads(void) {
+  check_threads("", 1, 2);                                              /* shared: 0x5000 is cached */
+  check_threads("[machine]\naddress_spaces = per-thread\n", 2, 3); /* thread 1 maps its own 0x5000 */
+  FILE *f = fopen("machine_bad.ini", "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("[machine]\naddress_spaces = private\n[tlb.l1d]\nentries = 4\n", f);
+  fclose(f);
+  cfg *c = cfg_create();
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(cfg_load_file(c, "machine_bad.ini", &d), 0);
+  CU_ASSERT_PTR_NULL(from_cfg(c, &d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "'private' is not shared or per-thread"));
+  cfg_destroy(c);
+}
+
 static void test_fetch_without_inst_tlb_ignored(void) {
   FILE *f = fopen("machine_noinst.ini", "w");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -479,6 +530,7 @@ int main(void) {
                                     {"unmap and protect", test_unmap_and_protect},
                                     {"address spaces", test_address_spaces},
                                     {"untagged switch flushes", test_untagged_switch_flushes},
+                                    {"threads", test_threads},
                                     {"fetches without an instruction TLB", test_fetch_without_inst_tlb_ignored},
                                     {"phases", test_phases},
                                     {"configuration errors", test_config_errors},

@@ -634,6 +634,52 @@ static void obs_translated(void *ctx, uint64_t va, const mmu_outcome *o) {
 
 /* Lookups name their set and hit, fills their victim, walks their refs and
  * cycles; faults and shootdowns are reported; no observer, no events. */
+/* A wide LRU set (64 ways: its recency list, tlb.c) evicts exactly what a
+ * plain LRU model does, through hits, invalidated ways and refills: a
+ * pseudo-random stream of 200 pages, some dropped on the way. */
+static void test_wide_lru(void) {
+  tlb_geometry g = arr(64, 64, 12);
+  diag d;
+  tlb *t = tlb_create(&g, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  uint64_t model[64]; /* pages, least recently used first */
+  unsigned held = 0, misses = 0, evictions = 0;
+  uint64_t x = 12345;
+  for (unsigned i = 0; i < 20000; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t page = (x >> 33) % 200;
+    unsigned at = 0;
+    while (at < held && model[at] != page) at++;
+    bool hit = tlb_lookup(t, page << 12, 0, NULL);
+    CU_ASSERT_EQUAL(hit, at < held);
+    if (i % 97 == 0 && at < held) { /* drop it instead: a hole in the set */
+      CU_ASSERT_EQUAL(tlb_invalidate(t, page << 12, 12, 0), 1);
+      memmove(&model[at], &model[at + 1], (held - at - 1) * sizeof *model);
+      held--;
+      continue;
+    }
+    if (at < held) {
+      memmove(&model[at], &model[at + 1], (held - at - 1) * sizeof *model);
+      model[held - 1] = page;
+      continue;
+    }
+    misses++;
+    tlb_victim v;
+    CU_ASSERT_TRUE(tlb_fill(t, page << 12, 0, 12, page << 20, PT_R, 0, &v));
+    CU_ASSERT_EQUAL(v.evicted, held == 64);
+    if (held == 64) {
+      evictions++;
+      CU_ASSERT_EQUAL(v.va, model[0] << 12);
+      memmove(&model[0], &model[1], 63 * sizeof *model);
+      held--;
+    }
+    model[held++] = page;
+  }
+  CU_ASSERT_EQUAL(tlb_occupancy(t), held);
+  CU_ASSERT_TRUE(misses > 5000 && evictions > 4000); /* the stream exercised the victim path */
+  tlb_destroy(t);
+}
+
 static void test_observer(void) {
   pt *t = new_table();
   map(t, 0x1000, 0x50000, 12, PT_R);
@@ -677,6 +723,7 @@ int main(void) {
                                      {"fault_handler_and_latency", test_fault_handler_and_latency},
                                      {"shared_levels_and_walker", test_shared_levels_and_walker},
                                      {"observer", test_observer},
+                                     {"wide_lru", test_wide_lru},
                                      {NULL, NULL}};
   static const test_case config[] = {{"config_errors", test_config_errors}, {NULL, NULL}};
   static const test_suite suites[] = {

@@ -97,7 +97,7 @@ static bool same_record(const trace_record *x, const trace_record *y) {
   return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
          x->asid == y->asid && x->stream == y->stream && x->alloc_id == y->alloc_id && x->addr == y->addr &&
          x->size == y->size && x->align == y->align && x->page_size == y->page_size && x->frame == y->frame &&
-         x->has_frame == y->has_frame && !strcmp(x->label, y->label);
+         x->has_frame == y->has_frame && x->thread == y->thread && !strcmp(x->label, y->label);
 }
 
 static void check_same(const trace_record *a, const trace_record *b, long n) {
@@ -172,7 +172,8 @@ static void test_binary_errors(void) {
       {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 14, 2, "longer than 64 bits"},
       {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, 13, 2, "longer than 64 bits"},
       {{0x40, 0x00}, 2, 1, "reserved tag bits"},
-      {{0x23}, 1, 1, "unknown record code"},
+      {{0x27}, 1, 1, "unknown record code"},
+      {{0x23, 0x40}, 2, 1, "a thread id beyond 63"},
       {{0x1c, 0x00, 0x00}, 3, 1, "a size of 0"},
       {{0x1c, 0x01, 0x02}, 3, 1, "wraps past the top"},
       {{0x1f, 0x05, 0x80}, 3, 1, "cut off"},
@@ -465,6 +466,69 @@ static void test_champsim(void) {
   unlink(path);
 }
 
+/* Thread ids: native thread= becomes REC_THREAD records where the thread
+ * changes; binary and native keep them, din refuses them; the reader's
+ * default thread names the records of a trace without ids. */
+static void test_threads(void) {
+  static const char text[] = "r 0x1000\nr 0x2000 thread=3\nw 0x2000 4 thread=3\nx 0x10\nr 0x1 thread=0\n";
+  static const trace_rec_kind kind[] = {REC_ACCESS, REC_THREAD, REC_ACCESS, REC_ACCESS, REC_THREAD, REC_ACCESS,
+                                        REC_ACCESS};
+  static const uint32_t thread[] = {0, 3, 0, 0, 0, 0, 0};
+  static const unsigned long line[] = {1, 2, 2, 3, 4, 4, 5};
+  char path[32], out[32];
+  write_bytes(text, strlen(text), path);
+  trace_record in[MAX_RECS], back[MAX_RECS];
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(read_all(path, TRACE_NATIVE, in, MAX_RECS, &d), 7);
+  for (int i = 0; i < 7; i++) {
+    CU_ASSERT_EQUAL(in[i].kind, kind[i]);
+    CU_ASSERT_EQUAL(in[i].thread, thread[i]);
+    CU_ASSERT_EQUAL(in[i].line, line[i]);
+  }
+  CU_ASSERT_EQUAL(in[3].addr, 0x2000);
+  CU_ASSERT_EQUAL(in[3].size, 4);
+  for (trace_format fmt = TRACE_NATIVE; fmt <= TRACE_BINARY; fmt += TRACE_BINARY - TRACE_NATIVE) {
+    CU_ASSERT_EQUAL_FATAL(write_records(in, 7, fmt, TRACE_PLAIN, out, &d), 0);
+    CU_ASSERT_EQUAL(read_all(out, TRACE_AUTO, back, MAX_RECS, &d), 7);
+    check_same(in, back, 7);
+    unlink(out);
+  }
+  CU_ASSERT_EQUAL(write_records(in, 7, TRACE_DIN, TRACE_PLAIN, out, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "in.trace:2: din holds no thread ids (convert to native or binary to keep them)");
+  unlink(out);
+  /* a default thread: a REC_THREAD first, and lines without thread= are its */
+  trace_reader *r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_set_thread(r, 5);
+  static const uint32_t by_default[] = {5, 0, 3, 0, 0, 5, 0, 0, 0};
+  for (int i = 0; i < 9; i++) {
+    CU_ASSERT_EQUAL_FATAL(trace_next(r, &in[i], &d), 1);
+    CU_ASSERT_EQUAL(in[i].kind, by_default[i] || i == 7 ? REC_THREAD : REC_ACCESS);
+    CU_ASSERT_EQUAL(in[i].thread, by_default[i]);
+  }
+  CU_ASSERT_EQUAL(trace_next(r, &in[0], &d), 0);
+  trace_close(r);
+  unlink(path);
+  write_bytes("r 0 thread=64\n", 14, path);
+  CU_ASSERT_EQUAL(read_all(path, TRACE_NATIVE, in, MAX_RECS, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, ":1: thread: '64' is out of range (0..63)"));
+  unlink(path);
+  /* ChampSim: one CPU's trace, named by the default thread */
+  temp_name(path);
+  write_champsim(path, "cat");
+  r = trace_open(path, TRACE_AUTO, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_set_thread(r, 2);
+  CU_ASSERT_EQUAL(trace_next(r, &in[0], &d), 1);
+  CU_ASSERT_EQUAL(in[0].kind, REC_THREAD);
+  CU_ASSERT_EQUAL(in[0].thread, 2);
+  long n = 0;
+  while (trace_next(r, &in[0], &d) == 1) n += in[0].kind == REC_ACCESS;
+  CU_ASSERT_EQUAL(n, 6);
+  trace_close(r);
+  unlink(path);
+}
+
 static void test_pinatrace(void) {
   static const char good[] = "0x400a1c: W 0x7ffd3e0\n"
                              "0x400a20: R 0x601040\n"
@@ -525,6 +589,7 @@ int main(void) {
   static const test_case foreign[] = {
       {"champsim", test_champsim},
       {"pinatrace", test_pinatrace},
+      {"threads", test_threads},
       {NULL, NULL},
   };
   static const test_suite suites[] = {

@@ -41,6 +41,7 @@ def _load():
         "tlbsim_machine_destroy": (None, [P]),
         "tlbsim_access": (I, [P, ctypes.c_char, U64, U64, S]),
         "tlbsim_run_trace": (I, [P, S, S, S]),
+        "tlbsim_feed": (I, [P, S, ctypes.c_size_t, S, S]),
         "tlbsim_stat": (I, [P, S, ctypes.POINTER(ctypes.c_double), S]),
         "tlbsim_report": (P, [P, S, S]),
         "tlbsim_mrc": (P, [S, S, S, ctypes.c_uint32, S]),
@@ -128,6 +129,13 @@ class Machine:
     def run_trace(self, path, trace_format=None):
         """Replays a whole trace file (any format tlbsim reads)."""
         _call(_lib.tlbsim_run_trace, self._m, _b(path), _b(trace_format))
+
+    def feed(self, text, trace_format=None):
+        """Replays trace text (native lines: accesses, alloc/free, map/unmap,
+        ctx, mark; or any format tlbsim reads); the machine keeps its state
+        between calls. Errors read "tlbsim_feed:LINE: ..."."""
+        data = text.encode() if isinstance(text, str) else bytes(text)
+        _call(_lib.tlbsim_feed, self._m, data, len(data), _b(trace_format))
 
     def stat(self, column):
         """A statistic by its CSV column name, e.g. "tlb.l1d.misses"."""

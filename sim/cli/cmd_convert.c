@@ -14,6 +14,7 @@ static const char *const writable_names[] = {"binary", "native", "lackey", "din"
 typedef struct convert_opts {
   int from, to, codec; /* trace_format; index in writable_names; trace_codec */
   bool quiet;
+  uint64_t thread; /* the thread (CPU) of records that name none */
   const char *in, *out;
 } convert_opts;
 
@@ -26,6 +27,9 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
        .help = "the output's format: binary (default), native, lackey or din"},
       {.name = "compress", .kind = OPT_CHOICE, .dest = &o->codec, .arg = "C", .choices = trace_codec_names,
        .help = "none (default), gzip or zstd"},
+      {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
+       .help = "the thread (CPU) of the input's records that name none (default 0); native and\n"
+               "binary keep thread ids, lackey and din hold thread 0 only"},
       {.name = "quiet", .kind = OPT_FLAG, .dest = &o->quiet, .help = "no summary line on stderr"},
   };
   const cli_spec spec = {
@@ -65,6 +69,7 @@ int cmd_convert(int argc, char **argv) {
   diag d;
   trace_reader *r = trace_open(o.in, (trace_format)o.from, &d);
   if (!r) return cli_input_error(&d);
+  trace_set_thread(r, (uint32_t)o.thread);
   bool to_stdout = !strcmp(o.out, "-");
   cli_out out = {.f = stdout};
   const char *inputs[] = {o.in, NULL};

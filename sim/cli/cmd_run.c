@@ -15,6 +15,7 @@ typedef struct run_opts {
   cli_config conf;
   int format, trace_fmt; /* report_format, trace_format */
   bool verbose, log, dump_pt;
+  uint64_t thread; /* the thread (CPU) of records that name none */
   const char *trace;
 } run_opts;
 
@@ -25,6 +26,9 @@ static int parse_run(int argc, char **argv, run_opts *o) {
        .help = "text (default), json or csv"},
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &o->trace_fmt, .arg = "F", .choices = trace_format_names,
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
+      {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
+       .help = "the thread (CPU) of the records that name none (default 0): a ChampSim trace is one\n"
+               "CPU's; with it the report has per-thread counts ([machine] address_spaces)"},
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
@@ -146,6 +150,7 @@ int cmd_run(int argc, char **argv) {
   trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
   rc = EXIT_INPUT;
   if (r) {
+    trace_set_thread(r, (uint32_t)o.thread);
     struct stat st;
     progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
     if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;

@@ -18,6 +18,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 counts() { "$tlbsim" run --format csv "$@" | cut -d, -f3-; }
 
 printf '0x400a1c: W 0x7ffd3e0\n0x400a20: R 0x601040\n0x400a24: R 0x601048\n#eof\n' >"$work/pin.out"
+printf 'r 0x1000\nr 0x2000 thread=1\nr 0x1000 thread=1\nr 0x3000 8 thread=2\nw 0x1000\n' >"$work/threads.trace"
 
 # sample | the formats it converts into
 cases=(
@@ -26,6 +27,7 @@ cases=(
   "$src/traces/samples/stride.lackey|binary native lackey"
   "$src/traces/samples/stride.din|binary native lackey din"
   "$work/pin.out|binary native lackey din"
+  "$work/threads.trace|binary native"
 )
 for c in "${cases[@]}"; do
   in=${c%%|*}
@@ -51,6 +53,26 @@ done
 grep -q "^tlbsim convert: 1487 records from <stdin> (din) to <stdout> (binary)$" "$work/err" && ok ||
   bad "summary line: $(cat "$work/err")"
 
+# threads: per-thread counts (shared address space, then one per thread), and
+# --thread naming the thread of records without one
+column() { # column NAME ARGS...: NAME's value in run's CSV
+  local name=$1
+  shift
+  "$tlbsim" run --format csv "$@" | awk -F, -v n="$name" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i}
+    NR == 2 {print c ? $c : "none"}'
+}
+t=$work/threads.trace
+[ "$(column threads.0.accesses "$t")/$(column threads.1.accesses "$t")/$(column threads.2.accesses "$t")" = 2/2/1 ] &&
+  ok || bad "per-thread accesses"
+[ "$(column threads.1.tlb.l1d.misses "$t")" = 1 ] && ok || bad "thread 1 shares thread 0's page"
+[ "$(column threads.1.tlb.l1d.misses --set machine.address_spaces=per-thread "$t")" = 2 ] && ok ||
+  bad "thread 1 in its own address space"
+[ "$(column threads.0.accesses "$src/traces/samples/stride.din")" = none ] && ok || bad "threads without thread ids"
+[ "$(column threads.7.accesses --thread 7 "$src/traces/samples/stride.din")" = 1487 ] && ok || bad "--thread 7"
+"$tlbsim" convert --quiet --thread 5 --to native "$src/traces/samples/stride.din" "$work/t5.trace" &&
+  [ "$(grep -c ' thread=5$' "$work/t5.trace")" = 1487 ] && ok || bad "convert --thread 5"
+"$tlbsim" run "$t" | grep -q '^2  *1  *1  *0  *1  *2  *0$' && ok || bad "text report's thread table"
+
 # errors: exit status, one FILE:LINE line, no OUT left behind
 expect_error() { # expect_error CODE MESSAGE-REGEX ARGS...
   local code=$1 msg=$2
@@ -74,6 +96,12 @@ expect_error 1 "is also an input" convert "$work/pin.out" "$work/pin.out"
 expect_error 1 "reads xz but does not write it" convert --compress xz "$work/pin.out" "$work/x"
 expect_error 2 "" convert --to auto "$work/pin.out" "$work/x"
 expect_error 2 "" convert "$work/pin.out"
+expect_error 1 "^$t:2: din holds no thread ids" convert --to din "$t" "$work/t.din"
+printf 'r 0x10 thread=64\n' >"$work/t64.trace"
+expect_error 1 "^$work/t64.trace:1: thread: '64' is out of range \\(0..63\\)" run "$work/t64.trace"
+expect_error 1 "machine.address_spaces.*'private' is not shared or per-thread" \
+  run --set machine.address_spaces=private "$t"
+expect_error 2 "" run --thread 64 "$t"
 
 echo "convert: $pass passed, $fail failed"
 [ $fail -eq 0 ]

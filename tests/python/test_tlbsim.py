@@ -49,6 +49,18 @@ class Run(unittest.TestCase):
             header, values = m.report("csv").splitlines()
             self.assertEqual(values.split(",")[header.split(",").index("tlb.l1d.misses")], "5")
 
+    def test_feed(self):
+        """Trace text fed in two calls counts what the file does; the
+        allocations made by the first call serve the second."""
+        lines = open(DEMO).read().splitlines(keepends=True)
+        with tlbsim.Machine(preset="x86-64") as m:
+            m.feed("".join(lines[:len(lines) // 2]))
+            m.feed("".join(lines[len(lines) // 2:]).encode())
+            self.assertEqual(m.stat("accesses"), 46)
+            self.assertEqual(m.stat("tlb.l1d.misses"), 24)
+            with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_feed:2: "):
+                m.feed("r 0x1000 4\nbogus 1\n")
+
     def test_errors(self):
         with self.assertRaisesRegex(tlbsim.Error, r"^tlbsim_machine_create:1: unknown key 'entriez' in \[tlb.l1d\]$"):
             tlbsim.Machine(sets=["tlb.l1d.entriez=4"])

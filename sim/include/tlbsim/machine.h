@@ -15,6 +15,10 @@
  *           page faults of demand paging, straddling accesses, and per TLB
  *           level the accesses (not translations) that missed there.
  *
+ * machine_thread_stats  one thread's share of the counters, for traces
+ *           with thread ids (REC_THREAD); [machine] address_spaces says
+ *           whether threads share an address space or each has its own.
+ *
  * machine_phase  the counters at each `mark` record, so reports can show
  *           what every phase of a trace did (at most MACHINE_MAX_PHASES).
  *
@@ -56,6 +60,9 @@ typedef struct machine_spec {
   bool tables_in_memory;         /* [machine] tables_in_memory: page-table nodes take frames of
                                     phys_memory (else they live outside it, at PT_TABLE_PA_BASE) */
   machine_demand demand;         /* [machine] demand_paging */
+  bool thread_spaces;            /* [machine] address_spaces = per-thread: each thread of the trace runs in
+                                    the address space of its id (a REC_THREAD t is also a switch to ASID t);
+                                    shared (false, the default): threads share the current one */
   uint64_t seed;                 /* [machine] seed: allocator and random replacement */
   char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
   vas_config vas;                /* [vas] every allocator parameter (vas_param_*); capacity = phys_memory */
@@ -76,6 +83,16 @@ typedef struct machine_stats {
   uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
   uint64_t oom;               /* alloc or map records that found no memory */
 } machine_stats;
+
+/* One thread's (or CPU's) share of the counters, in a trace that names
+ * threads (REC_THREAD). Kept by difference at each thread switch, so the
+ * per-access path pays nothing for them. */
+typedef struct machine_thread_stats {
+  uint64_t accesses;
+  uint64_t walks;
+  uint64_t faults;                /* accesses that faulted */
+  uint64_t misses[MMU_MAX_LEVELS]; /* translations that missed at each TLB level */
+} machine_thread_stats;
 
 /* Counters as they stood when a phase ended (cumulative from the start). */
 typedef struct machine_phase {
@@ -119,6 +136,10 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max);
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out);
 
 const machine_stats *machine_get_stats(const machine *m);
+/* Each thread's counters so far into out (indexed by thread id, every one
+ * filled); returns the set of threads that made accesses (bit t for thread
+ * t), or 0 for a trace that named no thread. */
+uint64_t machine_thread_stats_get(const machine *m, machine_thread_stats out[TRACE_THREAD_MAX]);
 const machine_spec *machine_get_spec(const machine *m);
 /* The phases of a replay that had marks (none otherwise): each mark
  * closes one. Call once the replay is over: it closes the last. Returns

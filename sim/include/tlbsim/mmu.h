@@ -177,6 +177,21 @@ mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, di
 void mmu_destroy(mmu *m);
 /* Translates one page's worth of access (callers split straddling ones). */
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
+/* The addresses whose translation now would repeat the last one for
+ * free: a first-level hit on the same entry, which only counts (the
+ * entry is the newest already). [lo, lo + span] is that page; kinds has
+ * bit (1 << acc_kind) for each kind that takes that path (the level it
+ * enters at, and the page's protection allows it); 0 when none does.
+ * A replay's loop tests its accesses against the window and counts a run
+ * of them with mmu_repeat_count instead of translating each. */
+typedef struct mmu_window {
+  uint64_t lo, span;
+  unsigned kinds;
+} mmu_window;
+void mmu_repeat_window(const mmu *m, mmu_window *w);
+/* Counts n translations of addresses inside the window, exactly as n
+ * mmu_translate calls would (translations, the level's hits, cycles). */
+void mmu_repeat_count(mmu *m, uint64_t n);
 /* Whether some TLB level serves this kind of access. */
 bool mmu_serves(const mmu *m, acc_kind kind);
 /* Demand paging: called when a walk finds va unmapped. Returning true says

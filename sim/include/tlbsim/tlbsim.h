@@ -57,6 +57,13 @@ int tlbsim_access(tlbsim_machine *m, char kind, uint64_t addr, uint64_t size, ch
  * in `trace_format` ("auto" or NULL, "native", "lackey", "din",
  * "binary"). Counters add up over every call. */
 int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *trace_format, char *err);
+/* Replays trace text held in memory, `len` bytes of it (a native trace's
+ * lines: accesses, alloc/free, map/unmap, ctx, mark; or any format
+ * tlbsim_run_trace reads), as if it were a file named "tlbsim_feed": errors
+ * are "tlbsim_feed:LINE: ...", lines counted from 1 in each call. The
+ * machine keeps its state between calls: an `alloc` fed once is there for
+ * the accesses fed later. */
+int tlbsim_feed(tlbsim_machine *m, const char *text, size_t len, const char *trace_format, char *err);
 
 /* The statistic named `column` as `tlbsim run --format csv` heads it
  * ("accesses", "tlb.l1d.misses", "cycles_per_access", ...) in *out. A

@@ -23,6 +23,12 @@
  * (ChampSim's input_instr). "auto" decides from the first bytes. Every
  * field a record's kind does not use is zero, so records compare field by
  * field.
+ *
+ * Threads: a reader turns the thread ids of a format that has them (the
+ * native format's thread=, the binary format's thread record) into
+ * REC_THREAD records where the thread changes, so accesses stay 16 bytes
+ * and a trace of one thread costs nothing. trace_set_thread names the
+ * thread of the records that name none (a ChampSim trace is one CPU's).
  */
 #ifndef TLBSIM_TRACE_H
 #define TLBSIM_TRACE_H
@@ -39,12 +45,16 @@ typedef enum {
   REC_UNMAP,   /* addr, size */
   REC_PROTECT, /* addr, size, prot */
   REC_CTX,     /* asid */
-  REC_MARK     /* label: a phase boundary reported in timelines */
+  REC_MARK,    /* label: a phase boundary reported in timelines */
+  REC_THREAD   /* thread: the accesses after it are that thread's (or CPU's) */
 } trace_rec_kind;
 
 typedef enum { TRACE_READ, TRACE_WRITE, TRACE_EXEC } trace_access;
 
 #define TRACE_LABEL_MAX 64
+/* Thread (or CPU) ids are 0 to TRACE_THREAD_MAX - 1: what per-thread
+ * statistics keep room for. */
+#define TRACE_THREAD_MAX 64
 /* Longest line a reader accepts (bytes, without the newline): a longer one
  * is an error rather than a reason to grow the buffer without bound. */
 #define TRACE_LINE_MAX (64 * 1024)
@@ -56,6 +66,7 @@ typedef struct trace_record {
   uint8_t prot;         /* PT_R|PT_W|PT_X */
   uint32_t asid;
   uint32_t stream;      /* REC_ALLOC: the stream a caching allocator pools by */
+  uint32_t thread;      /* REC_THREAD: the thread (CPU) from here on, < TRACE_THREAD_MAX */
   uint64_t alloc_id;
   uint64_t addr;
   uint64_t size;
@@ -130,6 +141,9 @@ typedef struct trace_reader trace_reader;
  * blank, a # comment or a valgrind ==PID== banner; an input with no such
  * line is an empty native trace. */
 trace_reader *trace_open(const char *path, trace_format fmt, diag *d);
+/* A reader over len bytes at data (copied; any format and codec trace_open
+ * reads), its errors named `name` ("NAME:LINE: ..."). */
+trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d);
 /* Fills b with the next records (b->n > 0) and returns 1; 0 at the end of
  * input; -1 with d as "FILE:LINE: ...". After -1 every further call repeats
  * the same error. */
@@ -138,6 +152,9 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d);
  * that want few records; don't mix with trace_read_block on one reader.
  * 1: *rec filled; 0: end of input; -1: error as above. */
 int trace_next(trace_reader *r, trace_record *rec, diag *d);
+/* The records that name no thread are thread t's (0 unless set): a
+ * REC_THREAD t comes first when t is not 0. Call before the first read. */
+void trace_set_thread(trace_reader *r, uint32_t t);
 trace_format trace_get_format(const trace_reader *r); /* resolved after auto */
 const char *trace_get_path(const trace_reader *r);    /* "<stdin>" for "-" */
 /* Bytes taken from the file or pipe so far (compressed bytes for a

@@ -158,6 +158,20 @@ int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, ch
   return rc ? fail(err, &d) : 0;
 }
 
+int tlbsim_feed(tlbsim_machine *m, const char *text, size_t len, const char *format, char *err) {
+  diag d;
+  trace_format f = TRACE_AUTO;
+  if (format && trace_format_parse(format, &f))
+    return diag_set(&d, "tlbsim_feed", 0, "trace format '%s' is not known", format), fail(err, &d);
+  trace_reader *r = trace_open_memory("tlbsim_feed", text, len, f, &d);
+  if (!r) return fail(err, &d);
+  int rc = machine_replay(m->m, r, NULL, NULL, &d);
+  snprintf(m->trace, sizeof m->trace, "%s", "tlbsim_feed");
+  snprintf(m->trace_format, sizeof m->trace_format, "%s", trace_format_name(trace_get_format(r)));
+  trace_close(r);
+  return rc ? fail(err, &d) : 0;
+}
+
 static json_object *report_json(tlbsim_machine *m) {
   return report_run_json(m->m, m->trace, m->trace_format, m->config);
 }

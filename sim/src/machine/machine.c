@@ -46,6 +46,11 @@ struct machine {
   size_t alloc_cap, alloc_used; /* live entries */
   size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
   machine_stats stats;
+  machine_thread_stats thread[TRACE_THREAD_MAX]; /* each thread's counters up to its last switch away */
+  machine_thread_stats switched;                 /* the machine's counters at the last thread switch */
+  uint32_t cur_thread;
+  uint64_t threads_seen;                         /* bit t: thread t made accesses before a switch */
+  bool threaded;                                 /* the trace named a thread */
 };
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
@@ -549,19 +554,80 @@ size_t machine_phases(machine *m, const machine_phase **out) {
   return m->nphases;
 }
 
-static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
-  m->stats.context_switches++;
+/* Makes address space asid (created on first use) the current one. */
+static int switch_space(machine *m, uint32_t asid, const char *file, unsigned long line, diag *d) {
   unsigned i = 0;
-  while (i < m->nctx && m->ctx[i].asid != r->asid) i++;
+  while (i < m->nctx && m->ctx[i].asid != asid) i++;
   if (i == m->nctx) {
     if (m->nctx == MACHINE_MAX_CONTEXTS)
-      return diag_set(d, file, r->line, "more than %d address spaces", MACHINE_MAX_CONTEXTS);
+      return diag_set(d, file, line, "more than %d address spaces", MACHINE_MAX_CONTEXTS);
     diag why;
-    if (add_context(m, r->asid, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+    if (add_context(m, asid, &why)) return diag_set(d, file, line, "%s", why.msg);
   }
   m->cur = i;
-  mmu_set_context(m->mmu, r->asid, m->ctx[i].table);
+  mmu_set_context(m->mmu, asid, m->ctx[i].table);
   return 0;
+}
+
+static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
+  m->stats.context_switches++;
+  return switch_space(m, r->asid, file, r->line, d);
+}
+
+/* The counters a thread's share is taken from, as they stand now. */
+static machine_thread_stats thread_counters(const machine *m) {
+  machine_thread_stats t = {.accesses = m->stats.accesses, .walks = mmu_get_stats(m->mmu)->walks,
+                            .faults = m->stats.faults};
+  for (unsigned l = 0; l < m->spec.mmu.nlevels; l++) t.misses[l] = mmu_level_get_stats(m->mmu, l).misses;
+  return t;
+}
+
+/* The current thread's counters as they would stand after a switch now. */
+static machine_thread_stats current_thread(const machine *m, machine_thread_stats now) {
+  machine_thread_stats t = m->thread[m->cur_thread];
+  t.accesses += now.accesses - m->switched.accesses;
+  t.walks += now.walks - m->switched.walks;
+  t.faults += now.faults - m->switched.faults;
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) t.misses[l] += now.misses[l] - m->switched.misses[l];
+  return t;
+}
+
+static int do_thread(machine *m, const trace_record *r, const char *file, diag *d) {
+  if (r->thread >= TRACE_THREAD_MAX)
+    return diag_set(d, file, r->line, "thread %u: thread ids go up to %d", r->thread, TRACE_THREAD_MAX - 1);
+  machine_thread_stats now = thread_counters(m);
+  if (now.accesses != m->switched.accesses) m->threads_seen |= UINT64_C(1) << m->cur_thread;
+  m->thread[m->cur_thread] = current_thread(m, now);
+  m->switched = now;
+  m->cur_thread = r->thread;
+  m->threaded = true;
+  return m->spec.thread_spaces ? switch_space(m, r->thread, file, r->line, d) : 0;
+}
+
+uint64_t machine_thread_stats_get(const machine *m, machine_thread_stats out[TRACE_THREAD_MAX]) {
+  if (!m->threaded) return 0;
+  machine_thread_stats now = thread_counters(m);
+  memcpy(out, m->thread, sizeof m->thread);
+  out[m->cur_thread] = current_thread(m, now);
+  bool current_seen = now.accesses != m->switched.accesses;
+  return m->threads_seen | (uint64_t)current_seen << m->cur_thread;
+}
+
+/* Whether a translates as a repeat of the last translation (mmu_window):
+ * its kind takes that path and all its bytes lie in the window's page. A
+ * TRACE_ACC_OTHER entry never does (its kind's bit is never set). */
+static inline bool in_window(const mmu_window *w, const trace_acc *a) {
+  return (w->kinds >> a->kind & 1) && a->addr - w->lo <= w->span && a->addr + (a->size - 1) - w->lo <= w->span;
+}
+
+/* Counts the run of n accesses the window took (their kinds are counted
+ * as they come): what n one-page first-level hits add up to. */
+static void count_run(machine *m, uint64_t *n) {
+  if (!*n) return;
+  mmu_repeat_count(m->mmu, *n);
+  m->stats.records += *n;
+  m->stats.accesses += *n;
+  *n = 0;
 }
 
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d) {
@@ -570,18 +636,29 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   bool wide = plain_bits < 64 && b->last_byte_or >> plain_bits;
   bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
   size_t other = 0;
+  mmu_window win;
+  mmu_repeat_window(m->mmu, &win);
+  uint64_t run = 0; /* accesses the window took, not counted yet */
   for (size_t i = 0; i < b->n; i++) {
     const trace_acc *a = &b->acc[i];
-    if (a->kind == TRACE_ACC_OTHER) {
-      if (machine_apply(m, &b->other[other++], file, d)) return -1;
+    if (in_window(&win, a)) { /* most of a trace: one page's accesses in a row */
+      m->stats.accesses_by_kind[a->kind]++;
+      run++;
       continue;
     }
-    m->stats.records++;
-    if (skip_fetches && a->kind == TRACE_EXEC) continue;
-    if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
-    if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
-      return check_pages(m, "access", a->addr, a->size, file, b->line[i], d);
+    count_run(m, &run);
+    if (a->kind == TRACE_ACC_OTHER) {
+      if (machine_apply(m, &b->other[other++], file, d)) return -1;
+    } else {
+      m->stats.records++;
+      if (skip_fetches && a->kind == TRACE_EXEC) continue;
+      if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
+      if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
+        return check_pages(m, "access", a->addr, a->size, file, b->line[i], d);
+    }
+    mmu_repeat_window(m->mmu, &win);
   }
+  count_run(m, &run);
   return 0;
 }
 
@@ -611,6 +688,7 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_PROTECT: return do_protect(m, r, file, d);
   case REC_CTX: return do_ctx(m, r, file, d);
   case REC_MARK: return do_mark(m, r, file, d);
+  case REC_THREAD: return do_thread(m, r, file, d);
   }
   return diag_set(d, file, r->line, "unknown record kind");
 }

@@ -1,6 +1,7 @@
 /* Configuration → machine_spec: every key a machine reads, read once.
  * Section names:
- *   [machine]         format, page_size, phys_memory, frame_order, demand_paging, seed, tables_in_memory
+ *   [machine]         format, page_size, phys_memory, frame_order, demand_paging, seed, tables_in_memory,
+ *                     address_spaces
  *   [format.NAME]     a page-table format: va_bits, levels, leaves, sign_extend, description
  *   [vas]             policy and every allocator parameter (vas_param_*)
  *   [latency] [mmu]   latency model, ASID tagging, walker fetch span
@@ -102,6 +103,15 @@ static int read_demand(cfg *c, machine_demand *out, diag *d) {
   return 0;
 }
 
+static int read_address_spaces(cfg *c, bool *per_thread, diag *d) {
+  const char *s;
+  cfg_get_str(c, "machine", "address_spaces", "shared", &s);
+  *per_thread = !strcmp(s, "per-thread");
+  if (!*per_thread && strcmp(s, "shared"))
+    return cfg_error(c, "machine", "address_spaces", d, "'%s' is not shared or per-thread", s);
+  return 0;
+}
+
 static int read_frame_order(cfg *c, phys_order *out, diag *d) {
   const char *s;
   cfg_get_str(c, "machine", "frame_order", phys_order_names[PHYS_LOWEST_FIRST], &s);
@@ -123,7 +133,7 @@ static int read_machine(cfg *c, machine_spec *s, diag *d) {
       cfg_get_size(c, "machine", "phys_memory", 16ull << 30, smallest, PT_TABLE_PA_BASE, &s->phys_memory, d) ||
       cfg_get_u64(c, "machine", "seed", 1, 0, UINT64_MAX, &s->seed, d) || read_demand(c, &s->demand, d) ||
       cfg_get_bool(c, "machine", "tables_in_memory", false, &s->tables_in_memory, d) ||
-      read_frame_order(c, &s->frame_order, d))
+      read_frame_order(c, &s->frame_order, d) || read_address_spaces(c, &s->thread_spaces, d))
     return -1;
   if (!is_leaf_size(f, s->page_size))
     return cfg_error(c, "machine", "page_size", d, "not a page size of format %s", f->name);

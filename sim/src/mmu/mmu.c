@@ -397,6 +397,26 @@ static inline bool repeat(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) 
   return true;
 }
 
+void mmu_repeat_window(const mmu *m, mmu_window *w) {
+  const mmu_repeat *r = &m->rep;
+  w->kinds = 0;
+  if (!r->valid) return;
+  w->lo = r->vpn << r->page_shift;
+  w->span = (1ull << r->page_shift) - 1;
+  for (unsigned k = ACC_READ; k <= ACC_EXEC; k++)
+    if (r->level == m->entry[k == ACC_EXEC] && (r->prot & kind_prot[k])) w->kinds |= 1u << k;
+}
+
+void mmu_repeat_count(mmu *m, uint64_t n) {
+  const mmu_repeat *r = &m->rep;
+  mmu_level *lv = &m->lv[r->level];
+  m->st.translations += n;
+  lv->st.accesses += n;
+  lv->st.hits += n;
+  lv->st.array[r->array].hits += n;
+  m->st.cycles += n * (m->cfg.data_cycles + lv->latency);
+}
+
 static void remember(mmu *m, int level, int array, uint64_t va, const tlb_hit *h) {
   if (m->obs || m->lv[level].shared) return;
   m->rep = (mmu_repeat){.valid = true, .array = (uint8_t)array, .page_shift = h->page_shift, .prot = h->prot,

@@ -15,6 +15,12 @@
  * shuffling): LRU restamps on every look-up hit and fill, FIFO only when an
  * entry is allocated. Tree-PLRU keeps ways-1 bits per set in heap order
  * (node n has children 2n and 2n+1; node 1 is the root).
+ *
+ * Wide LRU sets (more than WIDE_WAYS ways: a 64-entry fully associative
+ * TLB) keep a recency list besides the stamps, so a fill of a full set
+ * takes the oldest way without scanning every stamp: the list is in stamp
+ * order, so it names the way the scan would. A per-set count of the ways
+ * in use lets a full set skip the search for an empty way.
  */
 #include "tlbsim/tlb.h"
 
@@ -54,7 +60,60 @@ struct tlb {
   uint32_t plru_words;
   uint32_t *widx;        /* wide sets: open-addressed slot+1 per key, 0 = empty */
   size_t widx_mask;
+  uint32_t *older, *newer;   /* wide LRU sets: each slot's neighbours in its set's recency list (NO_SLOT: none) */
+  uint32_t *oldest, *newest; /* wide LRU sets, per set: the ends of its list */
+  uint32_t *in_use;          /* wide LRU sets, per set: ways that hold a key */
 };
+
+#define NO_SLOT UINT32_MAX
+
+/* --- the recency list of a wide LRU set ------------------------------------ */
+
+static void list_unlink(tlb *t, uint32_t set, uint32_t slot) {
+  uint32_t o = t->older[slot], n = t->newer[slot];
+  if (o != NO_SLOT) t->newer[o] = n;
+  else t->oldest[set] = n;
+  if (n != NO_SLOT) t->older[n] = o;
+  else t->newest[set] = o;
+}
+
+static void list_push_newest(tlb *t, uint32_t set, uint32_t slot) {
+  uint32_t n = t->newest[set];
+  t->older[slot] = n;
+  t->newer[slot] = NO_SLOT;
+  if (n != NO_SLOT) t->newer[n] = slot;
+  else t->oldest[set] = slot;
+  t->newest[set] = slot;
+}
+
+/* The set a slot belongs to: a shift for the usual power-of-two ways (a
+ * division costs tens of cycles on every hit). */
+static inline uint32_t set_of_slot(const tlb *t, size_t slot) {
+  return (uint32_t)(t->way_bits ? slot >> t->way_bits : slot / t->ways);
+}
+
+static void list_touch(tlb *t, size_t slot) {
+  uint32_t set = set_of_slot(t, slot);
+  if (t->newest[set] == slot) return;
+  list_unlink(t, set, (uint32_t)slot);
+  list_push_newest(t, set, (uint32_t)slot);
+}
+
+/* Lists in way order (all empty), and counts of ways in use. */
+static int list_create(tlb *t) {
+  size_t n = t->g.entries;
+  t->older = malloc(n * sizeof *t->older);
+  t->newer = malloc(n * sizeof *t->newer);
+  t->oldest = malloc(t->sets * sizeof *t->oldest);
+  t->newest = malloc(t->sets * sizeof *t->newest);
+  t->in_use = calloc(t->sets, sizeof *t->in_use);
+  if (!t->older || !t->newer || !t->oldest || !t->newest || !t->in_use) return -1;
+  for (uint32_t set = 0; set < t->sets; set++) {
+    t->oldest[set] = t->newest[set] = NO_SLOT;
+    for (uint32_t w = 0; w < t->ways; w++) list_push_newest(t, set, set * t->ways + w);
+  }
+  return 0;
+}
 
 #define WIDE_WAYS 32
 
@@ -162,6 +221,7 @@ tlb *tlb_create(const tlb_geometry *g, diag *d) {
     t->widx_mask = cap - 1;
     if (!t->widx) goto oom;
   }
+  if (g->ways > WIDE_WAYS && g->policy == TLB_LRU && list_create(t)) goto oom;
   if (g->policy == TLB_PLRU) {
     t->plru_words = (g->ways + 63) / 64;
     t->plru = calloc((size_t)t->sets * t->plru_words, sizeof *t->plru);
@@ -181,6 +241,11 @@ void tlb_destroy(tlb *t) {
   free(t->e);
   free(t->spa);
   free(t->plru);
+  free(t->older);
+  free(t->newer);
+  free(t->oldest);
+  free(t->newest);
+  free(t->in_use);
   free(t);
 }
 
@@ -260,6 +325,7 @@ static void widx_remove(tlb *t, size_t slot) {
 
 /* Every change of a slot's key goes through here to keep the index right. */
 static void set_key(tlb *t, size_t slot, uint64_t tag, uint64_t meta) {
+  if (t->in_use) t->in_use[set_of_slot(t, slot)] += (uint32_t)(tag != NO_TAG) - (uint32_t)(t->key[slot].tag != NO_TAG);
   if (t->widx && t->key[slot].tag != NO_TAG) widx_remove(t, slot);
   t->key[slot] = (tlb_key){tag, meta};
   if (t->widx && tag != NO_TAG) {
@@ -346,7 +412,10 @@ static uint32_t plru_victim(const tlb *t, size_t base) {
 
 /* Replacement state for a use of slot (hit or fill). */
 static inline void touch(tlb *t, size_t slot) {
-  if (t->g.policy == TLB_LRU) t->e[slot].stamp = ++t->clock;
+  if (t->g.policy == TLB_LRU) {
+    t->e[slot].stamp = ++t->clock;
+    if (t->newest) list_touch(t, slot);
+  }
   else if (t->g.policy == TLB_PLRU) plru_touch(t, slot);
 }
 
@@ -379,6 +448,8 @@ bool tlb_probe(const tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
 
 /* The way a new entry takes in the set at `base`. */
 static uint32_t victim_way(tlb *t, size_t base) {
+  uint32_t set = set_of_slot(t, base);
+  if (t->in_use && t->in_use[set] == t->ways) return (uint32_t)(t->oldest[set] - base); /* the smallest stamp */
   for (uint32_t w = 0; w < t->ways; w++)
     if (t->key[base + w].tag == NO_TAG) return w;
   switch (t->g.policy) {
@@ -388,8 +459,12 @@ static uint32_t victim_way(tlb *t, size_t base) {
   case TLB_FIFO: break;
   }
   uint32_t best = 0;
-  for (uint32_t w = 1; w < t->ways; w++)
-    if (t->e[base + w].stamp < t->e[base + best].stamp) best = w;
+  uint64_t oldest = t->e[base].stamp;
+  for (uint32_t w = 1; w < t->ways; w++) {
+    uint64_t stamp = t->e[base + w].stamp;
+    best = stamp < oldest ? w : best;
+    oldest = stamp < oldest ? stamp : oldest;
+  }
   return best;
 }
 

@@ -71,6 +71,35 @@ static json_object *phases_json(machine *m) {
   return arr;
 }
 
+/* Each thread's counts, by thread id, for a trace that names threads:
+ * NULL otherwise. Only the threads that made accesses: the columns follow
+ * the trace, not the configuration, so they are `run`'s alone (a sweep's
+ * columns come from its configurations). */
+static json_object *threads_json(const machine *m) {
+  machine_thread_stats t[TRACE_THREAD_MAX];
+  uint64_t seen = machine_thread_stats_get(m, t);
+  if (!seen) return NULL;
+  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
+  json_object *all = json_object_new_object();
+  for (unsigned i = 0; i < TRACE_THREAD_MAX; i++) {
+    if (!(seen >> i & 1)) continue;
+    json_object *o = json_object_new_object(), *levels = json_object_new_object();
+    put_u64(o, "accesses", t[i].accesses);
+    for (unsigned l = 0; l < mc->nlevels; l++) {
+      json_object *lv = json_object_new_object();
+      put_u64(lv, "misses", t[i].misses[l]);
+      json_object_object_add(levels, mc->level[l].name, lv);
+    }
+    json_object_object_add(o, "tlb", levels);
+    put_u64(o, "walks", t[i].walks);
+    put_u64(o, "faults", t[i].faults);
+    char id[12];
+    snprintf(id, sizeof id, "%u", i);
+    json_object_object_add(all, id, o);
+  }
+  return all;
+}
+
 json_object *report_run_json(machine *m, const char *trace, const char *format_name, const char *config) {
   stats_schema sc;
   stats_snapshot snap;
@@ -92,6 +121,8 @@ json_object *report_run_json(machine *m, const char *trace, const char *format_n
     else v = json_object_new_double(stats_ratio(&snap, c));
     json_object_object_add(at, leaf, v);
   }
+  json_object *threads = threads_json(m);
+  if (threads) json_object_object_add(doc, "threads", threads);
   json_object_object_add(doc, "phases", phases_json(m));
   return doc;
 }
@@ -168,6 +199,29 @@ static void write_phases_text(FILE *out, json_object *phases) {
                " alloc and map records, frees: free and unmap records)\n");
 }
 
+static void write_threads_text(FILE *out, json_object *threads) {
+  if (!threads) return;
+  fprintf(out, "\n%-10s %14s", "thread", "accesses");
+  json_object_object_foreach(threads, first_id, first) {
+    (void)first_id;
+    json_object_object_foreach(get_obj(first, "tlb"), lname, unused) {
+      (void)unused;
+      fprintf(out, " %14.14s", lname);
+    }
+    break; /* every thread has the same levels */
+  }
+  fprintf(out, " %14s %14s\n", "walks", "faults");
+  json_object_object_foreach(threads, id, t) {
+    fprintf(out, "%-10s %14llu", id, (unsigned long long)get_u64(t, "accesses"));
+    json_object_object_foreach(get_obj(t, "tlb"), name, lv) {
+      (void)name;
+      fprintf(out, " %14llu", (unsigned long long)get_u64(lv, "misses"));
+    }
+    fprintf(out, " %14llu %14llu\n", (unsigned long long)get_u64(t, "walks"), (unsigned long long)get_u64(t, "faults"));
+  }
+  fprintf(out, "(misses per TLB level)\n");
+}
+
 static void write_text(FILE *out, json_object *doc) {
   json_object *v;
   fprintf(out, "trace     %s (%s)\n", json_object_get_string(get_obj(doc, "trace")),
@@ -213,6 +267,7 @@ static void write_text(FILE *out, json_object *doc) {
   v = get_obj(doc, "cycles_per_access");
   fprintf(out, "cycles    %llu predicted, %.3f per access\n", (unsigned long long)get_u64(doc, "cycles"),
           v ? json_object_get_double(v) : 0.0);
+  write_threads_text(out, get_obj(doc, "threads"));
   write_phases_text(out, get_obj(doc, "phases"));
 }
 

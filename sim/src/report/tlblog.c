@@ -225,7 +225,7 @@ static tally take(const machine *m) {
                  st->page_faults};
 }
 
-static const char *const kind_names[] = {"access", "alloc", "free", "map", "unmap", "protect", "ctx", "mark"};
+static const char *const kind_names[] = {"access", "alloc", "free", "map", "unmap", "protect", "ctx", "mark", "thread"};
 static const char access_chars[] = "rwx";
 
 static void prot_text(unsigned prot, char out[4]) {
@@ -258,6 +258,7 @@ static void record_text(tlblog *l, const trace_record *r) {
     break;
   case REC_CTX: add(l, "ctx %u", r->asid); break;
   case REC_MARK: add(l, "mark %s", r->label); break;
+  case REC_THREAD: add(l, "thread %u", r->thread); break;
   }
 }
 
@@ -398,6 +399,9 @@ int tlblog_apply(tlblog *l, const trace_record *r, const char *file, diag *d) {
     break;
   case REC_MARK:
     if (l->format == TLBLOG_JSON) json_object_object_add(l->obj, "label", json_object_new_string(r->label));
+    break;
+  case REC_THREAD:
+    if (l->format == TLBLOG_JSON) put_u64(l->obj, "thread", r->thread);
     break;
   }
   if (l->format == TLBLOG_TEXT) {

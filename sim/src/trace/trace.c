@@ -56,6 +56,8 @@ struct trace_reader {
   trace_end_fn *at_end;
   trace_bytes bin;       /* a binary format's decoding state */
   unsigned carry;        /* line.carry points here */
+  uint32_t thread_now;   /* line.thread_now points here */
+  bool thread_first;     /* trace_set_thread named a thread the first block announces */
   char *name;            /* the path, or "<stdin>" */
   char *buf;             /* BUF_BYTES + 1 + TRACE_PAD: a NUL after a last line, and the padding */
   size_t start, end;     /* unconsumed input is buf[start, end) */
@@ -227,29 +229,28 @@ static int take_header(trace_reader *r, diag *d) {
   return fail(r, d);
 }
 
-trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
-  if (!path || !*path) {
-    diag_set(d, NULL, 0, "no trace file given");
-    return NULL;
-  }
+/* A reader named `name` over the file at path, or over len bytes at data
+ * when data is set. */
+static trace_reader *open_reader(const char *path, const char *name, trace_format fmt, const char *data,
+                                 size_t len, diag *d) {
   if ((unsigned)fmt >= NFORMATS) {
     diag_set(d, path, 0, "unknown trace format %d", (int)fmt);
     return NULL;
   }
-  bool is_stdin = !strcmp(path, "-");
   trace_reader *r = calloc(1, sizeof *r);
-  if (!r || !(r->buf = calloc(1, BUF_BYTES + 1 + TRACE_PAD)) ||
-      !(r->name = strdup(is_stdin ? "<stdin>" : path))) {
+  if (!r || !(r->buf = calloc(1, BUF_BYTES + 1 + TRACE_PAD)) || !(r->name = strdup(name))) {
     diag_set(d, path, 0, "out of memory");
     trace_close(r);
     return NULL;
   }
-  if (!(r->src = trace_src_open(path, r->name, d))) {
+  r->src = data ? trace_src_open_memory(data, len, r->name, d) : trace_src_open(path, r->name, d);
+  if (!r->src) {
     trace_close(r);
     return NULL;
   }
   r->line.file = r->name;
   r->line.carry = &r->carry;
+  r->line.thread_now = &r->thread_now;
   r->bin.file = r->name;
   r->fmt = fmt;
   if (first_bytes(r, d) || (r->fmt == TRACE_AUTO && sniff(r, d)) || (formats[r->fmt].magic && take_header(r, d))) {
@@ -261,6 +262,18 @@ trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
   r->at_end = formats[r->fmt].at_end;
   r->scan = formats[r->fmt].scan;
   return r;
+}
+
+trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
+  if (!path || !*path) {
+    diag_set(d, NULL, 0, "no trace file given");
+    return NULL;
+  }
+  return open_reader(path, strcmp(path, "-") ? path : "<stdin>", fmt, NULL, 0, d);
+}
+
+trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d) {
+  return open_reader(name, name, fmt, data ? data : "", len, d);
 }
 
 trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line) {
@@ -297,11 +310,15 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   b->n = b->nother = 0;
   b->last_byte_or = 0;
   b->kinds = 0;
+  if (r->thread_first) {
+    r->thread_first = false;
+    trace_emit_thread(b, r->thread_now, 0);
+  }
   if (r->decode) {
     decode_block(r, b);
     return b->n ? 1 : r->failed ? fail(r, d) : 0;
   }
-  while (b->n < TRACE_BLOCK_MAX && b->nother < TRACE_BLOCK_OTHER_MAX) {
+  while (b->n + 1 < TRACE_BLOCK_MAX && b->nother + 1 < TRACE_BLOCK_OTHER_MAX) {
     if (r->scan && !r->pending) {
       r->start = (size_t)(r->scan(r->buf + r->start, r->buf + r->end, b, &r->line.no) - r->buf);
       if (b->n == TRACE_BLOCK_MAX) break;
@@ -354,6 +371,11 @@ int trace_next(trace_reader *r, trace_record *rec, diag *d) {
   else expand(a, b->line[r->one_at], rec);
   r->one_at++;
   return 1;
+}
+
+void trace_set_thread(trace_reader *r, uint32_t t) {
+  r->line.thread_default = r->thread_now = t;
+  r->thread_first = t != 0;
 }
 
 trace_format trace_get_format(const trace_reader *r) { return r->fmt; }

@@ -33,10 +33,13 @@ typedef enum {
   CODE_PROTECT,  /* VA SIZE PROT */
   CODE_CTX,      /* ASID */
   CODE_MARK,     /* LENGTH, then that many label bytes */
+  CODE_THREAD,   /* THREAD: the accesses after it are this thread's (or CPU's) */
   NCODES
 } record_code;
 
 /* ---- decoding ------------------------------------------------------------ */
+
+_Static_assert(TRACE_THREAD_MAX == 64, "decode_other's message names the thread limit");
 
 /* A LEB128 number of at most 64 bits (ten bytes); NULL if longer or wider. */
 static inline const uint8_t *get_num(const uint8_t *p, uint64_t *v) {
@@ -100,9 +103,9 @@ static int decode_mark(trace_bytes *in, trace_record *rec, diag *d) {
 
 /* A record of kind 3 (anything but an absolute access) into rec. */
 static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag *d) {
-  static const trace_rec_kind kind_of[NCODES] = {REC_ACCESS, REC_ALLOC, REC_FREE,    REC_MAP,
-                                                 REC_UNMAP,  REC_PROTECT, REC_CTX, REC_MARK};
-  static const uint8_t nums_of[NCODES] = {4, 4, 1, 4, 2, 3, 1, 0};
+  static const trace_rec_kind kind_of[NCODES] = {REC_ACCESS, REC_ALLOC,   REC_FREE, REC_MAP,   REC_UNMAP,
+                                                 REC_PROTECT, REC_CTX, REC_MARK, REC_THREAD};
+  static const uint8_t nums_of[NCODES] = {4, 4, 1, 4, 2, 3, 1, 0, 1};
   if (code >= NCODES) return bad(in, d, "an unknown record code");
   uint64_t v[4];
   if (get_nums(in, d, v, nums_of[code])) return -1;
@@ -134,6 +137,9 @@ static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag 
     return check_range(in, d, v[0], v[1]) || check_prot(in, d, v[2]) ? -1 : 0;
   case CODE_CTX: rec->asid = (uint32_t)v[0]; return check_u32(in, d, v[0]);
   case CODE_MARK: return decode_mark(in, rec, d);
+  case CODE_THREAD:
+    rec->thread = (uint32_t)v[0];
+    return v[0] >= TRACE_THREAD_MAX ? bad(in, d, "a thread id beyond 63") : 0;
   case NCODES: break;
   }
   return bad(in, d, "an unknown record code");
@@ -250,6 +256,7 @@ size_t trace_bin_encode(const trace_record *rec, trace_enc *st, uint8_t *out, co
   case REC_UNMAP: code = CODE_UNMAP, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size}, 2); break;
   case REC_PROTECT: code = CODE_PROTECT, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, rec->prot}, 3); break;
   case REC_CTX: code = CODE_CTX, p = put_num(p, rec->asid); break;
+  case REC_THREAD: code = CODE_THREAD, p = put_num(p, rec->thread); break;
   case REC_MARK: {
     size_t len = strnlen(rec->label, TRACE_LABEL_MAX - 1);
     code = CODE_MARK;

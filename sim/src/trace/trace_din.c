@@ -44,16 +44,18 @@ static inline bool parse_common(const trace_line *ln, trace_block *b) {
 }
 
 const char *trace_din_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
+  trace_put put = trace_put_begin(b, *line);
   /* the longest common line: label, blank, 16 digits, newline */
-  while (b->n < TRACE_BLOCK_MAX && end - s >= 19) {
+  while (put.n < TRACE_BLOCK_MAX && end - s >= 19) {
     unsigned label = (unsigned)(unsigned char)s[0] - '0';
     uint64_t nibbles;
     if (label > 3 || s[1] != ' ') break;
     unsigned n = num_hex_lead16(s + 2, &nibbles);
     if (n == 0 || s[2 + n] != '\n') break;
-    trace_emit_access(b, (trace_access)access_of[label], nibbles >> (4 * (16 - n)), 1, ++*line);
+    trace_put_access(&put, (trace_access)access_of[label], nibbles >> (4 * (16 - n)), 1);
     s += 3 + n;
   }
+  trace_put_end(&put, line);
   return s;
 }
 
@@ -99,6 +101,10 @@ bool trace_din_sniff(const char *s, size_t len) {
 
 size_t trace_din_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
   (void)st;
+  if (rec->kind == REC_THREAD) {
+    if (rec->thread) *why = "din holds no thread ids (convert to native or binary to keep them)";
+    return 0; /* thread 0 is every line's */
+  }
   if (rec->kind != REC_ACCESS || rec->relative) {
     *why = "din holds accesses to addresses only (convert to native or binary to keep this record)";
     return 0;

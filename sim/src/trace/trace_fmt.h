@@ -22,11 +22,14 @@ typedef struct trace_line {
   const char *file;
   unsigned long no;
   unsigned *carry; /* what a format carries from line to line, 0 at the start (pinatrace: #eof seen) */
+  uint32_t thread_default; /* the thread of a line that names none (trace_set_thread) */
+  uint32_t *thread_now;    /* the thread of the last access: a REC_THREAD goes out when it changes */
 } trace_line;
 
 /* Appends the line's record to b, if it holds one (blank lines, comments
- * and skipped kinds add nothing); 0, or -1 with d as "FILE:LINE: ...". The
- * caller leaves room for one entry and one `other` record. */
+ * and skipped kinds add nothing), after a REC_THREAD when its thread is a
+ * new one; 0, or -1 with d as "FILE:LINE: ...". The caller leaves room for
+ * two entries and two `other` records. */
 typedef int trace_parse_fn(const trace_line *ln, trace_block *b, diag *d);
 /* Whether a meaningful line (not blank, comment or banner) looks like this
  * format. Formats are told apart by their first characters, so at most one
@@ -54,6 +57,12 @@ static inline bool trace_is_blank(char c) { return c == ' ' || c == '\t'; }
  * `other` whole. */
 trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line);
 
+/* Appends a REC_THREAD: the accesses after it are thread t's. */
+static inline void trace_emit_thread(trace_block *b, uint32_t t, unsigned long line) {
+  trace_record *r = trace_emit_other(b, REC_THREAD, line);
+  r->thread = t;
+}
+
 static inline void trace_emit_access(trace_block *b, trace_access a, uint64_t addr, uint64_t size,
                                      unsigned long line) {
   if (size > UINT32_MAX) {
@@ -70,6 +79,36 @@ static inline void trace_emit_access(trace_block *b, trace_access a, uint64_t ad
   b->line[b->n++] = line;
   b->last_byte_or |= addr + (size - 1);
   b->kinds |= 1u << a;
+}
+
+/* A scan's hold on a block while it appends many accesses: the block's
+ * counters as locals, which stay in registers (the stores into acc[] and
+ * line[] could otherwise alias them), written back by trace_put_end. */
+typedef struct trace_put {
+  trace_block *b;
+  size_t n;
+  unsigned long line;
+  uint64_t last_byte_or;
+  uint32_t kinds;
+} trace_put;
+
+static inline trace_put trace_put_begin(trace_block *b, unsigned long line) {
+  return (trace_put){.b = b, .n = b->n, .line = line};
+}
+
+/* Appends an access of the next line (size >= 1; no wrap). */
+static inline void trace_put_access(trace_put *p, trace_access a, uint64_t addr, uint32_t size) {
+  p->b->acc[p->n] = (trace_acc){.addr = addr, .size = size, .kind = a};
+  p->b->line[p->n++] = ++p->line;
+  p->last_byte_or |= addr + (size - 1);
+  p->kinds |= 1u << a;
+}
+
+static inline void trace_put_end(const trace_put *p, unsigned long *line) {
+  p->b->n = p->n;
+  p->b->last_byte_or |= p->last_byte_or;
+  p->b->kinds |= p->kinds;
+  *line = p->line;
 }
 
 /* ---- record formats (binary) ---------------------------------------------
@@ -112,12 +151,14 @@ extern const uint8_t trace_bin_magic[TRACE_BIN_HEADER];
  *            deltas start from). */
 typedef struct trace_enc {
   uint64_t prev_addr, prev_delta;
+  uint32_t thread; /* native: the thread of the accesses that follow (a REC_THREAD sets it) */
 } trace_enc;
 
 /* The most bytes one record takes in any format a writer writes. */
 #define TRACE_ENC_MAX 256
 /* Writes rec into out (TRACE_ENC_MAX bytes) and returns its length; 0 with
- * *why set when the format cannot hold it. */
+ * *why set when the format cannot hold it, 0 alone when rec only changes
+ * what the next records are written as (native: a REC_THREAD). */
 typedef size_t trace_encode_fn(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why);
 trace_encode_fn trace_native_encode, trace_lackey_encode, trace_din_encode, trace_bin_encode;
 

@@ -21,11 +21,29 @@ static int bad(const trace_line *ln, diag *d, const char *what, const char *at) 
                   trace_excerpt(at, (size_t)(ln->text + ln->len - at), ex, sizeof ex));
 }
 
+/* The first three bytes of a line as one number, s[0] lowest. */
+static inline uint32_t lead_of(const char *s) {
+  return (uint32_t)(unsigned char)s[0] | (uint32_t)(unsigned char)s[1] << 8 | (uint32_t)(unsigned char)s[2] << 16;
+}
+#define LEAD(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
+/* The four leads lackey prints, by the sum of their first two bytes (which
+ * tells them apart): looked up without branches, since which comes next in
+ * a trace is what a branch predictor can't guess. kind1 is the kind + 1 (0:
+ * no lead has that sum). */
+static const struct lackey_lead {
+  uint32_t lead;
+  uint8_t kind1;
+} leads[256] = {
+    [('I' + ' ') & 0xff] = {LEAD('I', ' ', ' '), TRACE_EXEC + 1},
+    [(' ' + 'L') & 0xff] = {LEAD(' ', 'L', ' '), TRACE_READ + 1},
+    [(' ' + 'S') & 0xff] = {LEAD(' ', 'S', ' '), TRACE_WRITE + 1},
+    [(' ' + 'M') & 0xff] = {LEAD(' ', 'M', ' '), TRACE_WRITE + 1},
+};
+
 /* The kind of a line lackey starts with "I  " or " K ", or -1. */
 static inline int common_kind(const char *s) {
-  if (s[0] == 'I' && s[1] == ' ' && s[2] == ' ') return TRACE_EXEC;
-  if (s[0] != ' ' || s[2] != ' ') return -1;
-  return s[1] == 'L' ? TRACE_READ : s[1] == 'S' || s[1] == 'M' ? TRACE_WRITE : -1;
+  const struct lackey_lead *l = &leads[(unsigned char)(s[0] + s[1])];
+  return lead_of(s) == l->lead ? l->kind1 - 1 : -1;
 }
 
 /* The shapes lackey prints, "I  ADDR,SIZE" and " K ADDR,SIZE", with 1 to
@@ -49,8 +67,9 @@ static inline bool parse_common(const trace_line *ln, trace_block *b) {
 }
 
 const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
+  trace_put put = trace_put_begin(b, *line);
   /* the longest common line: kind, 16 digits, a comma, 2 digits, newline */
-  while (b->n < TRACE_BLOCK_MAX && end - s >= 23) {
+  while (put.n < TRACE_BLOCK_MAX && end - s >= 23) {
     int kind = common_kind(s);
     uint64_t nibbles;
     unsigned n = num_hex_lead16(s + 3, &nibbles);
@@ -63,9 +82,10 @@ const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, un
     }
     uint64_t addr = nibbles >> (4 * (16 - n));
     if (p[2] != '\n' || addr + (size - 1) < addr) break;
-    trace_emit_access(b, (trace_access)kind, addr, size, ++*line);
+    trace_put_access(&put, (trace_access)kind, addr, (uint32_t)size);
     s = p + 3;
   }
+  trace_put_end(&put, line);
   return s;
 }
 
@@ -122,6 +142,10 @@ bool trace_lackey_sniff(const char *s, size_t len) {
 size_t trace_lackey_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
   static const char *const lead[] = {[TRACE_READ] = " L", [TRACE_WRITE] = " S", [TRACE_EXEC] = "I "};
   (void)st;
+  if (rec->kind == REC_THREAD) {
+    if (rec->thread) *why = "lackey holds no thread ids (convert to native or binary to keep them)";
+    return 0; /* thread 0 is every line's */
+  }
   if (rec->kind != REC_ACCESS || rec->relative) {
     *why = "lackey holds accesses to addresses only (convert to native or binary to keep this record)";
     return 0;

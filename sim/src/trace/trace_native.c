@@ -224,9 +224,9 @@ static int build_mark(const trace_line *ln, const fields *f, trace_record *rec, 
 }
 
 static const record_spec records[] = {
-    {"r", build_read, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
-    {"w", build_write, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
-    {"x", build_exec, 1, 1, {"ADDR", "SIZE"}, {NULL, NULL}},
+    {"r", build_read, 1, 1, {"ADDR", "SIZE"}, {"thread", NULL}},
+    {"w", build_write, 1, 1, {"ADDR", "SIZE"}, {"thread", NULL}},
+    {"x", build_exec, 1, 1, {"ADDR", "SIZE"}, {"thread", NULL}},
     {"alloc", build_alloc, 2, 0, {"ID", "SIZE"}, {"align", "stream"}},
     {"free", build_free, 1, 0, {"ID", NULL}, {NULL, NULL}},
     {"map", build_map, 2, 0, {"VA", "SIZE"}, {"page", "prot", "frame"}},
@@ -324,6 +324,18 @@ static bool is_version_line(const char *s, size_t len) {
   return len >= 13 && !memcmp(s, "#tlbsim-trace", 13) && (len == 13 || trace_is_blank(s[13]));
 }
 
+/* An access's thread (its thread=, else the reader's default): a
+ * REC_THREAD goes ahead of it when that is not the last access's. */
+static int emit_thread(const trace_line *ln, const fields *f, trace_block *b, diag *d) {
+  uint64_t t = ln->thread_default;
+  if (f->opt[0] && get_num(ln, d, "thread", f->opt[0], TRACE_THREAD_MAX - 1, &t)) return -1;
+  if (t != *ln->thread_now) {
+    *ln->thread_now = (uint32_t)t;
+    trace_emit_thread(b, (uint32_t)t, ln->no);
+  }
+  return 0;
+}
+
 /* Absolute accesses go to the block compactly, everything else whole. */
 static void emit(trace_block *b, const trace_record *rec) {
   if (rec->kind == REC_ACCESS && !rec->relative) trace_emit_access(b, rec->access, rec->addr, rec->size, rec->line);
@@ -347,6 +359,7 @@ int trace_native_parse(const trace_line *ln, trace_block *b, diag *d) {
   fields f;
   trace_record rec;
   if (shape(ln, r, field, n, &f, d) || r->build(ln, &f, &rec, d) < 0) return -1;
+  if (rec.kind == REC_ACCESS && emit_thread(ln, &f, b, d)) return -1;
   emit(b, &rec);
   return 0;
 }
@@ -375,7 +388,6 @@ static const char *prot_text(uint8_t prot, char buf[4]) {
 
 size_t trace_native_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
   static const char access_word[] = {[TRACE_READ] = 'r', [TRACE_WRITE] = 'w', [TRACE_EXEC] = 'x'};
-  (void)st;
   char *s = (char *)out, p[4];
   const size_t n = TRACE_ENC_MAX;
   unsigned long long addr = rec->addr, size = rec->size;
@@ -383,9 +395,11 @@ size_t trace_native_encode(const trace_record *rec, trace_enc *st, uint8_t *out,
   switch (rec->kind) {
   case REC_ACCESS:
     if (rec->relative)
-      len = snprintf(s, n, "%c @%llu+%#llx %llu\n", access_word[rec->access], (unsigned long long)rec->alloc_id, addr,
+      len = snprintf(s, n, "%c @%llu+%#llx %llu", access_word[rec->access], (unsigned long long)rec->alloc_id, addr,
                      size);
-    else len = snprintf(s, n, "%c %#llx %llu\n", access_word[rec->access], addr, size);
+    else len = snprintf(s, n, "%c %#llx %llu", access_word[rec->access], addr, size);
+    if (st->thread) len += snprintf(s + len, n - (size_t)len, " thread=%u", st->thread);
+    len += snprintf(s + len, n - (size_t)len, "\n");
     break;
   case REC_ALLOC:
     len = snprintf(s, n, "alloc %llu %llu", (unsigned long long)rec->alloc_id, size);
@@ -405,6 +419,7 @@ size_t trace_native_encode(const trace_record *rec, trace_enc *st, uint8_t *out,
   case REC_PROTECT: len = snprintf(s, n, "protect %#llx %llu prot=%s\n", addr, size, prot_text(rec->prot, p)); break;
   case REC_CTX: len = snprintf(s, n, "ctx %u\n", rec->asid); break;
   case REC_MARK: len = snprintf(s, n, "mark %.*s\n", TRACE_LABEL_MAX - 1, rec->label); break;
+  case REC_THREAD: st->thread = rec->thread; return 0; /* written as the accesses' thread= */
   }
   if (len <= 0) *why = "an unknown record kind";
   return len > 0 ? (size_t)len : 0;

@@ -99,6 +99,23 @@ static int start_xz(trace_src *s, diag *d) {
   return 0;
 }
 
+/* The codec the first bytes name, and its decoder started. */
+static int settle_codec(trace_src *s, diag *d) {
+  if (starts_with(s, gzip_magic, sizeof gzip_magic)) {
+    s->codec = TRACE_GZIP;
+    return start_gzip(s, d);
+  }
+  if (starts_with(s, zstd_magic, sizeof zstd_magic)) {
+    s->codec = TRACE_ZSTD;
+    return start_zstd(s, d);
+  }
+  if (starts_with(s, xz_magic, sizeof xz_magic)) {
+    s->codec = TRACE_XZ;
+    return start_xz(s, d);
+  }
+  return 0;
+}
+
 trace_src *trace_src_open(const char *path, const char *name, diag *d) {
   trace_src *s = calloc(1, sizeof *s);
   if (!s || !(s->in = malloc(IN_BYTES))) {
@@ -114,22 +131,23 @@ trace_src *trace_src_open(const char *path, const char *name, diag *d) {
     trace_src_close(s);
     return NULL;
   }
-  if (fill_in(s, MAGIC_MAX, 0, d)) {
+  if (fill_in(s, MAGIC_MAX, 0, d) || settle_codec(s, d)) {
     trace_src_close(s);
     return NULL;
   }
-  int rc = 0;
-  if (starts_with(s, gzip_magic, sizeof gzip_magic)) {
-    s->codec = TRACE_GZIP;
-    rc = start_gzip(s, d);
-  } else if (starts_with(s, zstd_magic, sizeof zstd_magic)) {
-    s->codec = TRACE_ZSTD;
-    rc = start_zstd(s, d);
-  } else if (starts_with(s, xz_magic, sizeof xz_magic)) {
-    s->codec = TRACE_XZ;
-    rc = start_xz(s, d);
+  return s;
+}
+
+trace_src *trace_src_open_memory(const void *data, size_t len, const char *name, diag *d) {
+  trace_src *s = calloc(1, sizeof *s);
+  if (!s || !(s->in = malloc(len ? len : 1))) {
+    free(s);
+    diag_set(d, name, 0, "out of memory");
+    return NULL;
   }
-  if (rc) {
+  memcpy(s->in, data, len);
+  *s = (trace_src){.name = name, .in = s->in, .end = len, .offset = len, .fd = -1, .in_eof = true};
+  if (settle_codec(s, d)) {
     trace_src_close(s);
     return NULL;
   }

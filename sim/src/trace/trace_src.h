@@ -1,7 +1,8 @@
 /* trace_src.h — a trace's bytes, decompressed: what every reader of the
  * trace module reads from. Private to the trace module.
  *
- * trace_src  a file or stdin ("-") and the codec its first bytes name:
+ * trace_src  a file, stdin ("-") or bytes in memory, and the codec its
+ *            first bytes name:
  *            plain bytes are read() straight into the caller's buffer (no
  *            copy through a decompressor); gzip (zlib), zstd (libzstd)
  *            and xz (liblzma) decompress from one input buffer of the
@@ -18,6 +19,9 @@ typedef struct trace_src trace_src;
  * open) and settles its codec from the first bytes. name is the path as
  * errors print it; it must outlive the source. NULL with d set on error. */
 trace_src *trace_src_open(const char *path, const char *name, diag *d);
+/* The same over a copy of len bytes at data (compressed or not), all of
+ * the input at once: what a library caller hands over as text. */
+trace_src *trace_src_open_memory(const void *data, size_t len, const char *name, diag *d);
 /* Up to cap decompressed bytes into buf: 0 with *got (0 only at the end of
  * input), or -1 with d as "NAME:LINE: cannot read input: ..." (line: the
  * line being read, for the message). */

@@ -144,7 +144,7 @@ int trace_write(trace_writer *w, const trace_record *rec, const char *file, diag
   }
   const char *why = NULL;
   size_t n = w->encode(rec, &w->st, w->buf + w->n, &why);
-  if (!n) return diag_set(d, file, rec->line, "%s", why);
+  if (!n && why) return diag_set(d, file, rec->line, "%s", why);
   w->n += n;
   if (w->n > OUT_BYTES - TRACE_ENC_MAX && flush(w, false)) {
     *d = w->err;
