@@ -10,7 +10,7 @@
 #                     long the trace, so the page table stops growing early and
 #                     RSS must stay flat: the streaming readers keep no
 #                     per-line state
-#   bounded din.gz    the same, gzip'd in the pipe (the zlib path)
+#   bounded din.gz    the same, gzip'd in the pipe (ISA-L inflating on its own thread)
 #   grow din          every jump opens a never-used page: distinct pages, and
 #                     with them the simulated page table, grow with the length;
 #                     RSS legitimately grows with them (the page-table bytes the

@@ -12,7 +12,7 @@ set(tlbsim_lib_objects)
 foreach(m ${tlbsim_lib_modules})
   list(APPEND tlbsim_lib_objects $<TARGET_OBJECTS:${m}>)
 endforeach()
-set(tlbsim_lib_deps PkgConfig::INIH PkgConfig::JSONC PkgConfig::ZLIB PkgConfig::ZSTD PkgConfig::LZMA m)
+set(tlbsim_lib_deps PkgConfig::INIH PkgConfig::JSONC PkgConfig::ZLIB PkgConfig::ZSTD PkgConfig::LZMA PkgConfig::ISAL Threads::Threads m)
 set(tlbsim_lib_includes $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/sim/include>
                         $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
@@ -29,7 +29,7 @@ set_target_properties(tlbsim_static PROPERTIES OUTPUT_NAME tlbsim EXPORT_NAME tl
 # By library name, not the build's pkg-config targets: the installed
 # package needs nothing of this build.
 target_link_libraries(tlbsim_static INTERFACE ${INIH_LIBRARIES} ${JSONC_LIBRARIES} ${ZLIB_LIBRARIES}
-  ${ZSTD_LIBRARIES} ${LZMA_LIBRARIES} m)
+  ${ZSTD_LIBRARIES} ${LZMA_LIBRARIES} ${ISAL_LIBRARIES} pthread m)
 target_include_directories(tlbsim_static INTERFACE ${tlbsim_lib_includes})
 
 install(TARGETS tlbsim_shared tlbsim_static EXPORT tlbsimTargets

@@ -7,7 +7,7 @@
 # cluster .ci/run starts for tests/cli/sweep_slurm.sh); --docs adds matplotlib for
 # docs/notebook_example.py's figure.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libinih-dev libcunit1-dev libjson-c-dev zlib1g-dev libzstd-dev liblzma-dev zstd xz-utils valgrind gnuplot-nox)
+pkgs=(build-essential cmake pkg-config libinih-dev libcunit1-dev libjson-c-dev zlib1g-dev libzstd-dev liblzma-dev libisal-dev zstd xz-utils valgrind gnuplot-nox)
 for arg in "$@"; do
   case $arg in
   --fuzz) pkgs+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev) ;;

@@ -383,9 +383,9 @@ static void test_refill_updates(void) {
   tlb_destroy(t);
 }
 
-static void test_last_slot_rechecked(void) {
-  /* The remembered last slot must not hit once its entry is gone or
-   * replaced, nor for a sector page whose bit is clear. */
+static void test_hint_rechecked(void) {
+  /* A page's hinted slot must not hit once its entry is gone or replaced,
+   * nor for a sector page whose bit is clear. */
   tlb *t = mk(1, 1, TLB_LRU);
   CU_ASSERT_EQUAL(acc(t, 1), 'M');
   CU_ASSERT_EQUAL(acc(t, 1), 'H');
@@ -402,6 +402,31 @@ static void test_last_slot_rechecked(void) {
   tlb_fill(t, pg(4), 0, 12, 0, PT_R, 1, NULL);
   CU_ASSERT(tlb_lookup(t, pg(4), 0, NULL));
   CU_ASSERT_FALSE(tlb_lookup(t, pg(5), 0, NULL));
+  tlb_destroy(t);
+}
+
+static void test_hint_collisions(void) {
+  /* 64 ways, LRU (the wide set's recency list). Pages 0, 256 and 512
+   * share a hint (256 hints, by the low bits of the page number): each
+   * fill or scan takes the hint over, and every hit, hinted or not, must
+   * leave the same LRU order as the full look-up. */
+  tlb *t = mk(64, 64, TLB_LRU);
+  for (uint64_t n = 0; n < 64; n++) CU_ASSERT_EQUAL(acc(t, n), 'M');
+  CU_ASSERT_EQUAL(acc(t, 0), 'H');   /* hinted; order 1..63 0 */
+  CU_ASSERT_EQUAL(acc(t, 256), 'M'); /* evicts 1; hint of 0 now names 256's slot */
+  CU_ASSERT(!has(t, 1) && has(t, 0) && has(t, 256));
+  CU_ASSERT_EQUAL(acc(t, 0), 'H');   /* found by the scan; order 2..63 256 0 */
+  CU_ASSERT_EQUAL(acc(t, 256), 'H'); /* order 2..63 0 256 */
+  CU_ASSERT_EQUAL(acc(t, 512), 'M'); /* evicts 2, reusing the slot page 2's hint names */
+  CU_ASSERT_EQUAL(acc(t, 2), 'M');   /* not a stale hit: evicts 3 */
+  CU_ASSERT(!has(t, 3) && has(t, 0) && has(t, 256) && has(t, 512) && has(t, 2));
+  char buf[64];
+  uint64_t rest[60];
+  for (uint64_t i = 0; i < 60; i++) rest[i] = 4 + i;
+  CU_ASSERT_STRING_EQUAL(run_seq(t, rest, 60, buf),
+                         "HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH");
+  CU_ASSERT_EQUAL(acc(t, 768), 'M'); /* the oldest now: 0 */
+  CU_ASSERT(!has(t, 0) && has(t, 256));
   tlb_destroy(t);
 }
 
@@ -482,7 +507,8 @@ int main(void) {
                                       {"invalidate_range_scan", test_invalidate_range_scan},
                                       {"asid_and_flush", test_asid_and_flush},
                                       {"refill_updates", test_refill_updates},
-                                      {"last_slot_rechecked", test_last_slot_rechecked},
+                                      {"hint_rechecked", test_hint_rechecked},
+                                      {"hint_collisions", test_hint_collisions},
                                       {NULL, NULL}};
   static const test_case config[] = {{"geometry_errors", test_geometry_errors},
                                      {"parse", test_parse},

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -542,6 +543,112 @@ static void test_many_lines(void) {
   unlink(path);
 }
 
+/* din text of count lines "0 ADDR" with ADDR = i * 4099; *len its bytes. */
+static char *din_lines(unsigned long count, size_t *len) {
+  size_t cap = count * 24;
+  char *text = malloc(cap);
+  CU_ASSERT_FATAL(text != NULL);
+  size_t n = 0;
+  for (unsigned long i = 0; i < count; i++) n += (size_t)snprintf(text + n, cap - n, "0 %lx\n", i * 4099);
+  *len = n;
+  return text;
+}
+
+/* Reads path as din to the end: how many records came, in order, before
+ * trace_next's rc. */
+static unsigned long din_prefix(const char *path, int *rc, diag *d) {
+  trace_reader *r = trace_open(path, TRACE_DIN, d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_record rec;
+  unsigned long i = 0;
+  while ((*rc = trace_next(r, &rec, d)) == 1 && rec.addr == i * 4099 && rec.line == i + 1) i++;
+  trace_close(r);
+  return i;
+}
+
+/* gzip is inflated on a thread into a ring of buffers: a stream many times
+ * the ring's size, cut off or read as two members, gives what a plain
+ * inflate would; closing early stops the thread. */
+static void test_gzip_thread(void) {
+  const unsigned long count = 400000; /* ~3.3 MB of text, the ring 1 MiB */
+  size_t len;
+  char *text = din_lines(count, &len);
+  char path[32];
+  write_gz(text, len, path);
+  FILE *f = fopen(path, "rb");
+  CU_ASSERT_FATAL(f != NULL);
+  char *gz = malloc(2 * len);
+  CU_ASSERT_FATAL(gz != NULL);
+  size_t gz_len = fread(gz, 1, 2 * len, f);
+  fclose(f);
+  unlink(path);
+
+  /* cut in the middle: every line before the cut, then the error at the
+   * line the cut falls in */
+  write_temp(gz, gz_len / 2, path);
+  int rc;
+  diag d;
+  unsigned long n = din_prefix(path, &rc, &d);
+  CU_ASSERT_EQUAL(rc, -1);
+  CU_ASSERT(n > count / 4 && n < count);
+  char want[160];
+  snprintf(want, sizeof want, "%s:%lu: cannot read input: unexpected end of file (a cut-off gzip stream)",
+           path, n + 1);
+  CU_ASSERT_STRING_EQUAL(d.msg, want);
+  unlink(path);
+
+  /* the same bytes handed over in memory take the same path */
+  trace_reader *m = trace_open_memory("mem.gz", gz, gz_len, TRACE_DIN, &d);
+  CU_ASSERT_FATAL(m != NULL);
+  trace_record one;
+  unsigned long in_memory = 0, wrong_in_memory = 0;
+  while ((rc = trace_next(m, &one, &d)) == 1) wrong_in_memory += one.addr != in_memory++ * 4099;
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT_EQUAL(in_memory, count);
+  CU_ASSERT_EQUAL(wrong_in_memory, 0);
+  trace_close(m);
+
+  /* two members back to back: the lines twice */
+  memcpy(gz + gz_len, gz, gz_len);
+  write_temp(gz, 2 * gz_len, path);
+  trace_reader *r = trace_open(path, TRACE_DIN, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  trace_record rec;
+  unsigned long lines = 0, wrong = 0;
+  while ((rc = trace_next(r, &rec, &d)) == 1) {
+    wrong += rec.line != lines + 1 || rec.addr != lines % count * 4099;
+    lines++;
+  }
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT_EQUAL(lines, 2 * count);
+  CU_ASSERT_EQUAL(wrong, 0);
+  trace_close(r);
+
+  /* closed after a few lines, while the thread waits on a full ring */
+  r = trace_open(path, TRACE_DIN, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  for (int i = 0; i < 10; i++) CU_ASSERT_EQUAL(trace_next(r, &rec, &d), 1);
+  nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+  trace_close(r);
+  unlink(path);
+
+  /* closed while the thread waits in read() on a pipe whose writer has
+   * gone quiet (still open): close must not wait for more input */
+  int p[2];
+  CU_ASSERT_FATAL(pipe(p) == 0);
+  CU_ASSERT_FATAL(write(p[1], gz, 32768) == 32768); /* fits the pipe's buffer */
+  char dev[32];
+  snprintf(dev, sizeof dev, "/dev/fd/%d", p[0]);
+  r = trace_open(dev, TRACE_DIN, &d);
+  CU_ASSERT_FATAL(r != NULL);
+  for (int i = 0; i < 10; i++) CU_ASSERT_EQUAL(trace_next(r, &rec, &d), 1);
+  trace_close(r);
+  close(p[0]);
+  close(p[1]);
+  free(gz);
+  free(text);
+}
+
 static void test_stdin(void) {
   char path[32];
   const char *text = "r 0x10\nbogus\n";
@@ -711,6 +818,7 @@ int main(void) {
       {"gzip", test_gzip},
       {"line cap", test_line_cap},
       {"many lines", test_many_lines},
+      {"gzip thread", test_gzip_thread},
       {"stdin", test_stdin},
       {"open and api", test_open_and_api},
       {"blocks", test_blocks},

@@ -16,7 +16,8 @@ typedef struct run_opts {
   int format, trace_fmt; /* report_format, trace_format */
   bool verbose, log, dump_pt;
   uint64_t thread; /* the thread (CPU) of records that name none */
-  const char *trace;
+  char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
+  unsigned ntraces;
 } run_opts;
 
 static int parse_run(int argc, char **argv, run_opts *o) {
@@ -36,14 +37,19 @@ static int parse_run(int argc, char **argv, run_opts *o) {
        .help = "print the page table after the replay, before the report (as tlbsim dump)"},
   };
   const cli_spec spec = {
-      .cmd = "run", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
+      .cmd = "run", .usage = "[OPTIONS] TRACE|- [TRACE...]", .operands = "TRACE", .min_operands = 1,
+      .max_operands = TRACE_THREAD_MAX,
       .about = "Replays TRACE (a file, plain or gzip, zstd or xz, or - for stdin) through a machine (default preset\n"
                "x86-64) and reports TLB hits and misses, page walks, faults, page-table size and\n"
-               "predicted cycles per access.",
+               "predicted cycles per access. Several traces run as CPUs: trace i is thread i, and they\n"
+               "take turns, one access each ([machine] address_spaces: shared or per-thread).",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
-  o->trace = argv[first];
+  o->trace = argv + first;
+  o->ntraces = (unsigned)(argc - first);
+  if (o->ntraces > 1 && o->thread)
+    return cli_usage_error("run", "--thread names one trace's CPU; several traces are CPUs 0, 1, ... in order");
   if (o->log && o->format == REPORT_CSV) return cli_usage_error("run", "--log writes text or JSON lines, not CSV");
   if (o->dump_pt && o->format != REPORT_TEXT) return cli_usage_error("run", "--dump-pt goes with the text report only");
   return 0;
@@ -112,6 +118,56 @@ static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) 
   return rc;
 }
 
+/* Several traces as CPUs (run's help, traces/FORMAT.md "Threads"): each
+ * record goes to apply, the machine or the log. */
+typedef int (*apply_fn)(void *ctx, const trace_record *rec, const char *file, diag *d);
+
+static int apply_machine(void *ctx, const trace_record *rec, const char *file, diag *d) {
+  return machine_apply(ctx, rec, file, d);
+}
+
+static int apply_logged(void *ctx, const trace_record *rec, const char *file, diag *d) {
+  return tlblog_apply(ctx, rec, file, d);
+}
+
+/* CPU cpu's turn: its trace's records up to and including its next access,
+ * after a switch to its thread when another ran last. 1: done; 0: the
+ * trace has ended; -1: an error. */
+static int take_turn(trace_reader *r, uint32_t cpu, uint32_t *running, apply_fn apply, void *ctx, diag *d) {
+  const char *file = trace_get_path(r);
+  trace_record rec;
+  int rc;
+  while ((rc = trace_next(r, &rec, d)) == 1) {
+    if (rec.kind == REC_THREAD)
+      return diag_set(d, file, rec.line, "a thread id in a trace replayed as one of several: this trace is CPU %u", cpu);
+    if (*running != cpu) {
+      trace_record sw = {.kind = REC_THREAD, .thread = cpu, .line = rec.line};
+      if (apply(ctx, &sw, file, d)) return -1;
+      *running = cpu;
+    }
+    if (apply(ctx, &rec, file, d)) return -1;
+    if (rec.kind == REC_ACCESS) return 1;
+  }
+  return rc;
+}
+
+/* Turns round the traces, in order, until all have ended. */
+static int replay_cpus(trace_reader **r, unsigned n, apply_fn apply, void *ctx, diag *d) {
+  bool ended[TRACE_THREAD_MAX] = {false};
+  uint32_t running = UINT32_MAX; /* the first turn switches to CPU 0: per-thread counts from the start */
+  for (unsigned left = n; left;)
+    for (unsigned i = 0; i < n; i++) {
+      if (ended[i]) continue;
+      int rc = take_turn(r[i], i, &running, apply, ctx, d);
+      if (rc < 0) return -1;
+      if (rc == 0) {
+        ended[i] = true;
+        left--;
+      }
+    }
+  return 0;
+}
+
 /* After each block: every 256th updates the progress line. */
 static void each_block(void *ctx) {
   progress *p = ctx;
@@ -138,6 +194,55 @@ static void warn_unheld(machine *m) {
     }
 }
 
+/* The one trace replayed, or several as CPUs; logged or not. */
+static int replay_traces(machine *m, trace_reader **r, const run_opts *o, diag *d) {
+  tlblog_format lf = o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT;
+  if (o->ntraces == 1) {
+    trace_set_thread(r[0], (uint32_t)o->thread);
+    if (o->log) return replay_logged(m, r[0], lf, d);
+    struct stat st;
+    progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
+    if (strcmp(o->trace[0], "-") && stat(o->trace[0], &st) == 0) p.total_bytes = (uint64_t)st.st_size;
+    return replay(m, r[0], &p, d);
+  }
+  if (!o->log) return replay_cpus(r, o->ntraces, apply_machine, m, d);
+  tlblog *log = tlblog_create(m, stdout, lf, d);
+  if (!log) return -1;
+  int rc = replay_cpus(r, o->ntraces, apply_logged, log, d);
+  tlblog_destroy(log);
+  return rc;
+}
+
+/* The traces' paths (or formats) joined by spaces, for the report; NULL
+ * when out of memory. */
+static char *join_names(trace_reader **r, unsigned n, bool formats) {
+  size_t len = 1;
+  for (unsigned i = 0; i < n; i++)
+    len += strlen(formats ? trace_format_name(trace_get_format(r[i])) : trace_get_path(r[i])) + 1;
+  char *s = malloc(len);
+  if (!s) return NULL;
+  s[0] = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (i) strcat(s, " ");
+    strcat(s, formats ? trace_format_name(trace_get_format(r[i])) : trace_get_path(r[i]));
+  }
+  return s;
+}
+
+static int report(machine *m, trace_reader **r, const run_opts *o, const char *label, diag *d) {
+  char *paths = join_names(r, o->ntraces, false), *formats = join_names(r, o->ntraces, true);
+  int rc = paths && formats ? 0 : diag_set(d, NULL, 0, "out of memory");
+  if (!rc) {
+    json_object *doc = report_run_json(m, paths, formats, label);
+    report_write(stdout, (report_format)o->format, doc);
+    json_object_put(doc);
+    warn_unheld(m);
+  }
+  free(paths);
+  free(formats);
+  return rc;
+}
+
 int cmd_run(int argc, char **argv) {
   run_opts o = {.format = REPORT_TEXT, .trace_fmt = TRACE_AUTO};
   int rc = parse_run(argc, argv, &o);
@@ -147,25 +252,16 @@ int cmd_run(int argc, char **argv) {
   machine *m = cli_load_machine(&o.conf, "x86-64", &label, &d);
   if (!m) return cli_input_error(&d);
   if (o.verbose) print_levels(m);
-  trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
+  trace_reader *r[TRACE_THREAD_MAX];
+  unsigned opened = 0;
+  while (opened < o.ntraces && (r[opened] = trace_open(o.trace[opened], (trace_format)o.trace_fmt, &d))) opened++;
   rc = EXIT_INPUT;
-  if (r) {
-    trace_set_thread(r, (uint32_t)o.thread);
-    struct stat st;
-    progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
-    if (strcmp(o.trace, "-") && stat(o.trace, &st) == 0) p.total_bytes = (uint64_t)st.st_size;
-    if ((o.log ? replay_logged(m, r, o.format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, &d)
-               : replay(m, r, &p, &d)) == 0 &&
-        (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
-      if (o.dump_pt) putchar('\n');
-      json_object *doc = report_run_json(m, trace_get_path(r), trace_format_name(trace_get_format(r)), label);
-      report_write(stdout, (report_format)o.format, doc);
-      json_object_put(doc);
-      warn_unheld(m);
-      rc = EXIT_OK;
-    }
-    trace_close(r);
+  if (opened == o.ntraces && replay_traces(m, r, &o, &d) == 0 &&
+      (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
+    if (o.dump_pt) putchar('\n');
+    if (report(m, r, &o, label, &d) == 0) rc = EXIT_OK;
   }
+  for (unsigned i = 0; i < opened; i++) trace_close(r[i]);
   if (rc) cli_input_error(&d);
   machine_destroy(m);
   return rc;

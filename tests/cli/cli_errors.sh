@@ -42,7 +42,7 @@ check 2 "unknown command 'bogus'" -- "$tlbsim" bogus
 check 2 "unknown or incomplete option '--bogus'" -- "$tlbsim" run --bogus "$demo"
 check 2 "--format: 'xml' is not text, json or csv" -- "$tlbsim" run --format xml "$demo"
 check 2 "--trace-format: 'pin' is not auto, native, lackey, din, binary, champsim or pinatrace" -- "$tlbsim" run --trace-format pin "$demo"
-check 2 "expected one TRACE argument" -- "$tlbsim" run
+check 2 "expected at least one TRACE" -- "$tlbsim" run
 check 1 "--preset: no preset named 'nope'" -- "$tlbsim" run --preset nope "$demo"
 check 1 "--set:1: unknown key 'entriez' in [tlb.l1d]" -- "$tlbsim" run --set tlb.l1d.entriez=4 "$demo"
 check 1 "--set:2: tlb.l1d.entries: 'abc' is not a whole number" -- \

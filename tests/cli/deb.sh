@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian package: `cpack -G DEB` from the build dir, unpacked into a
-# clean root (dpkg -x), then the packaged tlbsim run from there: `tlbsim
+# The Debian package: `cpack -G DEB` from the build dir, installed with
+# `dpkg -i` into a clean root, then the packaged tlbsim run from there: `tlbsim
 # formats` (presets found in the package) and the README's demo, whose
 # report must equal the build tree's. Skipped (77) without dpkg-deb or
 # when not root (CI runs the tests as root).
@@ -22,7 +22,18 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libinih1 libjson-c5 zlib1g libzstd1 liblzma5; do
   grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
-dpkg -x "$deb" "$root"
+# A clean root with an empty dpkg database: `dpkg -i` installs the package
+# there as on a new system. The root holds nothing else, so the Depends are
+# checked against this system instead (each must be installed here), and
+# dpkg is told to configure without them in the root.
+mkdir -p "$root"/var/lib/dpkg/{info,updates,triggers} "$root/var/log"
+touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
+dpkg --root="$root" --force-depends -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
+[ "$(dpkg --root="$root" -s tlbsim | sed -n 's/^Status: //p')" = "install ok installed" ] ||
+  fail "dpkg -i: tlbsim is not 'install ok installed' in the clean root"
+for dep in $(tr ',' '\n' <<<"$depends" | sed 's/(.*//; s/|.*//' | tr -d ' '); do
+  dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q "install ok installed" || fail "Depends: $dep is not a package of this system"
+done
 prefix=$(cmake -L -N "$build" | sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p')
 usr=$root$prefix
 for f in bin/tlbsim include/tlbsim/tlbsim.h share/tlbsim/presets/x86-64.ini share/man/man1/tlbsim.1 \

@@ -183,12 +183,14 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
  * bit (1 << acc_kind) for each kind that takes that path (the level it
  * enters at, and the page's protection allows it); 0 when none does.
  * A replay's loop tests its accesses against the window and counts a run
- * of them with mmu_repeat_count instead of translating each. */
+ * of them with mmu_repeat_count instead of translating each. The window
+ * returned is the MMU's own, kept up to date by every call that changes
+ * it: one look-up of it serves for the MMU's life. */
 typedef struct mmu_window {
   uint64_t lo, span;
   unsigned kinds;
 } mmu_window;
-void mmu_repeat_window(const mmu *m, mmu_window *w);
+const mmu_window *mmu_repeat_window(const mmu *m);
 /* Counts n translations of addresses inside the window, exactly as n
  * mmu_translate calls would (translations, the level's hits, cycles). */
 void mmu_repeat_count(mmu *m, uint64_t n);

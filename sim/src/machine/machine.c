@@ -636,12 +636,11 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   bool wide = plain_bits < 64 && b->last_byte_or >> plain_bits;
   bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
   size_t other = 0;
-  mmu_window win;
-  mmu_repeat_window(m->mmu, &win);
+  const mmu_window *win = mmu_repeat_window(m->mmu);
   uint64_t run = 0; /* accesses the window took, not counted yet */
   for (size_t i = 0; i < b->n; i++) {
     const trace_acc *a = &b->acc[i];
-    if (in_window(&win, a)) { /* most of a trace: one page's accesses in a row */
+    if (in_window(win, a)) { /* most of a trace: one page's accesses in a row */
       m->stats.accesses_by_kind[a->kind]++;
       run++;
       continue;
@@ -656,7 +655,6 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
         return check_pages(m, "access", a->addr, a->size, file, b->line[i], d);
     }
-    mmu_repeat_window(m->mmu, &win);
   }
   count_run(m, &run);
   return 0;

@@ -26,6 +26,7 @@ typedef struct mmu_level {
   int next;
   uint32_t latency;
   bool contiguous;           /* sector_needs_contiguous_pa */
+  uint8_t enters;            /* bit (1 << acc_kind) for each kind whose translation starts here */
   mmu_level_stats st;
 } mmu_level;
 
@@ -38,12 +39,10 @@ typedef struct mmu_level {
  * accesses to one page that most of a trace is. Not kept for levels whose
  * arrays other MMUs use too (mmu_share), nor while an observer watches. */
 typedef struct mmu_repeat {
-  bool valid;
+  mmu_window win;     /* the page, and the kinds that repeat (none: 0, nothing to repeat) */
   uint8_t array;      /* the entry level's array that hit */
   uint8_t page_shift;
-  uint8_t prot;
   int level;          /* the entry level */
-  uint64_t vpn;       /* va >> page_shift */
   uint64_t pa_base;   /* the page's physical base */
 } mmu_repeat;
 
@@ -65,8 +64,11 @@ struct mmu {
   mmu_repeat rep;
 };
 
-/* The prot bit an access kind needs. */
+/* The prot bit an access kind needs: bit (1 << kind), so a prot is also
+ * the set of kinds it allows. */
 static const uint8_t kind_prot[3] = {[ACC_READ] = PT_R, [ACC_WRITE] = PT_W, [ACC_EXEC] = PT_X};
+_Static_assert(PT_R == 1u << ACC_READ && PT_W == 1u << ACC_WRITE && PT_X == 1u << ACC_EXEC,
+               "a prot bit is its access kind's bit");
 static const char *const serves_name[] = {[SERVES_DATA] = "data", [SERVES_INST] = "instructions"};
 
 /* --- configuration -------------------------------------------------------- */
@@ -199,7 +201,7 @@ static int build_level(mmu_level *lv, const mmu_level_config *lc, mmu *from, uns
   if (from) {
     for (unsigned a = 0; a < lc->narrays; a++) lv->arr[a] = from->lv[l].arr[a];
     lv->shared = from->lv[l].shared = true;
-    from->rep.valid = false;
+    from->rep.win.kinds = 0;
     return 0;
   }
   lv->owned = true;
@@ -226,6 +228,8 @@ mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, di
   m->entry[1] = entry_level(c, SERVES_INST, &a, &b);
   for (unsigned l = 0; l < c->nlevels; l++)
     if (build_level(&m->lv[l], &c->level[l], share ? share->level_from[l] : NULL, l, d)) goto fail;
+  for (unsigned k = ACC_READ; k <= ACC_EXEC; k++)
+    if (m->entry[k == ACC_EXEC] >= 0) m->lv[m->entry[k == ACC_EXEC]].enters |= (uint8_t)(1u << k);
   m->walker = share ? share->walker : NULL;
   if (!m->walker) {
     if (!(m->walker = walker_create(&c->walker, f, d))) goto fail;
@@ -267,10 +271,11 @@ const char *mmu_array_name(const mmu_level_config *lc, unsigned a, char *buf, si
 
 /* --- translation ---------------------------------------------------------- */
 
-/* The array of level l that holds va, or -1. */
-static inline int level_lookup(mmu *m, unsigned l, uint64_t va, tlb_hit *h) {
+/* The array of level l that holds va, or -1; the arrays before `from`
+ * are known to miss already. */
+static inline int level_lookup(mmu *m, unsigned l, unsigned from, uint64_t va, tlb_hit *h) {
   mmu_level *lv = &m->lv[l];
-  for (unsigned a = 0; a < lv->narrays; a++) {
+  for (unsigned a = from; a < lv->narrays; a++) {
     bool hit = tlb_lookup(lv->arr[a], va, m->asid, h);
     if (m->obs && m->obs->lookup) {
       const tlb_geometry *g = tlb_get_geometry(lv->arr[a]);
@@ -382,9 +387,7 @@ static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status, uin
  * the hit and fills *out as the full look-up would (mmu_repeat). */
 static inline bool repeat(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   const mmu_repeat *r = &m->rep;
-  if (!r->valid || va >> r->page_shift != r->vpn || r->level != m->entry[kind == ACC_EXEC] ||
-      !(r->prot & kind_prot[kind]))
-    return false;
+  if (!(r->win.kinds >> kind & 1) || va - r->win.lo > r->win.span) return false;
   mmu_level *lv = &m->lv[r->level];
   m->st.translations++;
   lv->st.accesses++;
@@ -392,20 +395,12 @@ static inline bool repeat(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) 
   lv->st.array[r->array].hits++;
   uint64_t cycles = m->cfg.data_cycles + lv->latency;
   m->st.cycles += cycles;
-  *out = (mmu_outcome){.status = MMU_OK, .pa = r->pa_base | (va & ((1ull << r->page_shift) - 1)), .hit_level = r->level,
+  *out = (mmu_outcome){.status = MMU_OK, .pa = r->pa_base | (va - r->win.lo), .hit_level = r->level,
                        .page_shift = r->page_shift, .cycles = cycles};
   return true;
 }
 
-void mmu_repeat_window(const mmu *m, mmu_window *w) {
-  const mmu_repeat *r = &m->rep;
-  w->kinds = 0;
-  if (!r->valid) return;
-  w->lo = r->vpn << r->page_shift;
-  w->span = (1ull << r->page_shift) - 1;
-  for (unsigned k = ACC_READ; k <= ACC_EXEC; k++)
-    if (r->level == m->entry[k == ACC_EXEC] && (r->prot & kind_prot[k])) w->kinds |= 1u << k;
-}
+const mmu_window *mmu_repeat_window(const mmu *m) { return &m->rep.win; }
 
 void mmu_repeat_count(mmu *m, uint64_t n) {
   const mmu_repeat *r = &m->rep;
@@ -417,17 +412,23 @@ void mmu_repeat_count(mmu *m, uint64_t n) {
   m->st.cycles += n * (m->cfg.data_cycles + lv->latency);
 }
 
+/* Keeps the latest translation, a hit of array `array` of entry level
+ * `level`, for repeat: the kinds that enter at that level and the page's
+ * protection allows. */
 static void remember(mmu *m, int level, int array, uint64_t va, const tlb_hit *h) {
   if (m->obs || m->lv[level].shared) return;
-  m->rep = (mmu_repeat){.valid = true, .array = (uint8_t)array, .page_shift = h->page_shift, .prot = h->prot,
-                        .level = level, .vpn = va >> h->page_shift,
-                        .pa_base = h->pa - (va & ((1ull << h->page_shift) - 1))};
+  uint64_t span = (1ull << h->page_shift) - 1;
+  unsigned kinds = m->lv[level].enters & h->prot; /* kind_prot */
+  m->rep = (mmu_repeat){.win = {.lo = va & ~span, .span = span, .kinds = kinds}, .array = (uint8_t)array,
+                        .page_shift = h->page_shift, .level = level, .pa_base = h->pa & ~span};
 }
 
-/* The look-up down the levels, and the walk when they all miss. Kept out
- * of line so the repeat's path sets up no stack frame for it. */
-__attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
-  m->rep.valid = false;
+/* The look-up down the levels, and the walk when they all miss; the
+ * entry level's first `missed` arrays missed already (mmu_translate). Kept
+ * out of line so the hit paths set up no stack frame for it. */
+__attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_kind kind, unsigned missed,
+                                                     mmu_outcome *out) {
+  m->rep.win.kinds = 0;
   m->st.translations++;
   uint64_t cycles = m->cfg.data_cycles;
   int path[MMU_MAX_LEVELS];
@@ -438,7 +439,8 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
     mmu_level *lv = &m->lv[l];
     lv->st.accesses++;
     cycles += lv->latency;
-    int a = level_lookup(m, (unsigned)l, va, &h);
+    int a = level_lookup(m, (unsigned)l, missed, va, &h);
+    missed = 0;
     if (a >= 0) {
       lv->st.hits++;
       out->hit_level = l;
@@ -490,8 +492,40 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
   finish(m, va, out, MMU_OK, cycles);
 }
 
+/* A hit with the rights needed in the first array of the entry level
+ * (h): the whole translation, counted as translate_full counts it. */
+static void first_hit(mmu *m, int l, uint64_t va, const tlb_hit *h, mmu_outcome *out) {
+  mmu_level *lv = &m->lv[l];
+  m->st.translations++;
+  lv->st.accesses++;
+  lv->st.hits++;
+  lv->st.array[0].hits++;
+  uint64_t cycles = m->cfg.data_cycles + lv->latency;
+  m->st.cycles += cycles;
+  remember(m, l, 0, va, h);
+  *out = (mmu_outcome){.status = MMU_OK, .pa = h->pa, .hit_level = l, .page_shift = h->page_shift, .cycles = cycles};
+}
+
+/* A repeat; else the entry level's first array, which is all of it on a
+ * hit with the rights needed (the common case once repeats are taken
+ * out); else the full way. A hit without the rights is looked up again
+ * there, which changes no replacement order (a look-up of the entry used
+ * last: see mmu_repeat); a miss changed nothing and is not. An observer
+ * sees every look-up, so it gets the full way from the start. */
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
-  if (!repeat(m, va, kind, out)) translate_full(m, va, kind, out);
+  if (repeat(m, va, kind, out)) return;
+  int l = m->entry[kind == ACC_EXEC];
+  unsigned missed = 0;
+  if (l >= 0 && !m->obs) {
+    tlb_hit h;
+    bool hit = tlb_lookup(m->lv[l].arr[0], va, m->asid, &h);
+    if (hit && (h.prot & kind_prot[kind])) {
+      first_hit(m, l, va, &h, out);
+      return;
+    }
+    missed = !hit;
+  }
+  translate_full(m, va, kind, missed, out);
 }
 
 bool mmu_serves(const mmu *m, acc_kind kind) { return m->entry[kind == ACC_EXEC] >= 0; }
@@ -507,7 +541,7 @@ void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx) {
  * page_shift 64, everything of asid. Returns entries dropped. */
 static unsigned drop(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
   unsigned n = 0;
-  m->rep.valid = false;
+  m->rep.win.kinds = 0;
   for (unsigned l = 0; l < m->cfg.nlevels; l++)
     for (unsigned a = 0; a < m->lv[l].narrays; a++)
       n += page_shift < 64 ? tlb_invalidate(m->lv[l].arr[a], va, page_shift, asid)
@@ -523,7 +557,7 @@ void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift) {
 }
 
 void mmu_set_observer(mmu *m, const mmu_observer *o) {
-  m->rep.valid = false;
+  m->rep.win.kinds = 0;
   if (o) m->obs_copy = *o;
   m->obs = o ? &m->obs_copy : NULL;
 }
@@ -533,7 +567,7 @@ void mmu_flush(mmu *m) { drop(m, 0, 64, TLB_ANY_ASID); }
 void mmu_set_context(mmu *m, uint32_t asid, const pt *table) {
   if (asid == m->asid && table == m->table) return;
   m->st.context_switches++;
-  m->rep.valid = false;
+  m->rep.win.kinds = 0;
   if (!m->cfg.asid_tagged) drop(m, 0, 64, TLB_ANY_ASID);
   else if (asid == m->asid) drop(m, 0, 64, asid); /* same tag, other table: stale */
   m->asid = asid;

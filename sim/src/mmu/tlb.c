@@ -6,10 +6,14 @@
  * entry is read only on a match. An empty way holds NO_TAG, which no
  * look-up produces because every page shift is at least 1.
  *
- * `last` remembers the slot of the latest hit or fill of the first page
- * size; a look-up checks it before hashing and scanning. It can only find
- * the entry the full look-up would find first (one entry per key in a set,
- * and the first size is probed first), so replacement stays exact.
+ * `hint` is a small direct-mapped table from a first-page-size tag to the
+ * slot of its latest hit or fill; a look-up checks that slot's key before
+ * hashing and scanning. A hint is only a guess (a later fill may have
+ * reused the slot), so it counts only when the slot holds the very key; it
+ * then names the entry the full look-up would find first (one entry per key
+ * in a set, and the first size is probed first), so replacement stays
+ * exact. On a trace that changes page at nearly every access, most
+ * look-ups end there.
  *
  * LRU and FIFO keep a stamp per entry from a per-array counter (no list
  * shuffling): LRU restamps on every look-up hit and fill, FIFO only when an
@@ -17,10 +21,10 @@
  * (node n has children 2n and 2n+1; node 1 is the root).
  *
  * Wide LRU sets (more than WIDE_WAYS ways: a 64-entry fully associative
- * TLB) keep a recency list besides the stamps, so a fill of a full set
- * takes the oldest way without scanning every stamp: the list is in stamp
- * order, so it names the way the scan would. A per-set count of the ways
- * in use lets a full set skip the search for an empty way.
+ * TLB) keep a recency list instead of the stamps, so a fill of a full set
+ * takes the oldest way without scanning every stamp: the list is the order
+ * the stamps would give, so it names the way the scan would. A per-set
+ * count of the ways in use lets a full set skip the search for an empty way.
  */
 #include "tlbsim/tlb.h"
 
@@ -28,6 +32,7 @@
 #include <string.h>
 
 #define NO_TAG UINT64_MAX
+#define TLB_HINTS 256 /* 1 KiB of hints: several times the pages a first-level TLB holds */
 
 typedef struct tlb_key {
   uint64_t tag;   /* va >> (page_shift + sector log2), or NO_TAG when empty */
@@ -50,7 +55,7 @@ struct tlb {
   uint64_t sector_mask;  /* sector_pages - 1: a page's bit within its entry */
   uint64_t all_pages;    /* the valid bits a full sector has */
   uint64_t clock;
-  size_t last;           /* latest slot hit or filled with page_shift[0] */
+  uint32_t hint[TLB_HINTS]; /* by tag & (TLB_HINTS - 1), page_shift[0]: the slot last hit or filled */
   uint8_t bank_pos[TLB_MAX_PAGE_SIZES]; /* per page size: where the bank bits sit in its tags */
   rng rng;
   tlb_key *key;          /* [sets * ways] */
@@ -92,7 +97,7 @@ static inline uint32_t set_of_slot(const tlb *t, size_t slot) {
   return (uint32_t)(t->way_bits ? slot >> t->way_bits : slot / t->ways);
 }
 
-static void list_touch(tlb *t, size_t slot) {
+static inline void list_touch(tlb *t, size_t slot) {
   uint32_t set = set_of_slot(t, slot);
   if (t->newest[set] == slot) return;
   list_unlink(t, set, (uint32_t)slot);
@@ -354,19 +359,26 @@ static inline int64_t find_way(const tlb *t, size_t base, uint64_t tag, uint64_t
   return -1;
 }
 
-/* Finds the entry translating va with its page valid: slot index or -1. */
-static inline int64_t find(const tlb *t, uint64_t va, uint32_t asid, unsigned *page,
-                           unsigned *shift) {
+/* The hinted slot when it translates va with its page valid (a
+ * first-page-size entry), or -1. */
+static inline int64_t find_hinted(const tlb *t, uint64_t va, uint32_t asid, unsigned *page, unsigned *shift) {
   unsigned s0 = t->g.page_shift[0];
   uint64_t vpn0 = va >> s0;
-  const tlb_key *k = &t->key[t->last];
+  uint64_t tag0 = vpn0 >> t->sector_log2;
+  uint32_t hinted = t->hint[tag0 & (TLB_HINTS - 1)];
+  const tlb_key *k = &t->key[hinted];
   unsigned p0 = (unsigned)(vpn0 & t->sector_mask);
-  if (k->tag == vpn0 >> t->sector_log2 && k->meta == meta_of(asid, s0) &&
-      (t->e[t->last].valid >> p0 & 1)) {
-    *page = p0;
-    *shift = s0;
-    return (int64_t)t->last;
-  }
+  if (k->tag != tag0 || k->meta != meta_of(asid, s0) || !(t->e[hinted].valid >> p0 & 1)) return -1;
+  *page = p0;
+  *shift = s0;
+  return hinted;
+}
+
+/* Finds the entry translating va with its page valid by hashing and
+ * scanning every page size's set: slot index or -1. Out of line, so the
+ * hinted path sets up no frame for it. */
+__attribute__((noinline)) static int64_t find_scan(const tlb *t, uint64_t va, uint32_t asid, unsigned *page,
+                                                   unsigned *shift) {
   for (unsigned i = 0; i < t->g.npage_shifts; i++) {
     unsigned s = t->g.page_shift[i];
     uint64_t vpn = va >> s;
@@ -384,6 +396,17 @@ static inline int64_t find(const tlb *t, uint64_t va, uint32_t asid, unsigned *p
     }
   }
   return -1;
+}
+
+/* Finds the entry translating va with its page valid: slot index or -1. */
+static inline int64_t find(const tlb *t, uint64_t va, uint32_t asid, unsigned *page, unsigned *shift) {
+  int64_t slot = find_hinted(t, va, asid, page, shift);
+  return slot >= 0 ? slot : find_scan(t, va, asid, page, shift);
+}
+
+/* Points the hint of slot's tag (a first-page-size key) at slot. */
+static inline void note_hint(tlb *t, size_t slot) {
+  t->hint[t->key[slot].tag & (TLB_HINTS - 1)] = (uint32_t)slot;
 }
 
 static void plru_touch(tlb *t, size_t slot) {
@@ -413,8 +436,8 @@ static uint32_t plru_victim(const tlb *t, size_t base) {
 /* Replacement state for a use of slot (hit or fill). */
 static inline void touch(tlb *t, size_t slot) {
   if (t->g.policy == TLB_LRU) {
-    t->e[slot].stamp = ++t->clock;
-    if (t->newest) list_touch(t, slot);
+    if (t->newest) list_touch(t, slot); /* the list is their order: no stamps */
+    else t->e[slot].stamp = ++t->clock;
   }
   else if (t->g.policy == TLB_PLRU) plru_touch(t, slot);
 }
@@ -430,10 +453,13 @@ static void fill_hit(const tlb *t, size_t slot, uint64_t va, unsigned page, unsi
 
 bool tlb_lookup(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
   unsigned page, shift;
-  int64_t slot = find(t, va, asid, &page, &shift);
-  if (slot < 0) return false;
+  int64_t slot = find_hinted(t, va, asid, &page, &shift);
+  if (slot < 0) {
+    slot = find_scan(t, va, asid, &page, &shift);
+    if (slot < 0) return false;
+    if (shift == t->g.page_shift[0]) note_hint(t, (size_t)slot);
+  }
   touch(t, (size_t)slot);
-  if (shift == t->g.page_shift[0]) t->last = (size_t)slot;
   if (out) fill_hit(t, (size_t)slot, va, page, shift, out);
   return true;
 }
@@ -517,7 +543,7 @@ static bool fill(tlb *t, uint64_t va, uint32_t asid, unsigned shift, uint64_t pa
   }
   e->valid |= mask;
   touch(t, slot);
-  if (shift == t->g.page_shift[0]) t->last = slot;
+  if (shift == t->g.page_shift[0]) note_hint(t, slot);
   return true;
 }
 

@@ -4,9 +4,11 @@
  * trace_src  a file, stdin ("-") or bytes in memory, and the codec its
  *            first bytes name:
  *            plain bytes are read() straight into the caller's buffer (no
- *            copy through a decompressor); gzip (zlib), zstd (libzstd)
- *            and xz (liblzma) decompress from one input buffer of the
- *            source's own. Memory is constant.
+ *            copy through a decompressor); zstd (libzstd) and xz
+ *            (liblzma) decompress from one input buffer of the source's
+ *            own; gzip (ISA-L's igzip) is inflated by a thread of the
+ *            source's own into a fixed ring of buffers, ahead of the
+ *            reader. Memory is constant.
  */
 #ifndef TLBSIM_TRACE_SRC_H
 #define TLBSIM_TRACE_SRC_H
@@ -26,9 +28,11 @@ trace_src *trace_src_open_memory(const void *data, size_t len, const char *name,
  * input), or -1 with d as "NAME:LINE: cannot read input: ..." (line: the
  * line being read, for the message). */
 int trace_src_read(trace_src *s, void *buf, size_t cap, size_t *got, unsigned long line, diag *d);
-/* Bytes taken from the file or pipe so far (compressed bytes for gzip). */
+/* Bytes taken from the file or pipe so far (compressed bytes for gzip, as
+ * of when the buffer being read was inflated; all of them at the end). */
 uint64_t trace_src_offset(const trace_src *s);
 trace_codec trace_src_codec(const trace_src *s);
+/* Frees s; for gzip, first stops and joins its thread. */
 void trace_src_close(trace_src *s);
 
 #endif
