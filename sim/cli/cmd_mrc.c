@@ -49,23 +49,7 @@ static int take_counts(void *dest, const char *arg, char *why, size_t len) {
 
 /* --page-size: a comma list of distinct power-of-two sizes, into the spec. */
 static int take_page_sizes(void *dest, const char *arg, char *why, size_t len) {
-  mrc_spec *s = dest;
-  char buf[32];
-  s->npage_shifts = 0;
-  for (const char *p = arg;; p++) {
-    size_t n = strcspn(p, ",");
-    uint64_t size;
-    if (n >= sizeof buf || s->npage_shifts == MRC_MAX_PAGE_SIZES) break;
-    memcpy(buf, p, n);
-    buf[n] = 0;
-    if (num_size_in(buf, 2, 1ull << 63, &size) != NUM_OK || !is_pow2(size)) break;
-    unsigned shift = log2_u64(size), i = 0;
-    while (i < s->npage_shifts && s->page_shift[i] != shift) i++;
-    if (i < s->npage_shifts) break;
-    s->page_shift[s->npage_shifts++] = (uint8_t)shift;
-    p += n;
-    if (!*p) return 0;
-  }
+  if (!mrc_spec_page_sizes(dest, arg)) return 0;
   snprintf(why, len, "a list of at most %u distinct power-of-two sizes", MRC_MAX_PAGE_SIZES);
   return -1;
 }
@@ -188,19 +172,6 @@ static void print_rows(json_object *rows, report_format f) {
   }
 }
 
-static int replay(mrc *m, trace_reader *r, diag *d) {
-  trace_block *b = malloc(sizeof *b);
-  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
-  int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1)
-    if (mrc_run_block(m, b, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-  free(b);
-  return rc;
-}
-
 int cmd_mrc(int argc, char **argv) {
   mrc_opts o = {.spec = {.npage_shifts = 1, .page_shift = {12}, .sample_rate = 1},
                 .max_entries = DEFAULT_MAX_ENTRIES,
@@ -216,7 +187,7 @@ int cmd_mrc(int argc, char **argv) {
   mrc *m = mrc_create(&o.spec, &d);
   if (!m) return cli_input_error(&d);
   trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
-  rc = r && replay(m, r, &d) == 0 && mrc_finish(m, &d) == 0 ? EXIT_OK : cli_input_error(&d);
+  rc = r && mrc_replay(m, r, &d) == 0 ? EXIT_OK : cli_input_error(&d);
   if (rc == EXIT_OK) {
     json_object *rows = report_mrc_rows(m, &o.spec, o.entries.v, o.entries.n, o.ways.v, o.ways.n);
     print_rows(rows, (report_format)o.format);

@@ -61,6 +61,10 @@ typedef struct mrc_spec {
                            default. Only tests set it, to exercise compaction. */
 } mrc_spec;
 
+/* Sets s's page sizes from a comma list of distinct power-of-two sizes
+ * ("4K,2M"); -1 (s's list then unspecified) when it is not one, or longer
+ * than MRC_MAX_PAGE_SIZES. */
+int mrc_spec_page_sizes(mrc_spec *s, const char *list);
 /* Checks a spec; fills d (no location) with what is impossible. */
 int mrc_spec_check(const mrc_spec *s, diag *d);
 
@@ -91,6 +95,9 @@ bool mrc_measures(const mrc *m, uint32_t sets, uint32_t ways);
  * exact, or the SHARDS estimate for a sampled fully associative array of
  * more than MRC_RECENT_EXACT entries. */
 uint64_t mrc_misses(const mrc *m, unsigned i, uint32_t sets, uint32_t ways);
+/* Every block of r through mrc_run_block, then mrc_finish: -1 with d as
+ * "FILE:LINE: ..." on a bad record, or when host memory runs out. */
+int mrc_replay(mrc *m, trace_reader *r, diag *d);
 /* After the last block: what needs the whole trace (OPT). -1 with d when
  * host memory runs out. */
 int mrc_finish(mrc *m, diag *d);

@@ -141,16 +141,22 @@ int tlbsim_access(tlbsim_machine *m, char kind, uint64_t addr, uint64_t size, ch
   return machine_apply(m->m, &r, "tlbsim_access", &d) ? fail(err, &d) : 0;
 }
 
+/* The trace format a caller named: NULL is auto. */
+static int trace_format_of(const char *name, const char *format, trace_format *f, diag *d) {
+  *f = TRACE_AUTO;
+  if (format && trace_format_parse(format, f)) return diag_set(d, name, 0, "trace format '%s' is not known", format);
+  return 0;
+}
+
 static int open_trace(const char *path, const char *format, trace_reader **out, diag *d) {
-  trace_format f = TRACE_AUTO;
-  if (format && trace_format_parse(format, &f)) return diag_set(d, path, 0, "trace format '%s' is not known", format);
+  trace_format f;
+  if (trace_format_of(path, format, &f, d)) return -1;
   return (*out = trace_open(path, f, d)) ? 0 : -1;
 }
 
-int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, char *err) {
+/* Replays r (then closed) into m, which remembers the trace for its report. */
+static int replay_into(tlbsim_machine *m, trace_reader *r, char *err) {
   diag d;
-  trace_reader *r = NULL;
-  if (open_trace(path, format, &r, &d)) return fail(err, &d);
   int rc = machine_replay(m->m, r, NULL, NULL, &d);
   snprintf(m->trace, sizeof m->trace, "%s", trace_get_path(r));
   snprintf(m->trace_format, sizeof m->trace_format, "%s", trace_format_name(trace_get_format(r)));
@@ -158,18 +164,19 @@ int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, ch
   return rc ? fail(err, &d) : 0;
 }
 
+int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, char *err) {
+  diag d;
+  trace_reader *r = NULL;
+  return open_trace(path, format, &r, &d) ? fail(err, &d) : replay_into(m, r, err);
+}
+
 int tlbsim_feed(tlbsim_machine *m, const char *text, size_t len, const char *format, char *err) {
   diag d;
-  trace_format f = TRACE_AUTO;
-  if (format && trace_format_parse(format, &f))
-    return diag_set(&d, "tlbsim_feed", 0, "trace format '%s' is not known", format), fail(err, &d);
-  trace_reader *r = trace_open_memory("tlbsim_feed", text, len, f, &d);
-  if (!r) return fail(err, &d);
-  int rc = machine_replay(m->m, r, NULL, NULL, &d);
-  snprintf(m->trace, sizeof m->trace, "%s", "tlbsim_feed");
-  snprintf(m->trace_format, sizeof m->trace_format, "%s", trace_format_name(trace_get_format(r)));
-  trace_close(r);
-  return rc ? fail(err, &d) : 0;
+  trace_format f;
+  trace_reader *r = NULL;
+  if (trace_format_of("tlbsim_feed", format, &f, &d) || !(r = trace_open_memory("tlbsim_feed", text, len, f, &d)))
+    return fail(err, &d);
+  return replay_into(m, r, err);
 }
 
 static json_object *report_json(tlbsim_machine *m) {
@@ -238,50 +245,18 @@ char *tlbsim_report(tlbsim_machine *m, const char *format, char *err) {
   return text;
 }
 
-/* A comma list of distinct power-of-two page sizes into s. */
-static int mrc_page_sizes(const char *list, mrc_spec *s, diag *d) {
-  char buf[32];
-  s->npage_shifts = 0;
-  for (const char *p = list;; p++) {
-    size_t n = strcspn(p, ",");
-    uint64_t size;
-    if (n >= sizeof buf || s->npage_shifts == MRC_MAX_PAGE_SIZES) break;
-    memcpy(buf, p, n);
-    buf[n] = 0;
-    if (num_size_in(buf, 2, 1ull << 63, &size) != NUM_OK || !is_pow2(size)) break;
-    unsigned shift = log2_u64(size), i = 0;
-    while (i < s->npage_shifts && s->page_shift[i] != shift) i++;
-    if (i < s->npage_shifts) break;
-    s->page_shift[s->npage_shifts++] = (uint8_t)shift;
-    p += n;
-    if (!*p) return 0;
-  }
-  return diag_set(d, "tlbsim_mrc", 0, "page sizes '%s': not a list of at most %u distinct powers of two", list,
-                  MRC_MAX_PAGE_SIZES);
-}
-
 /* tlbsim mrc's defaults: every power of two up to max_entries fully
  * associative; 1, 2, 4, 8, 16 ways at every set count that fits. */
 static int mrc_plan(const char *page_sizes, uint32_t max_entries, mrc_spec *s, diag *d) {
   *s = (mrc_spec){.max_entries = max_entries ? max_entries : API_MRC_MAX_ENTRIES, .max_ways = 16, .sample_rate = 1};
   if (s->max_entries > MRC_MAX_ENTRIES)
     return diag_set(d, "tlbsim_mrc", 0, "max_entries %u exceeds %u", s->max_entries, MRC_MAX_ENTRIES);
-  if (mrc_page_sizes(page_sizes ? page_sizes : "4K", s, d)) return -1;
+  const char *list = page_sizes ? page_sizes : "4K";
+  if (mrc_spec_page_sizes(s, list))
+    return diag_set(d, "tlbsim_mrc", 0, "page sizes '%s': not a list of at most %u distinct powers of two", list,
+                    MRC_MAX_PAGE_SIZES);
   for (s->max_sets = 1; s->max_sets * 2 <= s->max_entries && s->max_sets * 2 <= API_MRC_SETS_MAX;) s->max_sets *= 2;
   return mrc_spec_check(s, d);
-}
-
-static int mrc_replay(mrc *m, trace_reader *r, diag *d) {
-  trace_block *b = malloc(sizeof *b);
-  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
-  int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1)
-    if (mrc_run_block(m, b, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-  free(b);
-  return rc ? -1 : mrc_finish(m, d);
 }
 
 static void write_rows(FILE *f, void *rows) {

@@ -47,6 +47,25 @@ struct mrc {
   mrc_lane lane[MRC_MAX_PAGE_SIZES];
 };
 
+int mrc_spec_page_sizes(mrc_spec *s, const char *list) {
+  char buf[32];
+  s->npage_shifts = 0;
+  for (const char *p = list;; p++) {
+    size_t n = strcspn(p, ",");
+    uint64_t size;
+    if (n >= sizeof buf || s->npage_shifts == MRC_MAX_PAGE_SIZES) return -1;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    if (num_size_in(buf, 2, 1ull << 63, &size) != NUM_OK || !is_pow2(size)) return -1;
+    unsigned shift = log2_u64(size), i = 0;
+    while (i < s->npage_shifts && s->page_shift[i] != shift) i++;
+    if (i < s->npage_shifts) return -1;
+    s->page_shift[s->npage_shifts++] = (uint8_t)shift;
+    p += n;
+    if (!*p) return 0;
+  }
+}
+
 int mrc_spec_check(const mrc_spec *s, diag *d) {
   if (s->npage_shifts < 1 || s->npage_shifts > MRC_MAX_PAGE_SIZES)
     return diag_set(d, NULL, 0, "1 to %u page sizes, not %u", MRC_MAX_PAGE_SIZES, s->npage_shifts);
@@ -251,4 +270,17 @@ int mrc_finish(mrc *m, diag *d) {
 
 uint64_t mrc_opt_misses(const mrc *m, unsigned i, uint32_t entries) {
   return opt_misses(&m->lane[i].opt, entries, m->spec.max_entries);
+}
+
+int mrc_replay(mrc *m, trace_reader *r, diag *d) {
+  trace_block *b = malloc(sizeof *b);
+  if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  int rc;
+  while ((rc = trace_read_block(r, b, d)) == 1)
+    if (mrc_run_block(m, b, trace_get_path(r), d)) {
+      rc = -1;
+      break;
+    }
+  free(b);
+  return rc ? -1 : mrc_finish(m, d);
 }
