@@ -137,6 +137,46 @@ static void test_feed(void) {
   free(text);
 }
 
+/* The labels of the phases a JSON report lists, joined by spaces. */
+static void phase_labels(tlbsim_machine *m, char *out, size_t len) {
+  char err[TLBSIM_ERROR_MAX], *json = tlbsim_report(m, "json", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+  out[0] = '\0';
+  for (const char *p = json; (p = strstr(p, "\"label\":\"")); ) {
+    p += strlen("\"label\":\"");
+    size_t n = strcspn(p, "\""), at = strlen(out);
+    snprintf(out + at, len - at, "%s%.*s", at ? " " : "", (int)n, p);
+  }
+  tlbsim_free(json);
+}
+
+/* A report is a pure read: feed, report, feed, report gives every phase
+ * once, the open one as it stands, and the counts of one replay. */
+static void test_report_then_feed(void) {
+  char err[TLBSIM_ERROR_MAX], labels[256];
+  tlbsim_machine *m = tlbsim_machine_create("x86-64", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const char one[] = "mark one\nr 0x1000 4\nmark two\nr 0x2000 4\n";
+  const char two[] = "r 0x3000 4\nmark three\nr 0x1000 4\nmark four\nr 0x5000 4\n";
+  CU_ASSERT_EQUAL_FATAL(tlbsim_feed(m, one, strlen(one), NULL, err), 0);
+  phase_labels(m, labels, sizeof labels);
+  CU_ASSERT_STRING_EQUAL(labels, "one two");
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 2);
+  CU_ASSERT_EQUAL_FATAL(tlbsim_feed(m, two, strlen(two), NULL, err), 0);
+  phase_labels(m, labels, sizeof labels);
+  CU_ASSERT_STRING_EQUAL(labels, "one two three four");
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 5);
+  CU_ASSERT_EQUAL(stat(m, "tlb.l1d.misses"), 4);
+  char *json = tlbsim_report(m, "json", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+  /* phase "two" holds 0x2000 and 0x3000, read in different calls */
+  const char *two_at = strstr(json, "\"label\":\"two\"");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(two_at);
+  CU_ASSERT_PTR_NOT_NULL(strstr(two_at, "\"accesses\":2"));
+  tlbsim_free(json);
+  tlbsim_machine_destroy(m);
+}
+
 /* The rows `tlbsim mrc --page-size 4K,2M --max-entries 64` prints. */
 static void test_mrc(void) {
   char err[TLBSIM_ERROR_MAX];
@@ -296,6 +336,7 @@ int main(void) {
                                     {"config_file", test_config_file},
                                     {"trace_errors", test_trace_errors},
                                     {"feed", test_feed},
+                                    {"report_then_feed", test_report_then_feed},
                                     {"mrc", test_mrc},
                                     {"chase", test_chase},
                                     {"alloc_snapshot", test_alloc_snapshot},

@@ -288,14 +288,26 @@ static void test_phases(void) {
   strcpy(mark.label, "warm");
   CU_ASSERT_EQUAL(apply(m, mark, &d), 0);
   for (uint64_t p = 0; p < 4; p++) CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x10000 + p * 4096, 1), &d), 0);
-  const machine_phase *ph;
-  CU_ASSERT_EQUAL_FATAL(machine_phases(m, &ph), 2);
+  CU_ASSERT_EQUAL_FATAL(machine_phase_count(m), 2);
+  machine_phase ph[3];
+  for (size_t i = 0; i < 2; i++) machine_phase_get(m, i, &ph[i]);
   CU_ASSERT_STRING_EQUAL(ph[0].label, "cold");
   CU_ASSERT_EQUAL(ph[0].accesses, 4);
   CU_ASSERT_EQUAL(ph[0].misses[0], 4);
   CU_ASSERT_STRING_EQUAL(ph[1].label, "warm");
   CU_ASSERT_EQUAL(ph[1].accesses, 8);  /* cumulative */
   CU_ASSERT_EQUAL(ph[1].misses[0], 4); /* no new misses */
+  /* Reading the phases closed nothing: the open one goes on. */
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x90000, 1), &d), 0);
+  strcpy(mark.label, "hot");
+  CU_ASSERT_EQUAL(apply(m, mark, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(machine_phase_count(m), 3);
+  for (size_t i = 0; i < 3; i++) machine_phase_get(m, i, &ph[i]);
+  CU_ASSERT_STRING_EQUAL(ph[1].label, "warm");
+  CU_ASSERT_EQUAL(ph[1].accesses, 9);
+  CU_ASSERT_EQUAL(ph[1].misses[0], 5);
+  CU_ASSERT_STRING_EQUAL(ph[2].label, "hot");
+  CU_ASSERT_EQUAL(ph[2].accesses, 9);
   machine_destroy(m);
   cfg_destroy(c);
 }

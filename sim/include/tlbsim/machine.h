@@ -142,9 +142,11 @@ const machine_stats *machine_get_stats(const machine *m);
 uint64_t machine_thread_stats_get(const machine *m, machine_thread_stats out[TRACE_THREAD_MAX]);
 const machine_spec *machine_get_spec(const machine *m);
 /* The phases of a replay that had marks (none otherwise): each mark
- * closes one. Call once the replay is over: it closes the last. Returns
- * the count; *out points into the machine. */
-size_t machine_phases(machine *m, const machine_phase **out);
+ * closes one, and the last is open, running to now. Pure reads: a report
+ * taken mid-replay changes nothing, and the replay goes on. */
+size_t machine_phase_count(const machine *m);
+/* Phase i (< machine_phase_count) into out; the last one as it stands now. */
+void machine_phase_get(const machine *m, size_t i, machine_phase *out);
 const mmu *machine_get_mmu(const machine *m);
 /* Events of the machine's MMU go to o (copied) from now on; NULL: none
  * (mmu_set_observer). The per-access log watches a replay through it. */

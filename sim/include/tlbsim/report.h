@@ -21,7 +21,7 @@ int report_format_parse(const char *s, report_format *out);
 
 /* The results of a replay (keys as in DESIGN.md's "JSON from run").
  * The caller owns the returned object (json_object_put). */
-json_object *report_run_json(machine *m, const char *trace, const char *trace_format,
+json_object *report_run_json(const machine *m, const char *trace, const char *trace_format,
                              const char *config);
 /* Writes doc as format f. Text uses the run layout. */
 void report_write(FILE *out, report_format f, json_object *doc);

@@ -14,6 +14,7 @@
 #include "tlbsim/mrc.h"
 #include "tlbsim/report.h"
 #include "tlbsim/report_alloc.h"
+#include "tlbsim/stats.h"
 
 #define API_MAX_PRESET_DIRS 16
 #define API_MRC_MAX_ENTRIES 65536u /* tlbsim mrc's defaults */
@@ -183,27 +184,19 @@ static json_object *report_json(tlbsim_machine *m) {
   return report_run_json(m->m, m->trace, m->trace_format, m->config);
 }
 
-/* The leaf of o that the CSV report heads `column` (its keys joined by
- * dots), or NULL. */
-static json_object *find_column(json_object *o, const char *column) {
-  json_object_object_foreach(o, key, val) {
-    size_t n = strlen(key);
-    if (strncmp(column, key, n)) continue;
-    if (column[n] == '\0' && !json_object_is_type(val, json_type_object)) return val;
-    if (column[n] == '.' && json_object_is_type(val, json_type_object)) {
-      json_object *leaf = find_column(val, column + n + 1);
-      if (leaf) return leaf;
-    }
-  }
-  return NULL;
-}
-
+/* One column of the report read from the machine's counters as they
+ * stand: the stats schema names it, no report is built. */
 int tlbsim_stat(tlbsim_machine *m, const char *column, double *out, char *err) {
-  json_object *doc = report_json(m), *v = find_column(doc, column);
-  bool number = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
-  if (number) *out = json_object_get_double(v);
-  json_object_put(doc);
-  if (number) return 0;
+  stats_schema sc;
+  stats_schema_build(machine_get_spec(m->m), &sc);
+  for (size_t i = 0; i < sc.n; i++) {
+    const stats_column *c = &sc.col[i];
+    if (strcmp(c->name, column) || (c->kind != STATS_COUNT && c->kind != STATS_RATIO)) continue;
+    stats_snapshot snap;
+    stats_snapshot_take(m->m, &snap);
+    *out = c->kind == STATS_COUNT ? (double)stats_count(&snap, c) : stats_ratio(&snap, c);
+    return 0;
+  }
   diag d;
   diag_set(&d, "tlbsim_stat", 0, "'%s' is not a numeric column of the report", column);
   return fail(err, &d);

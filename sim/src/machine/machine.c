@@ -38,10 +38,9 @@ struct machine {
   unsigned min_shift;
   uint64_t min_page;
   bool serves[3];   /* by acc_kind: some TLB level serves it (else it is not simulated) */
-  machine_phase *phases; /* closed phases, then the open one */
+  machine_phase *phases; /* the closed phases (the open one is the counters now) */
   size_t nphases;
   char open_label[TRACE_LABEL_MAX];
-  bool phases_closed; /* the report has closed the last phase */
   live_alloc *allocs; /* hash table by id */
   size_t alloc_cap, alloc_used; /* live entries */
   size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
@@ -511,24 +510,22 @@ static int do_protect(machine *m, const trace_record *r, const char *file, diag 
   return 0;
 }
 
+/* The counters as they stand now, as phase `label` would end with them. */
+static void phase_now(const machine *m, const char *label, machine_phase *p) {
+  const mmu_stats *ms = mmu_get_stats(m->mmu);
+  *p = (machine_phase){.accesses = m->stats.accesses, .walks = ms->walks, .faults = m->stats.faults,
+                       .page_faults = m->stats.page_faults, .cycles = ms->cycles, .allocs = m->stats.allocs,
+                       .frees = m->stats.frees, .maps = m->stats.maps, .unmaps = m->stats.unmaps,
+                       .shootdowns = ms->shootdowns};
+  snprintf(p->label, sizeof p->label, "%s", label[0] ? label : "start");
+  for (unsigned i = 0; i < mmu_get_config(m->mmu)->nlevels; i++) p->misses[i] = mmu_level_get_stats(m->mmu, i).misses;
+}
+
 /* Closes the open phase with the counters as they stand now. */
 static int close_phase(machine *m) {
   if (m->nphases == MACHINE_MAX_PHASES) return -1;
   if (!m->phases && !(m->phases = calloc(MACHINE_MAX_PHASES, sizeof *m->phases))) return -1;
-  machine_phase *p = &m->phases[m->nphases++];
-  const mmu_stats *ms = mmu_get_stats(m->mmu);
-  snprintf(p->label, sizeof p->label, "%s", m->open_label[0] ? m->open_label : "start");
-  p->accesses = m->stats.accesses;
-  p->walks = ms->walks;
-  p->faults = m->stats.faults;
-  p->page_faults = m->stats.page_faults;
-  p->cycles = ms->cycles;
-  for (unsigned i = 0; i < mmu_get_config(m->mmu)->nlevels; i++) p->misses[i] = mmu_level_get_stats(m->mmu, i).misses;
-  p->allocs = m->stats.allocs;
-  p->frees = m->stats.frees;
-  p->maps = m->stats.maps;
-  p->unmaps = m->stats.unmaps;
-  p->shootdowns = ms->shootdowns;
+  phase_now(m, m->open_label, &m->phases[m->nphases++]);
   return 0;
 }
 
@@ -547,11 +544,11 @@ static int do_mark(machine *m, const trace_record *r, const char *file, diag *d)
   return 0;
 }
 
-size_t machine_phases(machine *m, const machine_phase **out) {
-  if (m->stats.marks && !m->phases_closed) close_phase(m); /* the last phase runs to the end */
-  m->phases_closed = true;
-  *out = m->phases;
-  return m->nphases;
+size_t machine_phase_count(const machine *m) { return m->nphases + (m->stats.marks != 0); }
+
+void machine_phase_get(const machine *m, size_t i, machine_phase *out) {
+  if (i < m->nphases) *out = m->phases[i];
+  else phase_now(m, m->open_label, out); /* the open phase runs to now */
 }
 
 /* Makes address space asid (created on first use) the current one. */

@@ -42,30 +42,29 @@ static json_object *parent_of(json_object *doc, const char *name, char *buf, siz
 }
 
 /* Each phase's own counts: the difference of consecutive snapshots. */
-static json_object *phases_json(machine *m) {
-  const machine_phase *ph;
-  size_t n = machine_phases(m, &ph);
+static json_object *phases_json(const machine *m) {
+  size_t n = machine_phase_count(m);
   const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
   json_object *arr = json_object_new_array();
-  static const machine_phase zero;
-  for (size_t i = 0; i < n; i++) {
-    const machine_phase *a = i ? &ph[i - 1] : &zero, *b = &ph[i];
+  machine_phase a = {0}, b;
+  for (size_t i = 0; i < n; i++, a = b) {
+    machine_phase_get(m, i, &b);
     json_object *p = json_object_new_object();
-    json_object_object_add(p, "label", json_object_new_string(b->label));
-    put_u64(p, "accesses", b->accesses - a->accesses);
+    json_object_object_add(p, "label", json_object_new_string(b.label));
+    put_u64(p, "accesses", b.accesses - a.accesses);
     json_object *misses = json_object_new_object();
-    for (unsigned l = 0; l < mc->nlevels; l++) put_u64(misses, mc->level[l].name, b->misses[l] - a->misses[l]);
+    for (unsigned l = 0; l < mc->nlevels; l++) put_u64(misses, mc->level[l].name, b.misses[l] - a.misses[l]);
     json_object_object_add(p, "misses", misses);
-    put_u64(p, "walks", b->walks - a->walks);
-    put_u64(p, "faults", b->faults - a->faults);
-    put_u64(p, "page_faults", b->page_faults - a->page_faults);
-    put_u64(p, "allocs", b->allocs - a->allocs);
-    put_u64(p, "frees", b->frees - a->frees);
-    put_u64(p, "maps", b->maps - a->maps);
-    put_u64(p, "unmaps", b->unmaps - a->unmaps);
-    put_u64(p, "shootdowns", b->shootdowns - a->shootdowns);
-    put_u64(p, "cycles", b->cycles - a->cycles);
-    put_ratio(p, "cycles_per_access", b->cycles - a->cycles, b->accesses - a->accesses);
+    put_u64(p, "walks", b.walks - a.walks);
+    put_u64(p, "faults", b.faults - a.faults);
+    put_u64(p, "page_faults", b.page_faults - a.page_faults);
+    put_u64(p, "allocs", b.allocs - a.allocs);
+    put_u64(p, "frees", b.frees - a.frees);
+    put_u64(p, "maps", b.maps - a.maps);
+    put_u64(p, "unmaps", b.unmaps - a.unmaps);
+    put_u64(p, "shootdowns", b.shootdowns - a.shootdowns);
+    put_u64(p, "cycles", b.cycles - a.cycles);
+    put_ratio(p, "cycles_per_access", b.cycles - a.cycles, b.accesses - a.accesses);
     json_object_array_add(arr, p);
   }
   return arr;
@@ -100,7 +99,7 @@ static json_object *threads_json(const machine *m) {
   return all;
 }
 
-json_object *report_run_json(machine *m, const char *trace, const char *format_name, const char *config) {
+json_object *report_run_json(const machine *m, const char *trace, const char *format_name, const char *config) {
   stats_schema sc;
   stats_snapshot snap;
   stats_schema_build(machine_get_spec(m), &sc);
