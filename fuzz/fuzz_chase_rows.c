@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < n; i++) {
     chase_result r;
     if (loads(&rows[i].spec) <= FUZZ_MAX_LOADS && rows[i].spec.nodes <= FUZZ_MAX_LOADS &&
-        chase_run(&spec.format, &spec.mmu, &rows[i].spec, &r, &d))
+        chase_run(&spec.format, &spec.sys, &rows[i].spec, &r, &d))
       fuzz_check_diag(&d);
   }
   free(rows);

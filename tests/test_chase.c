@@ -8,9 +8,9 @@
 #include "tlbsim/chase.h"
 
 /* One FA LRU level of `entries` 2 MiB entries (sector pages each), hopper. */
-static mmu_config one_level(uint32_t entries, uint32_t sector) {
-  mmu_config mc = {.nlevels = 1, .data_cycles = 100, .walker.walk_cycles = 50, .asid_tagged = true};
-  mmu_level_config *l = &mc.level[0];
+static system_spec one_level(uint32_t entries, uint32_t sector) {
+  system_spec mc = {.mmu = {.nlevels = 1, .walker.walk_cycles = 50, .asid_tagged = true}, .mem.data_cycles = 100};
+  mmu_level_config *l = &mc.mmu.level[0];
   strcpy(l->name, "l1d");
   l->narrays = 1;
   l->next = MMU_NEXT_WALK;
@@ -28,7 +28,7 @@ static chase_spec spec(uint64_t footprint, uint64_t stride, chase_order order) {
 
 static void test_reach_and_miss_cost(void) {
   const pt_format *f = pt_format_find("hopper");
-  mmu_config mc = one_level(8, 1);
+  system_spec mc = one_level(8, 1);
   chase_result r;
   diag d;
   /* 8 pages fit: every timed load hits after the warm-up. */
@@ -51,7 +51,7 @@ static void test_reach_and_miss_cost(void) {
 
 static void test_sector_entries_span_pages(void) {
   const pt_format *f = pt_format_find("hopper");
-  mmu_config mc = one_level(4, 8); /* 4 entries of 16 MiB: 64 MiB reach */
+  system_spec mc = one_level(4, 8); /* 4 entries of 16 MiB: 64 MiB reach */
   chase_result r;
   diag d;
   chase_spec s = spec(64u << 20, 2u << 20, CHASE_RANDOM);
@@ -59,23 +59,23 @@ static void test_sector_entries_span_pages(void) {
   CU_ASSERT_EQUAL(r.nodes, 32);
   CU_ASSERT_EQUAL(r.walks, 0);
   /* Shuffled chunks: sectors need no physical contiguity here. */
-  mc.level[0].sector_needs_contiguous_pa = false;
+  mc.mmu.level[0].sector_needs_contiguous_pa = false;
   s.mapping = REGION_SHUFFLED;
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
   CU_ASSERT_EQUAL(r.walks, 0);
   /* With contiguity required a walk fills only its own page, but later
    * fills merge into the sector's entry: once warm, everything hits. */
-  mc.level[0].sector_needs_contiguous_pa = true;
+  mc.mmu.level[0].sector_needs_contiguous_pa = true;
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
   CU_ASSERT_EQUAL(r.walks, 0);
   /* Five sectors through four entries, cycled: every sector is evicted
    * before its next use, so each first touch of a sector misses. */
-  mc.level[0].sector_needs_contiguous_pa = false;
+  mc.mmu.level[0].sector_needs_contiguous_pa = false;
   s = spec(80u << 20, 16u << 20, CHASE_SEQ);
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
   CU_ASSERT_EQUAL(r.walks, r.loads);
   /* Sequential at a 2 MiB stride over 128 MiB: one miss per 16 MiB sector. */
-  mc.level[0].sector_needs_contiguous_pa = false;
+  mc.mmu.level[0].sector_needs_contiguous_pa = false;
   s = spec(128u << 20, 2u << 20, CHASE_SEQ);
   s.steps = 64;
   CU_ASSERT_EQUAL_FATAL(chase_run(f, &mc, &s, &r, &d), 0);
@@ -86,7 +86,7 @@ static void test_sector_entries_span_pages(void) {
  * holding a node; with 8 entries every load of the cycle misses. */
 static void test_aliased_beyond_memory(void) {
   const pt_format *f = pt_format_find("hopper");
-  mmu_config mc = one_level(8, 1);
+  system_spec mc = one_level(8, 1);
   chase_result r;
   diag d;
   chase_spec s = spec(1ull << 40, 1u << 30, CHASE_SEQ);
@@ -118,7 +118,7 @@ static void test_same_chain_as_gpu(void) {
 
 static void test_bad_specs(void) {
   const pt_format *f = pt_format_find("hopper");
-  mmu_config mc = one_level(4, 1);
+  system_spec mc = one_level(4, 1);
   chase_result r;
   diag d;
   chase_spec s = spec(1u << 20, 12, CHASE_SEQ);

@@ -40,11 +40,12 @@ static void test_aliased_skew(void) {
   CU_ASSERT_EQUAL(region_node_va(&r, 3), r.base + 3 * M2);
 }
 
-/* A GPU of 12 SMs in groups of 6, one TLB level of 16 entries of 16 MiB
- * (8 pages), then the walk. */
-static mmu_config tiny_mmu(void) {
-  mmu_config mc = {.nlevels = 2, .data_cycles = 200, .asid_tagged = true,
-                   .walker = {.walk_cycles = 100, .walk_ref_cycles = 0}};
+/* A GPU of 12 SMs in groups of 6: each SM's level of 16 entries of 16 MiB
+ * (8 pages), a level of 4096 entries its group shares, then the walk. */
+static system_spec tiny_system(void) {
+  system_spec sys = {.mmu = {.nlevels = 2, .asid_tagged = true, .walker = {.walk_cycles = 100}},
+                     .mem = {.data_cycles = 200}};
+  mmu_config mc = sys.mmu;
   strcpy(mc.level[0].name, "l1d");
   mc.level[0].narrays = 1;
   mc.level[0].next = 1;
@@ -58,11 +59,13 @@ static mmu_config tiny_mmu(void) {
   mc.level[1].latency = 10;
   mc.level[1].array[0] = (tlb_geometry){.entries = 4096, .ways = 4096, .policy = TLB_LRU, .sector_pages = 16,
                                         .npage_shifts = 1, .page_shift = {21}};
-  return mc;
+  mc.level[1].shared_by = 6;
+  sys.mmu = mc;
+  return sys;
 }
 
 static gpu_config tiny_gpu(double data_interval) {
-  return (gpu_config){.sms = 12, .group_sms = 6, .group = {0, 1, 2, 3, 4, 5}, .ngroup = 6, .clock_ghz = 1.0,
+  return (gpu_config){.sms = 12, .group = {0, 1, 2, 3, 4, 5}, .ngroup = 6, .clock_ghz = 1.0,
                       .warp_group_cycles = 100, .issue_interval = 1, .l1_miss_interval = 1, .l2_interval = 4,
                       .l3_interval = 1, .l3_scattered_interval = 1, .walk_interval = 1,
                       .data_interval = data_interval, .l1_miss_slots = 1000, .l2_miss_slots = 1000};
@@ -76,7 +79,7 @@ static gather_spec spec(uint64_t footprint, uint32_t nodes, uint32_t tps) {
 }
 
 static gather_result run(const gather_spec *s, double data_interval) {
-  mmu_config mc = tiny_mmu();
+  system_spec mc = tiny_system();
   gpu_config g = tiny_gpu(data_interval);
   gather_result r;
   diag d;
@@ -126,7 +129,7 @@ static void test_deterministic_and_errors(void) {
   gather_spec s = spec(1ull << 30, 4096, 256);
   gather_result a = run(&s, 0.05), b = run(&s, 0.05);
   CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
-  mmu_config mc = tiny_mmu();
+  system_spec mc = tiny_system();
   gpu_config g = tiny_gpu(0.05);
   diag d;
   gather_result r;

@@ -38,6 +38,19 @@ static machine *make(const char *extra, cfg **out_cfg) {
   return m;
 }
 
+/* Agent a's MMU counters. */
+static const mmu *agent_mmu(const machine *m, unsigned a) {
+  const mmu *u = system_agent_mmu(machine_get_system(m), a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+  return u;
+}
+
+static uint64_t agent_accesses(const machine *m, unsigned a) {
+  machine_stats st;
+  machine_agent_stats(m, a, &st);
+  return st.accesses;
+}
+
 static int apply(machine *m, trace_record r, diag *d) {
   r.line = 42;
   return machine_apply(m, &r, "t.trace", d);
@@ -59,8 +72,8 @@ static void test_demand_paging_and_straddles(void) {
   CU_ASSERT_EQUAL(s->straddles, 1);
   CU_ASSERT_EQUAL(s->page_faults, 2); /* pages 0x1000 and 0x2000 */
   CU_ASSERT_EQUAL(s->faults, 0);
-  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->translations, 4);
-  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  CU_ASSERT_EQUAL(mmu_get_stats(agent_mmu(m, 0))->translations, 4);
+  mmu_level_stats l1 = mmu_level_get_stats(agent_mmu(m, 0), 0);
   CU_ASSERT_EQUAL(l1.accesses, 4);
   CU_ASSERT_EQUAL(l1.misses, 2);
   CU_ASSERT_EQUAL(s->access_misses[0], 2); /* the first access and the straddling one */
@@ -102,10 +115,10 @@ static void test_allocations_and_shootdown(void) {
     r.addr = off;
     CU_ASSERT_EQUAL(apply(m, r, &d), 0);
   }
-  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  mmu_level_stats l1 = mmu_level_get_stats(agent_mmu(m, 0), 0);
   CU_ASSERT_EQUAL(l1.misses, 4);
   CU_ASSERT_EQUAL(l1.hits, 4);
-  const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
+  const mmu_stats *ms = mmu_get_stats(agent_mmu(m, 0));
   uint64_t shoot_before = ms->shootdowns;
   CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_FREE, .alloc_id = 1}, &d), 0);
   CU_ASSERT_TRUE(ms->shootdowns >= shoot_before + 4); /* every page torn down is shot down */
@@ -159,7 +172,7 @@ static void test_unmap_and_protect(void) {
   CU_ASSERT_EQUAL(apply(m, prot, &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_WRITE, 0x10000, 8), &d), 0); /* the stale writable entry is gone */
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x10000, 8), &d), 0);
-  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->faults_prot, 1);
+  CU_ASSERT_EQUAL(mmu_get_stats(agent_mmu(m, 0))->faults_prot, 1);
   trace_record unmap = {.kind = REC_UNMAP, .addr = 0x11000, .size = 0x1000};
   CU_ASSERT_EQUAL(apply(m, unmap, &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x11000, 8), &d), 0);
@@ -187,7 +200,7 @@ static void test_address_spaces(void) {
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0); /* same VA, another space: a miss */
   CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 0}, &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0); /* tagged: still cached */
-  mmu_level_stats l1 = mmu_level_get_stats(machine_get_mmu(m), 0);
+  mmu_level_stats l1 = mmu_level_get_stats(agent_mmu(m, 0), 0);
   CU_ASSERT_EQUAL(l1.misses, 2);
   CU_ASSERT_EQUAL(l1.hits, 1);
   CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, 2); /* each space maps its own page */
@@ -204,7 +217,7 @@ static void test_untagged_switch_flushes(void) {
   CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 7}, &d), 0);
   CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 0}, &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
-  CU_ASSERT_EQUAL(mmu_level_get_stats(machine_get_mmu(m), 0).misses, 2);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(agent_mmu(m, 0), 0).misses, 2);
   machine_destroy(m);
   cfg_destroy(c);
 }
@@ -212,32 +225,34 @@ static void test_untagged_switch_flushes(void) {
 static trace_record thread(uint32_t t) { return (trace_record){.kind = REC_THREAD, .thread = t}; }
 
 /* Thread 0 reads 0x5000, thread 1 reads 0x5000 and 0x6000, thread 0 reads
- * 0x5000 again, thread 2 switches in and reads nothing: each thread's
- * counts, with the threads sharing an address space or each in its own. */
-static void check_threads(const char *extra, uint64_t t1_misses, uint64_t page_faults) {
+ * 0x5000 again, thread 2 switches in and reads nothing: each thread runs
+ * on a CPU of its own (agent), whose TLBs are its own unless shared_by
+ * shares them; the threads share an address space or each has its own. */
+static void check_threads(const char *extra, uint64_t t1_misses, uint64_t t1_walks, uint64_t page_faults) {
   cfg *c;
   machine *m = make(extra, &c);
   diag d;
-  machine_thread_stats t[TRACE_THREAD_MAX];
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
-  CU_ASSERT_EQUAL(machine_thread_stats_get(m, t), 0); /* no thread named yet */
+  CU_ASSERT_EQUAL(machine_agents(m), 0); /* no thread named yet */
   CU_ASSERT_EQUAL(apply(m, thread(1), &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x6000, 1), &d), 0);
   CU_ASSERT_EQUAL(apply(m, thread(0), &d), 0);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
   CU_ASSERT_EQUAL(apply(m, thread(2), &d), 0);
-  CU_ASSERT_EQUAL(machine_thread_stats_get(m, t), 3); /* threads 0 and 1 made accesses */
-  CU_ASSERT_EQUAL(t[0].accesses, 2);
-  CU_ASSERT_EQUAL(t[0].misses[0], 1);
-  CU_ASSERT_EQUAL(t[0].misses[1], 1);
-  CU_ASSERT_EQUAL(t[0].walks, 2); /* demand paging: the walk that faults, then the one that maps */
-  CU_ASSERT_EQUAL(t[1].accesses, 2);
-  CU_ASSERT_EQUAL(t[1].misses[0], t1_misses);
-  CU_ASSERT_EQUAL(t[1].misses[1], t1_misses);
-  CU_ASSERT_EQUAL(t[1].walks, 2 * t1_misses);
-  CU_ASSERT_EQUAL(t[2].accesses, 0);
-  CU_ASSERT_EQUAL(t[0].walks + t[1].walks, mmu_get_stats(machine_get_mmu(m))->walks);
+  CU_ASSERT_EQUAL(machine_agents(m), 3); /* threads 0 and 1 made accesses */
+  CU_ASSERT_EQUAL(agent_accesses(m, 0), 2);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(agent_mmu(m, 0), 0).misses, 1); /* its second read hits its own l1d */
+  CU_ASSERT_EQUAL(mmu_level_get_stats(agent_mmu(m, 0), 1).misses, 1);
+  CU_ASSERT_EQUAL(mmu_get_stats(agent_mmu(m, 0))->walks, 2); /* demand paging: the walk that faults, then the one that maps */
+  CU_ASSERT_EQUAL(agent_accesses(m, 1), 2);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(agent_mmu(m, 1), 0).misses, t1_misses);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(agent_mmu(m, 1), 1).misses, t1_misses);
+  CU_ASSERT_EQUAL(mmu_get_stats(agent_mmu(m, 1))->walks, t1_walks);
+  CU_ASSERT_EQUAL(agent_accesses(m, 2), 0);
+  mmu_stats all;
+  system_stats(machine_get_system(m), &all);
+  CU_ASSERT_EQUAL(all.walks, 2 + t1_walks);
   CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, page_faults);
   CU_ASSERT_EQUAL(apply(m, thread(TRACE_THREAD_MAX), &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:42: thread 64: thread ids go up to 63");
@@ -246,8 +261,11 @@ static void check_threads(const char *extra, uint64_t t1_misses, uint64_t page_f
 }
 
 static void test_threads(void) {
-  check_threads("", 1, 2);                                              /* shared: 0x5000 is cached */
-  check_threads("[machine]\naddress_spaces = per-thread\n", 2, 3); /* thread 1 maps its own 0x5000 */
+  /* Each CPU its own TLBs: thread 1 misses 0x5000 (mapped: one walk) and 0x6000 (fault, map: two). */
+  check_threads("", 2, 3, 2);
+  check_threads("[machine]\naddress_spaces = per-thread\n", 2, 4, 3); /* thread 1 maps its own 0x5000 */
+  /* Every level shared by all CPUs: thread 0's 0x5000 is cached for thread 1. */
+  check_threads("[tlb.l1d]\nshared_by = all\n[tlb.stlb]\nshared_by = all\n", 1, 2, 2);
   FILE *f = fopen("machine_bad.ini", "w");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   fputs("[machine]\naddress_spaces = private\n[tlb.l1d]\nentries = 4\n", f);
@@ -272,7 +290,7 @@ static void test_fetch_without_inst_tlb_ignored(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(apply(m, acc(TRACE_EXEC, 0x400000, 4), &d), 0);
   CU_ASSERT_EQUAL(machine_get_stats(m)->accesses, 0);
-  CU_ASSERT_EQUAL(mmu_get_stats(machine_get_mmu(m))->translations, 0);
+  CU_ASSERT_EQUAL(mmu_get_stats(agent_mmu(m, 0))->translations, 0);
   machine_destroy(m);
   cfg_destroy(c);
 }
@@ -524,7 +542,7 @@ static void test_blocks_equal_records(void) {
     while (trace_next(r, &rec, &d) == 1) CU_ASSERT_EQUAL(machine_apply(by_record, &rec, path, &d), 0);
     trace_close(r);
     CU_ASSERT_EQUAL(memcmp(machine_get_stats(by_block), machine_get_stats(by_record), sizeof(machine_stats)), 0);
-    CU_ASSERT_EQUAL(memcmp(mmu_get_stats(machine_get_mmu(by_block)), mmu_get_stats(machine_get_mmu(by_record)),
+    CU_ASSERT_EQUAL(memcmp(mmu_get_stats(agent_mmu(by_block, 0)), mmu_get_stats(agent_mmu(by_record, 0)),
                            sizeof(mmu_stats)), 0);
     CU_ASSERT_TRUE(machine_get_stats(by_block)->accesses > 0);
     machine_destroy(by_block);

@@ -26,8 +26,7 @@ static mmu_level_config lvl(const char *name, tlb_geometry g, int next, uint8_t 
 
 /* l1d (0) and l1i (1), 1 entry each, in front of a 16-entry 4-way stlb (2). */
 static mmu_config split_config(void) {
-  mmu_config c = {.nlevels = 3, .data_cycles = 100, .walker = {.walk_cycles = 10, .walk_ref_cycles = 50, .seed = 7},
-                  .asid_tagged = true};
+  mmu_config c = {.nlevels = 3, .walker = {.walk_cycles = 10, .seed = 7}, .asid_tagged = true};
   c.level[0] = lvl("l1d", arr(1, 1, 12), 2, SERVES_DATA, 1);
   c.level[1] = lvl("l1i", arr(1, 1, 12), 2, SERVES_INST, 2);
   c.level[2] = lvl("stlb", arr(16, 4, 12), MMU_NEXT_WALK, SERVES_BOTH, 5);
@@ -47,9 +46,19 @@ static void map(pt *t, uint64_t va, uint64_t pa, unsigned shift, unsigned prot) 
   CU_ASSERT_EQUAL_FATAL(rc, 0);
 }
 
+/* The memory below every MMU of these tests: data 100 cycles, a table
+ * read 50 (made once, for the program's life). */
+static memsys *test_mem(void) {
+  static memsys *mem;
+  diag d;
+  if (!mem) mem = memsys_create(&(memsys_config){.data_cycles = 100, .table_cycles = 50}, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+  return mem;
+}
+
 static mmu *new_mmu(const mmu_config *c, const pt *t) {
   diag d;
-  mmu *m = mmu_create(c, t, NULL, &d);
+  mmu *m = mmu_create(c, t, test_mem(), NULL, &d);
   if (!m) fprintf(stderr, "\nmmu_create: %s\n", d.msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   return m;
@@ -295,7 +304,7 @@ static void test_shootdown(void) {
   CU_ASSERT_EQUAL(tr(m, 0x1000, ACC_READ).hit_level, 2);
   pt_mapping old;
   CU_ASSERT_EQUAL(pt_unmap(t, 0x1000, &old), 0);
-  mmu_shootdown(m, old.va, old.page_shift);
+  mmu_shootdown(m, old.va, old.page_shift, 0);
   /* l1d, stlb, and the PD walk-cache entry covering the page: 3. */
   const mmu_stats *s = mmu_get_stats(m);
   CU_ASSERT_EQUAL(s->shootdowns, 1);
@@ -370,8 +379,8 @@ static void test_asid(void) {
   o = tr(m, 0x1000, ACC_READ);
   CU_ASSERT_EQUAL(o.hit_level, 2);
   CU_ASSERT_EQUAL(o.pa, 0x10000);
-  /* Shootdowns drop only the current asid's entries. */
-  mmu_shootdown(m, 0x1000, 12);
+  /* Shootdowns drop only the named asid's entries. */
+  mmu_shootdown(m, 0x1000, 12, 0);
   CU_ASSERT_EQUAL(mmu_get_stats(m)->entries_invalidated, 2); /* l1d and stlb, asid 0 */
   mmu_set_context(m, 5, t2);
   o = tr(m, 0x1000, ACC_READ);
@@ -518,15 +527,15 @@ static void test_config_errors(void) {
   c = split_config();
   c.walker.pwc[3] = (walker_pwc_config){4, 4, TLB_LRU};
   d.msg[0] = 0;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, test_mem(), NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "level PT: the last level holds only leaves"));
   c.walker.pwc[3].entries = 0;
   c.walker.pwc[5] = (walker_pwc_config){4, 4, TLB_LRU};
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, test_mem(), NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "format x86-64-4 has 4 levels"));
   c.walker.pwc[5].entries = 0;
   c.level[1].next = 5;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, test_mem(), NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "next is 5"));
   pt_destroy(t);
 }
@@ -553,7 +562,7 @@ static void test_line_cache(void) {
   mmu_destroy(m);
   c.walker.line_cache.line_bytes = 12;
   diag d;
-  CU_ASSERT_PTR_NULL(mmu_create(&c, t, NULL, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&c, t, test_mem(), NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "line_bytes 12"));
   pt_destroy(t);
 }
@@ -570,7 +579,7 @@ static void test_shared_levels_and_walker(void) {
   mmu *a = new_mmu(&c, t);
   diag d;
   mmu_share share = {.level_from = {[2] = a}, .walker = mmu_get_walker(a)};
-  mmu *b = mmu_create(&c, t, &share, &d);
+  mmu *b = mmu_create(&c, t, test_mem(), &share, &d);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   CU_ASSERT_EQUAL(tr(a, 0x1000, ACC_READ).hit_level, -1);
   mmu_outcome o = tr(b, 0x1000, ACC_READ); /* b's own l1d misses, the shared stlb hits */
@@ -582,13 +591,13 @@ static void test_shared_levels_and_walker(void) {
   CU_ASSERT_EQUAL(o.walk_refs, 1);
   CU_ASSERT_EQUAL(mmu_get_stats(b)->pwc_hits[2], 1);
   /* A shootdown through either reaches the shared arrays. */
-  mmu_shootdown(a, 0x2000, 12);
+  mmu_shootdown(a, 0x2000, 12, 0);
   CU_ASSERT_EQUAL(tr(b, 0x2000, ACC_READ).hit_level, 0); /* b's private l1d still holds it */
   CU_ASSERT_EQUAL(tr(b, 0x1000, ACC_READ).hit_level, 2);
   /* The lender's level must look the same. */
   mmu_config other = c;
   other.level[2].array[0].ways = 16;
-  CU_ASSERT_PTR_NULL(mmu_create(&other, t, &share, &d));
+  CU_ASSERT_PTR_NULL(mmu_create(&other, t, test_mem(), &share, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "shared arrays differ"));
   mmu_destroy(b); /* borrowers go first */
   mmu_destroy(a);
@@ -698,7 +707,7 @@ static void test_observer(void) {
   CU_ASSERT_EQUAL(mmu_level_get_stats(m, 2).evictions, 0);
   log.len = 0;
   tr(m, 0x2000, ACC_WRITE); /* protection fault on an l1d hit */
-  mmu_shootdown(m, 0x2000, 12);
+  mmu_shootdown(m, 0x2000, 12, 0);
   CU_ASSERT_STRING_EQUAL(log.text, "L0 set 0 hit; X0x2000 2; T0x2000 pa 0x60000 cycles 101; S0x2000 12 2; ");
   mmu_set_observer(m, NULL);
   log.len = 0;

@@ -68,7 +68,7 @@ static void test_text_lines(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(lines[3], "vpn 0x3 l1d set 0 miss evict 0x2; walk"));
   CU_ASSERT_PTR_NOT_NULL(strstr(lines[4], "vpn 0x2 l1d set 0 miss evict 0x1; walk"));
   CU_ASSERT_PTR_NULL(strstr(lines[1], "evict"));
-  CU_ASSERT_EQUAL(mmu_level_get_stats(machine_get_mmu(m), 0).evictions, 2);
+  CU_ASSERT_EQUAL(mmu_level_get_stats(system_agent_mmu(machine_get_system(m), 0), 0).evictions, 2);
   /* Gone: its observer is cleared, and nothing more is written. */
   tlblog_destroy(l);
   long size = ftell(f);
@@ -124,7 +124,7 @@ static void test_json_lines_add_up(void) {
     CU_ASSERT(json_object_object_get_ex(o, "pa", &pa) && pa && (json_object_get_uint64(pa) & 0xfff) == 0x10);
     json_object_put(o);
   }
-  const mmu *u = machine_get_mmu(m);
+  const mmu *u = system_agent_mmu(machine_get_system(m), 0);
   CU_ASSERT_EQUAL(cycles, mmu_get_stats(u)->cycles);
   CU_ASSERT_EQUAL(refs, mmu_get_stats(u)->walk_refs);
   CU_ASSERT_EQUAL(hits, 1);

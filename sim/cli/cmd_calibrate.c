@@ -15,10 +15,10 @@
 #include "cli_common.h"
 #include "cmds.h"
 
-#define MAX_PARAMS (MMU_MAX_LEVELS + 4)
+#define MAX_PARAMS SYSTEM_MAX_COST_TERMS
 
 typedef struct param {
-  char section[MMU_NAME_MAX + 8], key[24];
+  system_cost_term term; /* its section and key */
   double preset, value; /* value: the fit (the preset's while not fitted) */
   bool fitted;
   bool held; /* the unconstrained fit wanted it below zero: held at 0 */
@@ -57,37 +57,21 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
 }
 
 /* A parameter at its preset value, not yet fitted. */
-static param preset_param(const char *section, const char *key, double value) {
-  param p = {.preset = value, .value = value, .same_as = -1};
-  snprintf(p.section, sizeof p.section, "%s", section);
-  snprintf(p.key, sizeof p.key, "%s", key);
-  return p;
-}
-
-/* The parameters, in column order: data, each level, walk, ref, line hit. */
-static unsigned list_params(const mmu_config *mc, param *p) {
-  unsigned n = 0;
-  p[n++] = preset_param("latency", "data_cycles", mc->data_cycles);
-  for (unsigned l = 0; l < mc->nlevels; l++) {
-    char section[sizeof p[0].section];
-    snprintf(section, sizeof section, "tlb.%s", mc->level[l].name);
-    p[n++] = preset_param(section, "latency", mc->level[l].latency);
+/* The parameters: the latency model's terms (system_cost_terms), in order. */
+static unsigned list_params(const system_spec *sys, param *p) {
+  system_cost_term t[SYSTEM_MAX_COST_TERMS];
+  unsigned n = system_cost_terms(sys, t);
+  for (unsigned j = 0; j < n; j++) {
+    p[j] = (param){.term = t[j], .preset = t[j].cycles, .value = t[j].cycles, .same_as = -1};
   }
-  p[n++] = preset_param("latency", "walk_cycles", mc->walker.walk_cycles);
-  p[n++] = preset_param("latency", "walk_ref_cycles", mc->walker.walk_ref_cycles);
-  p[n++] = preset_param("ptcache", "hit_cycles", mc->walker.line_cache.hit_cycles);
   return n;
 }
 
 /* Per-load counts of row r, in list_params' order. */
-static void features(const mmu_config *mc, const chase_result *r, double *x) {
-  double loads = (double)r->loads;
-  unsigned n = 0;
-  x[n++] = 1;
-  for (unsigned l = 0; l < mc->nlevels; l++) x[n++] = (double)r->level[l].accesses / loads;
-  x[n++] = (double)r->walks / loads;
-  x[n++] = (double)(r->walk_refs - r->line_hits) / loads;
-  x[n++] = (double)r->line_hits / loads;
+static void features(const system_spec *sys, const chase_result *r, double *x) {
+  mmu_stats st = {.translations = r->loads, .walks = r->walks, .walk_refs = r->walk_refs, .line_hits = r->line_hits};
+  unsigned n = system_cost_counts(sys, &st, r->level, x);
+  for (unsigned j = 0; j < n; j++) x[j] /= (double)r->loads;
 }
 
 /* Solves the k x k system a * t = b in place (partial pivoting); -1 when singular. */
@@ -179,7 +163,7 @@ static int write_preset(const char *src, const char *out, const char *csv, const
   for (unsigned j = 0; j < np; j++)
     if (p[j].fitted && !(p[j].value >= 0 && round(p[j].value) <= (double)NUM_U32_MAX))
       return diag_set(d, out, 0, "%s.%s: the fit gives %g cycles, out of range (0..4294967295): not written",
-                      p[j].section, p[j].key, p[j].value);
+                      p[j].term.section, p[j].term.key, p[j].value);
   const char *inputs[] = {src, csv, NULL};
   cli_out written;
   if (cli_out_open(&written, out, true, inputs, d)) return -1;
@@ -200,14 +184,14 @@ static int write_preset(const char *src, const char *out, const char *csv, const
     bool replaced = false;
     if (sscanf(line, " %63[A-Za-z0-9_] =", key) == 1)
       for (unsigned j = 0; j < np; j++)
-        if (p[j].fitted && !done[j] && !strcmp(section, p[j].section) && !strcmp(key, p[j].key)) {
+        if (p[j].fitted && !done[j] && !strcmp(section, p[j].term.section) && !strcmp(key, p[j].term.key)) {
           fprintf(o, "%s = %.0f\n", key, round(p[j].value));
           done[j] = replaced = true;
         }
     if (!replaced) fputs(line, o);
   }
   for (unsigned j = 0; j < np; j++)
-    if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].section, p[j].key, round(p[j].value));
+    if (p[j].fitted && !done[j]) fprintf(o, "\n[%s]\n%s = %.0f\n", p[j].term.section, p[j].term.key, round(p[j].value));
   bool bad = ferror(in);
   fclose(in);
   if (bad) {
@@ -221,11 +205,11 @@ static void report(const param *p, unsigned np, const double *x, const double *b
   printf("%-22s %-16s %10s %10s\n", "section", "key", "preset", "fitted");
   for (unsigned j = 0; j < np; j++)
     if (p[j].fitted)
-      printf("%-22s %-16s %10.0f %10.1f%s\n", p[j].section, p[j].key, p[j].preset, p[j].value,
+      printf("%-22s %-16s %10.0f %10.1f%s\n", p[j].term.section, p[j].term.key, p[j].preset, p[j].value,
              p[j].held ? "  (held at 0: the fit wanted it negative)" : "");
     else if (p[j].same_as >= 0)
-      printf("%-22s %-16s %10.0f %10s  (kept: paid exactly when %s %s is)\n", p[j].section, p[j].key, p[j].preset,
-             "-", p[p[j].same_as].section, p[p[j].same_as].key);
+      printf("%-22s %-16s %10.0f %10s  (kept: paid exactly when %s %s is)\n", p[j].term.section, p[j].term.key, p[j].preset,
+              "-", p[p[j].same_as].term.section, p[p[j].same_as].term.key);
   double sum = 0, worst = 0;
   for (size_t i = 0; i < n; i++) {
     double pred = base[i];
@@ -250,8 +234,8 @@ int cmd_calibrate(int argc, char **argv) {
   chase_row *rows = NULL;
   size_t n = 0, skipped;
   param p[MAX_PARAMS];
-  const mmu_config *mc = &spec.mmu;
-  unsigned np = list_params(mc, p), cols[MAX_PARAMS];
+  const system_spec *sys = &spec.sys;
+  unsigned np = list_params(sys, p), cols[MAX_PARAMS];
   double *x = NULL, *y = NULL, *base = NULL;
   rc = EXIT_INPUT;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
@@ -265,13 +249,13 @@ int cmd_calibrate(int argc, char **argv) {
   bool fit_data = o.data_latency == 1;
   for (size_t i = 0; i < n; i++) {
     chase_result r;
-    if (chase_run(&spec.format, mc, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
+    if (chase_run(&spec.format, sys, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o.csv, rows[i].line, "%s", why);
       goto out;
     }
-    features(mc, &r, &x[i * np]);
+    features(sys, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }
   for (size_t i = 0; i < n; i++) {

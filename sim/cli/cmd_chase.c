@@ -187,8 +187,8 @@ int cmd_chase(int argc, char **argv) {
     if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;
-    if (chase_run(f, &spec.mmu, &o.spec, &r, &d)) rc = cli_input_error(&d);
-    else json_object_array_add(rows, row_json(&o.spec, &spec.mmu, &r));
+    if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = cli_input_error(&d);
+    else json_object_array_add(rows, row_json(&o.spec, &spec.sys.mmu, &r));
   }
   if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
   json_object_put(rows);

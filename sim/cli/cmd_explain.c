@@ -194,7 +194,7 @@ static int explain_all(const machine_spec *ms, unsigned shift, char **va_text, i
       json_object_object_add(doc, "format", json_object_new_string(f->name));
       json_object_object_add(doc, "addresses", arr);
     }
-    for (int i = 0; i < n; i++) explain_one(machine_get_pt(m), &s.mmu, shift, va[i], arr);
+    for (int i = 0; i < n; i++) explain_one(machine_get_pt(m), &s.sys.mmu, shift, va[i], arr);
     if (json) {
       puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
       json_object_put(doc);

@@ -282,8 +282,8 @@ int cmd_gather(int argc, char **argv) {
                        .batch = GPU_GATHER_BATCH, .block_threads = tps[k] < 256 ? (uint32_t)tps[k] : 256,
                        .seed = o.seed, .sms_used = spec.gpu.sms, .groups = (uint32_t)o.groups};
       gather_result r;
-      if (gather_run(&spec.format, &spec.mmu, &spec.gpu, &s, &r, &d)) rc = cli_input_error(&d);
-      else json_object_array_add(rows, row_json(&s, &r, &spec.mmu));
+      if (gather_run(&spec.format, &spec.sys, &spec.gpu, &s, &r, &d)) rc = cli_input_error(&d);
+      else json_object_array_add(rows, row_json(&s, &r, &spec.sys.mmu));
     }
   }
   if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);

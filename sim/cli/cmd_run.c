@@ -84,7 +84,7 @@ static void progress_tick(progress *p, const trace_reader *r, uint64_t records) 
 }
 
 static void print_levels(const machine *m) {
-  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
+  const mmu_config *mc = &machine_get_spec(m)->sys.mmu;
   for (unsigned i = 0; i < mc->nlevels; i++) {
     const mmu_level_config *lv = &mc->level[i];
     fprintf(stderr, "tlb %-8s serves %s, next %s, latency %u:", lv->name,
@@ -118,54 +118,8 @@ static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) 
   return rc;
 }
 
-/* Several traces as CPUs (run's help, traces/FORMAT.md "Threads"): each
- * record goes to apply, the machine or the log. */
-typedef int (*apply_fn)(void *ctx, const trace_record *rec, const char *file, diag *d);
-
-static int apply_machine(void *ctx, const trace_record *rec, const char *file, diag *d) {
-  return machine_apply(ctx, rec, file, d);
-}
-
 static int apply_logged(void *ctx, const trace_record *rec, const char *file, diag *d) {
   return tlblog_apply(ctx, rec, file, d);
-}
-
-/* CPU cpu's turn: its trace's records up to and including its next access,
- * after a switch to its thread when another ran last. 1: done; 0: the
- * trace has ended; -1: an error. */
-static int take_turn(trace_reader *r, uint32_t cpu, uint32_t *running, apply_fn apply, void *ctx, diag *d) {
-  const char *file = trace_get_path(r);
-  trace_record rec;
-  int rc;
-  while ((rc = trace_next(r, &rec, d)) == 1) {
-    if (rec.kind == REC_THREAD)
-      return diag_set(d, file, rec.line, "a thread id in a trace replayed as one of several: this trace is CPU %u", cpu);
-    if (*running != cpu) {
-      trace_record sw = {.kind = REC_THREAD, .thread = cpu, .line = rec.line};
-      if (apply(ctx, &sw, file, d)) return -1;
-      *running = cpu;
-    }
-    if (apply(ctx, &rec, file, d)) return -1;
-    if (rec.kind == REC_ACCESS) return 1;
-  }
-  return rc;
-}
-
-/* Turns round the traces, in order, until all have ended. */
-static int replay_cpus(trace_reader **r, unsigned n, apply_fn apply, void *ctx, diag *d) {
-  bool ended[TRACE_THREAD_MAX] = {false};
-  uint32_t running = UINT32_MAX; /* the first turn switches to CPU 0: per-thread counts from the start */
-  for (unsigned left = n; left;)
-    for (unsigned i = 0; i < n; i++) {
-      if (ended[i]) continue;
-      int rc = take_turn(r[i], i, &running, apply, ctx, d);
-      if (rc < 0) return -1;
-      if (rc == 0) {
-        ended[i] = true;
-        left--;
-      }
-    }
-  return 0;
 }
 
 /* After each block: every 256th updates the progress line. */
@@ -185,7 +139,7 @@ static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
 /* Once per run: page sizes no TLB level holds walk on every access, which
  * a total alone does not show. */
 static void warn_unheld(machine *m) {
-  uint64_t shifts = mmu_unheld_page_shifts(machine_get_mmu(m));
+  uint64_t shifts = system_unheld_page_shifts(machine_get_system(m));
   for (unsigned s = 0; s < 64; s++)
     if (shifts >> s & 1) {
       char size[32];
@@ -205,10 +159,10 @@ static int replay_traces(machine *m, trace_reader **r, const run_opts *o, diag *
     if (strcmp(o->trace[0], "-") && stat(o->trace[0], &st) == 0) p.total_bytes = (uint64_t)st.st_size;
     return replay(m, r[0], &p, d);
   }
-  if (!o->log) return replay_cpus(r, o->ntraces, apply_machine, m, d);
+  if (!o->log) return machine_replay_cpus(m, r, o->ntraces, NULL, NULL, d);
   tlblog *log = tlblog_create(m, stdout, lf, d);
   if (!log) return -1;
-  int rc = replay_cpus(r, o->ntraces, apply_logged, log, d);
+  int rc = machine_replay_cpus(m, r, o->ntraces, apply_logged, log, d);
   tlblog_destroy(log);
   return rc;
 }

@@ -82,17 +82,17 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
 /* Re-simulates every row; predicted[i] gets row i's cycles per access. The
  * model predicts translation: a row's measured data latency, when present,
  * stands for the preset's single data_cycles. */
-static int predict(const pt_format *f, const mmu_config *mc, const chase_row *rows, size_t n, bool preset_latency,
+static int predict(const pt_format *f, const system_spec *sys, const chase_row *rows, size_t n, bool preset_latency,
                    const char *csv, double *predicted, diag *d) {
   for (size_t i = 0; i < n; i++) {
     chase_result r;
-    if (chase_run(f, mc, &rows[i].spec, &r, d)) {
+    if (chase_run(f, sys, &rows[i].spec, &r, d)) {
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d->msg);
       return diag_set(d, csv, rows[i].line, "%s", why);
     }
     bool measured = rows[i].base > 0 && !preset_latency;
-    predicted[i] = r.cycles_per_access - (measured ? mc->data_cycles - rows[i].base : 0);
+    predicted[i] = r.cycles_per_access - (measured ? sys->mem.data_cycles - rows[i].base : 0);
   }
   return 0;
 }
@@ -129,7 +129,7 @@ int cmd_validate(int argc, char **argv) {
   o.filter.every = o.every;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
-      predict(&spec.format, &spec.mmu, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
+      predict(&spec.format, &spec.sys, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
     free(predicted);

@@ -38,7 +38,7 @@ static int place_set(const char *set, const gpu_config *g, gather_spec *s) {
 }
 
 /* 1 when the row is re-run, 0 when skipped, -1 on bad input. */
-static int row_spec(char **l, const int *col, const gpu_config *g, const char *file, unsigned long ln, gather_row *r,
+static int row_spec(char **l, const int *col, const gpu_config *g, uint32_t group_sms, const char *file, unsigned long ln, gather_row *r,
                     diag *d) {
   if (strcmp(l[col[C_PATTERN]], "gather")) return 0;
   if (col[C_LOAD] >= 0 && *l[col[C_LOAD]] && strcmp(l[col[C_LOAD]], "cg")) return 0;
@@ -74,7 +74,7 @@ static int row_spec(char **l, const int *col, const gpu_config *g, const char *f
   const char *set = col[C_SM_SET] >= 0 ? l[col[C_SM_SET]] : "";
   snprintf(r->sm_set, sizeof r->sm_set, "%s", set);
   if (place_set(set, g, s)) return diag_set(d, file, ln, "sm_set '%s' is not grid, all or SMs joined by ';'", set);
-  if (s->pinned && g->group_sms && 1 + (s->sms_used - s->pinned_in_group) > g->sms / g->group_sms) return 0;
+  if (s->pinned && 1 + (s->sms_used - s->pinned_in_group) > g->sms / group_sms) return 0;
   r->line = ln;
   return 1;
 }
@@ -83,7 +83,8 @@ static bool kept(const gather_row *r, const gather_row_filter *f) {
   return r->spec.threads_per_sm >= f->min_threads_per_sm && (!f->mappings || (f->mappings >> r->spec.region.mapping & 1));
 }
 
-int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_config *g, gather_row **rows, size_t *n,
+int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_config *g, uint32_t group_sms,
+                     gather_row **rows, size_t *n,
                      size_t *skipped, diag *d) {
   *rows = NULL;
   *n = *skipped = 0;
@@ -105,7 +106,7 @@ int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_con
       }
       *rows = grown;
     }
-    int use = row_spec(field, col, g, path, ln, &(*rows)[*n], d);
+    int use = row_spec(field, col, g, group_sms, path, ln, &(*rows)[*n], d);
     if (use < 0) {
       got = -1;
       break;

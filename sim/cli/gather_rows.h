@@ -29,9 +29,11 @@ typedef struct gather_row_filter {
   uint64_t every;     /* keep every Nth row that passes the rest (0, 1: all) */
 } gather_row_filter;
 
-/* Reads path; *rows (caller frees) gets the kept rows. Errors "FILE:LINE: ...". */
-int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_config *g, gather_row **rows, size_t *n,
-                     size_t *skipped, diag *d);
+/* Reads path; *rows (caller frees) gets the kept rows: not a pinned set
+ * of more L2-TLB groups (of group_sms SMs: gather_path) than g has.
+ * Errors "FILE:LINE: ...". */
+int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_config *g, uint32_t group_sms,
+                     gather_row **rows, size_t *n, size_t *skipped, diag *d);
 /* Whether path's first data rows are gather rows (else chase rows). */
 bool gather_rows_sniff(const char *path);
 

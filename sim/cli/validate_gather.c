@@ -59,7 +59,10 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     fprintf(stderr, "%s: preset %s has no [gpu] section for the concurrency model\n", o->csv, o->label);
     return EXIT_INPUT;
   }
-  if (gather_rows_load(o->csv, &o->filter, &spec->gpu, &rows, &n, &skipped, &d)) return cli_input_error(&d);
+  gather_levels lv;
+  if (gather_path(&spec->sys.mmu, &lv, &d) ||
+      gather_rows_load(o->csv, &o->filter, &spec->gpu, lv.group_sms, &rows, &n, &skipped, &d))
+    return cli_input_error(&d);
   double *predicted = malloc((n ? n : 1) * sizeof *predicted);
   if (!predicted) {
     free(rows);
@@ -71,7 +74,7 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
   size_t worst_i = 0;
   for (size_t i = 0; i < n; i++) {
     gather_result r;
-    if (gather_run(&spec->format, &spec->mmu, &spec->gpu, &rows[i].spec, &r, &d)) {
+    if (gather_run(&spec->format, &spec->sys, &spec->gpu, &rows[i].spec, &r, &d)) {
       fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
       free(rows);
       free(predicted);

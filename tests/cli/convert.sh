@@ -62,13 +62,15 @@ column() { # column NAME ARGS...: NAME's value in run's CSV
     NR == 2 {print c ? $c : "none"}'
 }
 t=$work/threads.trace
-[ "$(column threads.0.accesses "$t")/$(column threads.1.accesses "$t")/$(column threads.2.accesses "$t")" = 2/2/1 ] &&
+[ "$(column cpus.0.accesses "$t")/$(column cpus.1.accesses "$t")/$(column cpus.2.accesses "$t")" = 2/2/1 ] &&
   ok || bad "per-thread accesses"
-[ "$(column threads.1.tlb.l1d.misses "$t")" = 1 ] && ok || bad "thread 1 shares thread 0's page"
-[ "$(column threads.1.tlb.l1d.misses --set machine.address_spaces=per-thread "$t")" = 2 ] && ok ||
+[ "$(column cpus.1.tlb.l1d.misses "$t")" = 2 ] && ok || bad "thread 1 on a CPU of its own: its own l1d"
+[ "$(column cpus.1.tlb.l1d.misses --set tlb.l1d.shared_by=all --set tlb.stlb.shared_by=all "$t")" = 1 ] && ok ||
+  bad "thread 1 shares thread 0's l1d entry"
+[ "$(column cpus.1.tlb.stlb.misses --set machine.address_spaces=per-thread "$t")" = 2 ] && ok ||
   bad "thread 1 in its own address space"
-[ "$(column threads.0.accesses "$src/traces/samples/stride.din")" = none ] && ok || bad "threads without thread ids"
-[ "$(column threads.7.accesses --thread 7 "$src/traces/samples/stride.din")" = 1487 ] && ok || bad "--thread 7"
+[ "$(column cpus.0.accesses "$src/traces/samples/stride.din")" = none ] && ok || bad "threads without thread ids"
+[ "$(column cpus.7.accesses --thread 7 "$src/traces/samples/stride.din")" = 1487 ] && ok || bad "--thread 7"
 "$tlbsim" convert --quiet --thread 5 --to native "$src/traces/samples/stride.din" "$work/t5.trace" &&
   [ "$(grep -c ' thread=5$' "$work/t5.trace")" = 1487 ] && ok || bad "convert --thread 5"
 "$tlbsim" run "$t" | grep -q '^2  *1  *1  *0  *1  *2  *0$' && ok || bad "text report's thread table"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# tlbsim run with several traces: trace i is CPU (thread) i, and the traces
-# take turns, one access each, until all have ended. Exact counts for two
-# small traces, in a shared address space and in one per thread; the turn
-# order as the log shows it; a trace that names its own threads is exit 1
-# with one FILE:LINE line, --thread with several traces exit 2.
+# tlbsim run with several traces: trace i is CPU (thread) i with TLBs of its
+# own, and the traces take turns, one access each, until all have ended.
+# Exact counts for two small traces, in a shared address space and in one
+# per thread, with private TLBs and with every level shared; one trace run
+# as two CPUs gives each CPU that trace's own L1 misses; the turn order as
+# the log shows it; a trace that names its own threads is exit 1 with one
+# FILE:LINE line, --thread with several traces exit 2.
 # Usage: run_cpus.sh TLBSIM
 set -u
 tlbsim=$1
@@ -26,21 +28,32 @@ printf '1 1000\n0 2000\n0 1008\n' >"$work/a.din"
 printf 'r 0x1000 8\nw 0x5000 8\n' >"$work/b.trace"
 two=("$work/a.din" "$work/b.trace")
 [ "$(column accesses "${two[@]}")" = 5 ] && ok || bad "accesses"
-[ "$(column threads.0.accesses "${two[@]}")/$(column threads.1.accesses "${two[@]}")" = 3/2 ] && ok ||
+[ "$(column cpus.0.accesses "${two[@]}")/$(column cpus.1.accesses "${two[@]}")" = 3/2 ] && ok ||
   bad "per-CPU accesses"
-# shared: CPU 1's 0x1000 hits the entry CPU 0 filled
-[ "$(column threads.0.tlb.l1d.misses "${two[@]}")/$(column threads.1.tlb.l1d.misses "${two[@]}")" = 2/1 ] && ok ||
-  bad "shared address space"
-[ "$(column tlb.l1d.access_misses "${two[@]}")" = 3 ] && ok || bad "shared: total misses"
-# per-thread: CPU 1's 0x1000 is its own page, a miss
-ps=(--set machine.address_spaces=per-thread "${two[@]}")
-[ "$(column threads.0.tlb.l1d.misses "${ps[@]}")/$(column threads.1.tlb.l1d.misses "${ps[@]}")" = 2/2 ] && ok ||
+# private TLBs: CPU 1's 0x1000 misses its own l1d, though CPU 0 mapped the page
+[ "$(column cpus.0.tlb.l1d.misses "${two[@]}")/$(column cpus.1.tlb.l1d.misses "${two[@]}")" = 2/2 ] && ok ||
+  bad "private TLBs"
+[ "$(column tlb.l1d.access_misses "${two[@]}")" = 4 ] && ok || bad "private: total misses"
+[ "$(column cpus.1.page_faults "${two[@]}")" = 1 ] && ok || bad "private: CPU 1 faults on 0x5000 alone"
+# every level shared by all CPUs: CPU 1's 0x1000 hits the entry CPU 0 filled
+sh=(--set tlb.l1d.shared_by=all --set tlb.stlb.shared_by=all "${two[@]}")
+[ "$(column cpus.0.tlb.l1d.misses "${sh[@]}")/$(column cpus.1.tlb.l1d.misses "${sh[@]}")" = 2/1 ] && ok ||
+  bad "shared TLBs"
+[ "$(column tlb.l1d.access_misses "${sh[@]}")" = 3 ] && ok || bad "shared: total misses"
+# per-thread: CPU 1's 0x1000 is its own page, a miss in the shared TLBs too
+ps=(--set machine.address_spaces=per-thread "${sh[@]}")
+[ "$(column cpus.0.tlb.l1d.misses "${ps[@]}")/$(column cpus.1.tlb.l1d.misses "${ps[@]}")" = 2/2 ] && ok ||
   bad "per-thread address spaces"
+# the same trace as two CPUs: each CPU's L1 DTLB misses are the trace's own
+trace=$(dirname "$0")/../../traces/samples/stride.lackey
+alone=$(column tlb.l1d.misses "$trace")
+pair=$(column cpus.0.tlb.l1d.misses "$trace" "$trace")/$(column cpus.1.tlb.l1d.misses "$trace" "$trace")
+[ "$alone" -gt 0 ] && [ "$pair" = "$alone/$alone" ] && ok || bad "one trace as two CPUs: $pair, alone $alone"
 [ "$(column trace_format "${two[@]}")" = "din native" ] && ok || bad "the report names both formats"
 order=$("$tlbsim" run --log "${two[@]}" | awk '$1 ~ /^[0-9]+:$/ {printf "%s%s ", $2, $2 == "thread" ? $3 : ""}')
 [ "$order" = "thread0 w thread1 r thread0 r thread1 w thread0 r " ] && ok || bad "turn order: $order"
-# one trace alone replays as before: no thread columns
-[ "$(column threads.0.accesses "$work/a.din")" = none ] && ok || bad "one trace: no per-thread counts"
+# one trace alone replays as before: no per-CPU columns
+[ "$(column cpus.0.accesses "$work/a.din")" = none ] && ok || bad "one trace: no per-CPU counts"
 
 expect_error() { # expect_error CODE MESSAGE-REGEX ARGS...
   local code=$1 msg=$2

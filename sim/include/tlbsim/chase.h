@@ -17,7 +17,7 @@
 #ifndef TLBSIM_CHASE_H
 #define TLBSIM_CHASE_H
 
-#include "tlbsim/mmu.h"
+#include "tlbsim/system.h"
 #include "tlbsim/region.h"
 
 typedef enum { CHASE_SEQ, CHASE_RANDOM } chase_order;
@@ -68,10 +68,11 @@ int chase_spec_check(const chase_spec *s, diag *d);
  * order round a cycle, in an existing page table (a layout an allocator
  * built): max(warmup, nodes) untimed loads, then `repeats` passes of
  * `steps`. */
-int chase_run_nodes(const mmu_config *mc, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
+int chase_run_nodes(const system_spec *sp, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
                     uint64_t steps, unsigned repeats, chase_result *out, diag *d);
 
-/* Simulates one point with a format and MMU configuration. */
-int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d);
+/* Simulates one point with a format and a system's configuration (one
+ * agent: the one thread's SM). */
+int chase_run(const pt_format *f, const system_spec *sp, const chase_spec *s, chase_result *out, diag *d);
 
 #endif

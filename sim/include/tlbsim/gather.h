@@ -1,11 +1,6 @@
 /* tlbsim/gather.h — many threads' independent loads on a GPU: the
  * concurrency model behind `tlbsim gather`.
  *
- * gpu_config     the [gpu] section: the device's SMs, which of them share an
- *                L2 TLB, its clock, and how fast each stage a load passes
- *                through accepts requests (an interval in SM cycles between
- *                two requests it can take; the latencies are the MMU's own).
- *                Plain data inside machine_spec.
  * gather_spec    one point as `tlbsim-gpu gather` measures it (gpu/README.md):
  *                nodes of 128-byte lines in a region (region.h), threads on
  *                a set of SMs, loads in groups of `batch` per thread at the
@@ -38,33 +33,9 @@
 #ifndef TLBSIM_GATHER_H
 #define TLBSIM_GATHER_H
 
-#include "tlbsim/mmu.h"
+#include "tlbsim/gpu.h"
+#include "tlbsim/system.h"
 #include "tlbsim/region.h"
-
-#define GPU_MAX_GROUP_SMS 16
-#define GPU_MAX_SMS 256
-
-typedef struct gpu_config {
-  uint32_t sms;                 /* 0: no [gpu] section (not a GPU preset) */
-  uint32_t group_sms;           /* SMs that share one L2 TLB */
-  uint32_t group[GPU_MAX_GROUP_SMS]; /* the SMs known to share SM 0's (a pinned set is placed with it) */
-  uint32_t ngroup;
-  double clock_ghz;
-  double warp_group_cycles;     /* a warp's own work per group of loads (hashing, addresses, the sum) */
-  double issue_interval;        /* per SM: cycles between line requests entering translation */
-  double l1_miss_interval;      /* per SM: between L1-TLB misses it can send on */
-  uint32_t l1_miss_slots;       /* per SM: L1-TLB misses in flight at once (miss-status slots) */
-  double l2_interval;           /* per L2-TLB group: between lookups */
-  uint32_t l2_miss_slots;       /* per L2-TLB group: misses to the third level in flight at once */
-  double l3_interval;           /* GPU-wide: between third-level lookups, pages physically contiguous */
-  double l3_scattered_interval; /* ... and when each of the entry's pages is a physical run of its own
-                                   (in between: by the runs beyond the first) */
-  double walk_interval;         /* GPU-wide: between walks the walker starts */
-  double data_interval;         /* GPU-wide: between line requests the L2 cache serves */
-  double data_spread_cycles;    /* the data latency's range over L2 slices, around data_cycles */
-  double l1_hit_cycles;         /* a load the SM's L1 data cache serves (the table mode's offsets) */
-  double launch_gap_ns;         /* between two back-to-back launches */
-} gpu_config;
 
 typedef struct gather_spec {
   region region;               /* nodes, stride, mapping, pages (the nodes' count in layout mode) */
@@ -94,10 +65,19 @@ typedef struct gather_result {
   double busy_l2, busy_l3, busy_walk, busy_data; /* utilisation of the shared stages */
 } gather_result;
 
-/* Checks a [gpu] section's values (a GPU preset has one). */
-int gpu_config_check(const gpu_config *g, diag *d);
-/* Simulates one point. */
-int gather_run(const pt_format *f, const mmu_config *mc, const gpu_config *g, const gather_spec *s, gather_result *out,
-               diag *d);
+/* The TLB levels the model's path has, as a system shares them: the SM's
+ * own entry level, the level an L2-TLB group of group_sms SMs shares, the
+ * level the whole GPU shares (a missing one: -1), each a level index. */
+typedef struct gather_levels {
+  int level[3];
+  uint32_t group_sms;
+} gather_levels;
+
+/* The path of mc's data accesses: 0, or -1 (d) when its levels are not
+ * shared as the model needs (shared_by: 1, a group, all). */
+int gather_path(const mmu_config *mc, gather_levels *out, diag *d);
+/* Simulates one point on a system's configuration (its SMs the agents). */
+int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, const gather_spec *s,
+               gather_result *out, diag *d);
 
 #endif

@@ -7,17 +7,24 @@
  *           machine_spec_read fills it from a cfg, reading each key once and
  *           marking it used, so one spec can build many machines (a sweep,
  *           chase points, explain) without touching the configuration again.
- * machine   owns a pt (page table of the configured format), a phys (frames),
- *           an mmu (TLBs, walk caches, latency model), a vas (allocator
- *           policy for `alloc` records) and the live allocations by id.
- *           Built from a cfg; every key it reads is marked used.
+ * machine   the operating system's side: owns the address spaces (a pt, page
+ *           table of the configured format, and a vas, allocator policy for
+ *           `alloc` records, each), a phys (frames), the live allocations by
+ *           id, and a system (system.h: the agents, one per CPU, with their
+ *           TLBs, the walker and the memory system). Records carry their
+ *           agent as the trace's thread: a thread switch (REC_THREAD t,
+ *           which blocks hold in place) moves the records after it to agent
+ *           t, a CPU of its own with the TLB levels the configuration gives
+ *           it privately (shared_by shares them).
  * machine_stats  what the trace did beyond the MMU's own counters: accesses,
  *           page faults of demand paging, straddling accesses, and per TLB
  *           level the accesses (not translations) that missed there.
  *
- * machine_thread_stats  one thread's share of the counters, for traces
- *           with thread ids (REC_THREAD); [machine] address_spaces says
- *           whether threads share an address space or each has its own.
+ * machine_agent_stats  one agent's share of the machine's counters, for
+ *           traces with thread ids; its MMU has its TLB counters. [machine]
+ *           address_spaces says whether threads share an address space or
+ *           each has its own; each agent has its own current one either way
+ *           (a ctx record switches the agent that runs it).
  *
  * machine_phase  the counters at each `mark` record, so reports can show
  *           what every phase of a trace did (at most MACHINE_MAX_PHASES).
@@ -30,10 +37,10 @@
 #define TLBSIM_MACHINE_H
 
 #include "tlbsim/config.h"
-#include "tlbsim/gather.h"
-#include "tlbsim/mmu.h"
+#include "tlbsim/gpu.h"
 #include "tlbsim/phys.h"
 #include "tlbsim/pt.h"
+#include "tlbsim/system.h"
 #include "tlbsim/trace.h"
 #include "tlbsim/vas.h"
 
@@ -66,7 +73,8 @@ typedef struct machine_spec {
   uint64_t seed;                 /* [machine] seed: allocator and random replacement */
   char vas_policy[MACHINE_POLICY_MAX]; /* [vas] policy */
   vas_config vas;                /* [vas] every allocator parameter (vas_param_*); capacity = phys_memory */
-  mmu_config mmu;                /* [latency] [mmu] [ptcache] [tlb.*] [pwc.*] */
+  system_spec sys;               /* [latency] [mmu] [ptcache] [tlb.*] [pwc.*]: the MMU every agent has,
+                                    the memory system below */
   gpu_config gpu;                /* [gpu]: the concurrency model's device (sms 0 without one) */
   uint64_t max_record_pages;     /* pages one record may touch: MACHINE_MAX_RECORD_PAGES, or
                                     fewer (a harness keeps each input quick); 0 is the default */
@@ -83,16 +91,6 @@ typedef struct machine_stats {
   uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
   uint64_t oom;               /* alloc or map records that found no memory */
 } machine_stats;
-
-/* One thread's (or CPU's) share of the counters, in a trace that names
- * threads (REC_THREAD). Kept by difference at each thread switch, so the
- * per-access path pays nothing for them. */
-typedef struct machine_thread_stats {
-  uint64_t accesses;
-  uint64_t walks;
-  uint64_t faults;                /* accesses that faulted */
-  uint64_t misses[MMU_MAX_LEVELS]; /* translations that missed at each TLB level */
-} machine_thread_stats;
 
 /* Counters as they stood when a phase ended (cumulative from the start). */
 typedef struct machine_phase {
@@ -121,6 +119,16 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
  * given) after every block; 0 at the trace's end, -1 on an error (d). */
 int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d);
 
+/* Where a record goes: machine_apply, or a wrapper of it (the per-access
+ * log applies each record and prints what it did). */
+typedef int (*machine_record_fn)(void *ctx, const trace_record *r, const char *file, diag *d);
+/* Replays n traces as CPUs 0..n-1 (n at most TRACE_THREAD_MAX): they take
+ * turns, one access each (with the records before it), each turn after a
+ * switch to its CPU, until all have ended. Each record goes to apply(ctx,
+ * ...), or with apply NULL to machine_apply(m, ...). A thread id inside
+ * one of the traces is an error. 0, or -1 (d). */
+int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d);
+
 /* A live allocation: what an `alloc` record got and where. */
 typedef struct machine_alloc {
   uint64_t id, va, size;
@@ -136,10 +144,12 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max);
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out);
 
 const machine_stats *machine_get_stats(const machine *m);
-/* Each thread's counters so far into out (indexed by thread id, every one
- * filled); returns the set of threads that made accesses (bit t for thread
- * t), or 0 for a trace that named no thread. */
-uint64_t machine_thread_stats_get(const machine *m, machine_thread_stats out[TRACE_THREAD_MAX]);
+/* The agents (the trace's threads) that made accesses, bit a for agent a;
+ * 0 for a trace that named no thread. */
+uint64_t machine_agents(const machine *m);
+/* Agent a's share of the machine's counters so far (its TLB counters are
+ * its MMU's: system_agent_mmu). */
+void machine_agent_stats(const machine *m, unsigned a, machine_stats *out);
 const machine_spec *machine_get_spec(const machine *m);
 /* The phases of a replay that had marks (none otherwise): each mark
  * closes one, and the last is open, running to now. Pure reads: a report
@@ -147,8 +157,8 @@ const machine_spec *machine_get_spec(const machine *m);
 size_t machine_phase_count(const machine *m);
 /* Phase i (< machine_phase_count) into out; the last one as it stands now. */
 void machine_phase_get(const machine *m, size_t i, machine_phase *out);
-const mmu *machine_get_mmu(const machine *m);
-/* Events of the machine's MMU go to o (copied) from now on; NULL: none
+const hwsystem *machine_get_system(const machine *m);
+/* Events of every agent's MMU go to o (copied) from now on; NULL: none
  * (mmu_set_observer). The per-access log watches a replay through it. */
 void machine_set_observer(machine *m, const mmu_observer *o);
 const pt *machine_get_pt(const machine *m);

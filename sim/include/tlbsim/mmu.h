@@ -28,10 +28,14 @@
  * The walk (walker.h) starts below the deepest page-walk-cache hit; each
  * entry read below that is one memory reference.
  *
- * Cycles per translated access = data_cycles + the `latency` of every level
- * looked up + (on a walk) the walk's cycles (walk_cycles + its reads). A
- * faulting access costs the same; a walk repeated after the fault handler
- * mapped the page adds its cycles again.
+ * Cycles per translated access = the data access (a request to the memory
+ * system below, memsys.h) + the `latency` of every level looked up + (on a
+ * walk) the walk's cycles (walk_cycles + its reads, themselves requests to
+ * the memory system unless the walker's line cache serves them). The
+ * outcome keeps the three parts apart, so a timing model replays each as a
+ * step of its own and nobody recovers one by subtraction. A faulting access
+ * costs the same; a walk repeated after the fault handler mapped the page
+ * adds its cycles again.
  *
  * Arrays of a level: a look-up probes every array of the level; a fill goes
  * to the array holding the page's size, and a size no array of the level
@@ -50,6 +54,7 @@
 #ifndef TLBSIM_MMU_H
 #define TLBSIM_MMU_H
 
+#include "tlbsim/memsys.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/tlb.h"
 #include "tlbsim/walker.h"
@@ -58,6 +63,7 @@
 #define MMU_MAX_ARRAYS TLB_MAX_PAGE_SIZES
 #define MMU_NAME_MAX 32
 #define MMU_NEXT_WALK (-1)
+#define MMU_SHARED_BY_ALL UINT32_MAX
 
 typedef enum { ACC_READ, ACC_WRITE, ACC_EXEC } acc_kind;
 enum { SERVES_DATA = 1, SERVES_INST = 2, SERVES_BOTH = 3 };
@@ -70,13 +76,14 @@ typedef struct mmu_level_config {
   uint8_t serves;                       /* SERVES_* */
   uint32_t latency;                     /* cycles added when an access looks this level up */
   bool sector_needs_contiguous_pa;      /* sector bits only for physically contiguous pages */
+  uint32_t shared_by;                   /* agents of a system sharing its arrays (system.h): 0 or 1 each
+                                           its own, MMU_SHARED_BY_ALL one for all, else groups of this many */
 } mmu_level_config;
 
 typedef struct mmu_config {
   uint8_t nlevels;
   mmu_level_config level[MMU_MAX_LEVELS];
   walker_config walker;
-  uint32_t data_cycles;     /* the access itself once translated */
   bool asid_tagged;         /* false: a context switch flushes every TLB */
   uint32_t fill_bytes;      /* a sector fill takes only the pages whose leaf entries share
                                this aligned block of the leaf table with the page filled
@@ -104,7 +111,10 @@ typedef struct mmu_outcome {
   uint32_t missed;    /* bit per level index looked up that missed */
   uint32_t walk_refs; /* memory references of the walk (0 if none) */
   uint8_t page_shift; /* the page translated (0 when unmapped) */
-  uint64_t cycles;
+  uint64_t cycles;    /* data_cycles + tlb_cycles + walk_cycles */
+  uint32_t data_cycles; /* the data access itself (memsys) */
+  uint64_t tlb_cycles;  /* the latencies of the levels looked up */
+  uint64_t walk_cycles; /* the walks (none: 0) */
 } mmu_outcome;
 
 /* One array of a level split by page size ([tlb.l1d:2M]): which of the
@@ -165,15 +175,18 @@ typedef struct mmu_observer {
 
 /* What a new MMU takes from others instead of building its own: per level,
  * the MMU whose same-indexed level's arrays it uses (same geometry), and a
- * walker. Lenders outlive borrowers. */
+ * walker; and the address space it starts in. Lenders outlive borrowers. */
 typedef struct mmu_share {
   mmu *level_from[MMU_MAX_LEVELS];
   walker *walker;
+  uint32_t asid;
 } mmu_share;
 
 /* Also checks c against the table's format (walk caches only on levels that
- * have non-leaf entries). Starts in asid 0. share may be NULL. */
-mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, diag *d);
+ * have non-leaf entries). Starts in asid 0 (or share's). Data accesses (and, through
+ * the walker it builds, page-table reads) go to mem, which outlives the
+ * MMU. share may be NULL. */
+mmu *mmu_create(const mmu_config *c, const pt *table, memsys *mem, const mmu_share *share, diag *d);
 void mmu_destroy(mmu *m);
 /* Translates one page's worth of access (callers split straddling ones). */
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
@@ -202,8 +215,9 @@ typedef bool (*mmu_fault_fn)(void *ctx, uint64_t va, acc_kind kind);
 void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx);
 /* Events go to o (copied) from now on; NULL turns them off. */
 void mmu_set_observer(mmu *m, const mmu_observer *o);
-/* Invalidates the page at va in every level and walk cache (a shootdown). */
-void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift);
+/* Invalidates the page at va of address space asid in every level and walk
+ * cache (a shootdown). */
+void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid);
 /* A context switch to asid (counted when asid changes), same table. */
 void mmu_set_asid(mmu *m, uint32_t asid);
 /* A context switch to asid translating through table (same format) from

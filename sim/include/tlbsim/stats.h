@@ -49,6 +49,7 @@ typedef struct stats_column {
   stats_kind kind;
   uint32_t at;    /* LABEL: a stats_label; COUNT, RATIO: offset of the count (the numerator) */
   uint32_t over;  /* RATIO: offset of the denominator (0 when it is 0) */
+  bool agent;     /* also a count of each agent (CPU) alone: the report's per-CPU objects have it */
 } stats_column;
 
 typedef struct stats_schema {
@@ -58,6 +59,8 @@ typedef struct stats_schema {
 
 void stats_schema_build(const machine_spec *s, stats_schema *out);
 void stats_snapshot_take(const machine *m, stats_snapshot *out);
+/* Agent a's own counters (the agent columns; the rest 0). */
+void stats_snapshot_agent(const machine *m, unsigned a, stats_snapshot *out);
 /* The counts since `base` was taken of the same machine (a warm-up's end):
  * the machine's, the MMU's and each TLB level's counters less base's; the
  * page-table and memory usage (levels, not counts) stay as they are now. */

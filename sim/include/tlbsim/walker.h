@@ -2,7 +2,7 @@
  * page-table lines it reads through, and what a walk costs.
  *
  * walker_config  plain data: one optional walk cache per page-table level,
- *                the line cache, the walk's fixed and per-read cycles.
+ *                the line cache, the walk's fixed cycles.
  * walker         owns its walk caches and line cache; reads (never owns or
  *                changes) the pt it walks, which each walk names, so one
  *                walker can serve several MMUs and address spaces (a GPU's
@@ -15,15 +15,17 @@
  *
  * A walk probes the walk caches deepest level first and stops at the first
  * hit; it reads only the entries below that level, each through the line
- * cache (a hit costs line hit_cycles, a miss walk_ref_cycles and brings the
- * line in), and fills the walk caches of the non-leaf entries it read. Its
- * cycles are walk_cycles plus those reads. Walk caches are keyed by
+ * cache (a hit costs line hit_cycles; a miss is a request to the memory
+ * system, memsys.h, and brings the line in), and fills the walk caches of
+ * the non-leaf entries it read. Its cycles are walk_cycles plus those
+ * reads. Walk caches are keyed by
  * va >> (the level's index shift) and tagged with the asid; the line cache
  * by the entry's physical address (one address space of tables).
  */
 #ifndef TLBSIM_WALKER_H
 #define TLBSIM_WALKER_H
 
+#include "tlbsim/memsys.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/tlb.h"
 
@@ -47,7 +49,6 @@ typedef struct walker_config {
   walker_pwc_config pwc[PT_MAX_LEVELS]; /* indexed by page-table level */
   walker_line_cache_config line_cache;
   uint32_t walk_cycles;     /* fixed cost of starting a walk */
-  uint32_t walk_ref_cycles; /* per page-table entry read (a line-cache miss) */
   uint64_t seed;            /* seeds random walk caches */
 } walker_config;
 
@@ -75,7 +76,9 @@ typedef struct walker_result {
 
 typedef struct walker walker;
 
-walker *walker_create(const walker_config *c, const pt_format *f, diag *d);
+/* The walker reads page-table entries through mem (borrowed: it outlives
+ * the walker). */
+walker *walker_create(const walker_config *c, const pt_format *f, memsys *mem, diag *d);
 void walker_destroy(walker *w);
 const walker_config *walker_get_config(const walker *w);
 /* Walks va in table (whose format the walker was made for) for asid. */

@@ -310,7 +310,7 @@ int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, u
   chase_result r;
   diag d;
   if (chase_plan(ms, footprint, stride, page_size, order, mapping, &s, &d) ||
-      chase_run(&ms->format, &ms->mmu, &s, &r, &d))
+      chase_run(&ms->format, &ms->sys, &s, &r, &d))
     return fail(err, &d);
   const mmu_level_stats *first = &r.level[0];
   *out = (tlbsim_chase_result){

@@ -29,9 +29,12 @@ struct machine {
   uint64_t hook_pages; /* a map hook refused a mapping of this many pages: past max_pages */
   const pt_format *format;
   phys *frames;
-  mmu *mmu;
+  hwsystem *sys;      /* the agents (CPUs) and what they share */
+  mmu *cpu;         /* the current agent's MMU: what accesses translate through */
+  unsigned agent;   /* the current agent: the trace's current thread */
   context ctx[MACHINE_MAX_CONTEXTS];
-  unsigned nctx, cur;
+  unsigned nctx;
+  uint8_t space[TRACE_THREAD_MAX]; /* each agent's current address space (index into ctx) */
   machine_demand demand;
   bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
   unsigned page_shift;
@@ -45,11 +48,10 @@ struct machine {
   size_t alloc_cap, alloc_used; /* live entries */
   size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
   machine_stats stats;
-  machine_thread_stats thread[TRACE_THREAD_MAX]; /* each thread's counters up to its last switch away */
-  machine_thread_stats switched;                 /* the machine's counters at the last thread switch */
-  uint32_t cur_thread;
-  uint64_t threads_seen;                         /* bit t: thread t made accesses before a switch */
-  bool threaded;                                 /* the trace named a thread */
+  machine_stats agent_stats[TRACE_THREAD_MAX]; /* each agent's counters up to its last switch away */
+  machine_stats switched;                      /* the machine's counters at the last switch */
+  uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
+  bool threaded;                               /* the trace named a thread */
 };
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
@@ -99,7 +101,8 @@ static live_alloc *alloc_insert(machine *m, uint64_t id) {
 
 /* --- mapping pages -------------------------------------------------------- */
 
-static pt *cur_table(machine *m) { return m->ctx[m->cur].table; }
+static unsigned cur_space(const machine *m) { return m->space[m->agent]; }
+static pt *cur_table(machine *m) { return m->ctx[cur_space(m)].table; }
 
 static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   uint64_t end = va + size;
@@ -109,7 +112,7 @@ static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
       va = (va | (m->min_page - 1)) + 1;
       continue;
     }
-    mmu_shootdown(m->mmu, old.va, old.page_shift);
+    system_shootdown(m->sys, old.va, old.page_shift, m->ctx[cur_space(m)].asid);
     phys_free(m->frames, old.pa, old.page_shift);
     va = old.va + (1ull << old.page_shift);
   }
@@ -268,9 +271,10 @@ machine *machine_create(const machine_spec *s, diag *d) {
     goto fail;
   }
   m->spec.vas.phys_capacity = phys_capacity(m->frames);
-  if (add_context(m, 0, d) || !(m->mmu = mmu_create(&s->mmu, m->ctx[0].table, NULL, d))) goto fail;
-  mmu_set_fault_handler(m->mmu, demand_fault, m);
-  for (int k = ACC_READ; k <= ACC_EXEC; k++) m->serves[k] = mmu_serves(m->mmu, (acc_kind)k);
+  if (add_context(m, 0, d) || !(m->sys = system_create(&s->sys, m->ctx[0].table, NULL, d))) goto fail;
+  system_set_fault_handler(m->sys, demand_fault, m);
+  if (!(m->cpu = system_agent(m->sys, 0, d))) goto fail;
+  for (int k = ACC_READ; k <= ACC_EXEC; k++) m->serves[k] = mmu_serves(m->cpu, (acc_kind)k);
   return m;
 fail:
   machine_destroy(m);
@@ -280,11 +284,11 @@ fail:
 void machine_destroy(machine *m) {
   if (!m) return;
   for (unsigned i = 0; i < m->nctx; i++) {
-    m->cur = i;
+    m->space[m->agent] = (uint8_t)i;
     vas_destroy(m->ctx[i].heap); /* may unmap through hooks: before the table goes */
     pt_destroy(m->ctx[i].table);
   }
-  mmu_destroy(m->mmu);
+  system_destroy(m->sys);
   phys_destroy(m->frames);
   free(m->allocs);
   free(m->phases);
@@ -297,9 +301,9 @@ void machine_destroy(machine *m) {
 static live_alloc *named_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
   live_alloc *a = alloc_find(m, r->alloc_id);
   if (!a) return diag_set(d, file, r->line, "allocation %llu is not live", (unsigned long long)r->alloc_id), NULL;
-  if (a->ctx != m->cur)
+  if (a->ctx != cur_space(m))
     return diag_set(d, file, r->line, "allocation %llu belongs to address space %u, not the current %u",
-                    (unsigned long long)r->alloc_id, m->ctx[a->ctx].asid, m->ctx[m->cur].asid), NULL;
+                    (unsigned long long)r->alloc_id, m->ctx[a->ctx].asid, m->ctx[cur_space(m)].asid), NULL;
   return a;
 }
 
@@ -361,7 +365,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
     translate_pages(m, kind, va, size);
     return 0;
   }
-  mmu_translate(m->mmu, va, kind, &o);
+  mmu_translate(m->cpu, va, kind, &o);
   if (o.status != MMU_OK) m->stats.faults++;
   for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
   return 0;
@@ -376,7 +380,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   bool faulted = false;
   bool straddled = false;
   for (;; straddled = true) {
-    mmu_translate(m->mmu, va, kind, &o);
+    mmu_translate(m->cpu, va, kind, &o);
     missed |= o.missed;
     faulted |= o.status != MMU_OK;
     pt_mapping map;
@@ -421,10 +425,10 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   if (!a) return diag_set(d, file, r->line, "out of memory");
   a->size = r->size;
   a->seq = m->stats.allocs;
-  a->ctx = m->cur;
+  a->ctx = cur_space(m);
   diag why;
   m->hook_pages = 0;
-  int rc = vas_alloc(m->ctx[m->cur].heap, r->size, r->align, r->stream, &a->va, &why);
+  int rc = vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why);
   if (m->hook_pages)
     return diag_set(d, file, r->line, "alloc of %llu bytes maps %llu pages, more than the %llu one record may",
                     (unsigned long long)r->size, (unsigned long long)m->hook_pages, (unsigned long long)m->max_pages);
@@ -441,7 +445,7 @@ static int do_free(machine *m, const trace_record *r, const char *file, diag *d)
   if (!a) return -1;
   m->stats.frees++;
   diag why;
-  if (!a->failed && vas_free(m->ctx[m->cur].heap, a->va, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+  if (!a->failed && vas_free(m->ctx[cur_space(m)].heap, a->va, &why)) return diag_set(d, file, r->line, "%s", why.msg);
   a->used = false;
   a->tomb = true;
   m->alloc_used--;
@@ -504,7 +508,7 @@ static int do_protect(machine *m, const trace_record *r, const char *file, diag 
     if (!pt_lookup(cur_table(m), va, &map))
       return diag_set(d, file, r->line, "nothing is mapped at %#llx", (unsigned long long)va);
     pt_protect(cur_table(m), va, r->prot);
-    mmu_shootdown(m->mmu, map.va, map.page_shift);
+    system_shootdown(m->sys, map.va, map.page_shift, m->ctx[cur_space(m)].asid);
     va = map.va + (1ull << map.page_shift);
   }
   return 0;
@@ -512,13 +516,14 @@ static int do_protect(machine *m, const trace_record *r, const char *file, diag 
 
 /* The counters as they stand now, as phase `label` would end with them. */
 static void phase_now(const machine *m, const char *label, machine_phase *p) {
-  const mmu_stats *ms = mmu_get_stats(m->mmu);
-  *p = (machine_phase){.accesses = m->stats.accesses, .walks = ms->walks, .faults = m->stats.faults,
-                       .page_faults = m->stats.page_faults, .cycles = ms->cycles, .allocs = m->stats.allocs,
+  mmu_stats ms;
+  system_stats(m->sys, &ms);
+  *p = (machine_phase){.accesses = m->stats.accesses, .walks = ms.walks, .faults = m->stats.faults,
+                       .page_faults = m->stats.page_faults, .cycles = ms.cycles, .allocs = m->stats.allocs,
                        .frees = m->stats.frees, .maps = m->stats.maps, .unmaps = m->stats.unmaps,
-                       .shootdowns = ms->shootdowns};
+                       .shootdowns = ms.shootdowns};
   snprintf(p->label, sizeof p->label, "%s", label[0] ? label : "start");
-  for (unsigned i = 0; i < mmu_get_config(m->mmu)->nlevels; i++) p->misses[i] = mmu_level_get_stats(m->mmu, i).misses;
+  for (unsigned i = 0; i < m->spec.sys.mmu.nlevels; i++) p->misses[i] = system_level_stats(m->sys, i).misses;
 }
 
 /* Closes the open phase with the counters as they stand now. */
@@ -551,7 +556,7 @@ void machine_phase_get(const machine *m, size_t i, machine_phase *out) {
   else phase_now(m, m->open_label, out); /* the open phase runs to now */
 }
 
-/* Makes address space asid (created on first use) the current one. */
+/* Makes address space asid (created on first use) the current agent's. */
 static int switch_space(machine *m, uint32_t asid, const char *file, unsigned long line, diag *d) {
   unsigned i = 0;
   while (i < m->nctx && m->ctx[i].asid != asid) i++;
@@ -561,9 +566,8 @@ static int switch_space(machine *m, uint32_t asid, const char *file, unsigned lo
     diag why;
     if (add_context(m, asid, &why)) return diag_set(d, file, line, "%s", why.msg);
   }
-  m->cur = i;
-  mmu_set_context(m->mmu, asid, m->ctx[i].table);
-  return 0;
+  m->space[m->agent] = (uint8_t)i;
+  return system_set_context(m->sys, m->agent, asid, m->ctx[i].table, d);
 }
 
 static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -571,43 +575,49 @@ static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) 
   return switch_space(m, r->asid, file, r->line, d);
 }
 
-/* The counters a thread's share is taken from, as they stand now. */
-static machine_thread_stats thread_counters(const machine *m) {
-  machine_thread_stats t = {.accesses = m->stats.accesses, .walks = mmu_get_stats(m->mmu)->walks,
-                            .faults = m->stats.faults};
-  for (unsigned l = 0; l < m->spec.mmu.nlevels; l++) t.misses[l] = mmu_level_get_stats(m->mmu, l).misses;
+/* a = a + b - c over every counter of machine_stats. */
+static void add_since(machine_stats *a, const machine_stats *b, const machine_stats *c) {
+  _Static_assert(sizeof(machine_stats) % sizeof(uint64_t) == 0, "counters are uint64_t only");
+  uint64_t *x = (uint64_t *)(void *)a;
+  const uint64_t *y = (const uint64_t *)(const void *)b, *z = (const uint64_t *)(const void *)c;
+  for (size_t i = 0; i < sizeof *a / sizeof(uint64_t); i++) x[i] += y[i] - z[i];
+}
+
+/* The current agent's counters as they would stand after a switch now. */
+static machine_stats current_agent(const machine *m) {
+  machine_stats t = m->agent_stats[m->agent];
+  add_since(&t, &m->stats, &m->switched);
   return t;
 }
 
-/* The current thread's counters as they would stand after a switch now. */
-static machine_thread_stats current_thread(const machine *m, machine_thread_stats now) {
-  machine_thread_stats t = m->thread[m->cur_thread];
-  t.accesses += now.accesses - m->switched.accesses;
-  t.walks += now.walks - m->switched.walks;
-  t.faults += now.faults - m->switched.faults;
-  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) t.misses[l] += now.misses[l] - m->switched.misses[l];
-  return t;
+/* Thread t of the trace runs on agent t (a CPU of its own) from now on. */
+static int switch_agent(machine *m, unsigned t, const char *file, unsigned long line, diag *d) {
+  if (m->stats.accesses != m->switched.accesses) m->agents_seen |= UINT64_C(1) << m->agent;
+  m->agent_stats[m->agent] = current_agent(m);
+  m->switched = m->stats;
+  diag why;
+  mmu *cpu = system_agent(m->sys, t, &why);
+  if (!cpu) return diag_set(d, file, line, "%s", why.msg);
+  m->agent = t;
+  m->cpu = cpu;
+  return 0;
 }
 
 static int do_thread(machine *m, const trace_record *r, const char *file, diag *d) {
   if (r->thread >= TRACE_THREAD_MAX)
     return diag_set(d, file, r->line, "thread %u: thread ids go up to %d", r->thread, TRACE_THREAD_MAX - 1);
-  machine_thread_stats now = thread_counters(m);
-  if (now.accesses != m->switched.accesses) m->threads_seen |= UINT64_C(1) << m->cur_thread;
-  m->thread[m->cur_thread] = current_thread(m, now);
-  m->switched = now;
-  m->cur_thread = r->thread;
+  if (switch_agent(m, r->thread, file, r->line, d)) return -1;
   m->threaded = true;
   return m->spec.thread_spaces ? switch_space(m, r->thread, file, r->line, d) : 0;
 }
 
-uint64_t machine_thread_stats_get(const machine *m, machine_thread_stats out[TRACE_THREAD_MAX]) {
+uint64_t machine_agents(const machine *m) {
   if (!m->threaded) return 0;
-  machine_thread_stats now = thread_counters(m);
-  memcpy(out, m->thread, sizeof m->thread);
-  out[m->cur_thread] = current_thread(m, now);
-  bool current_seen = now.accesses != m->switched.accesses;
-  return m->threads_seen | (uint64_t)current_seen << m->cur_thread;
+  return m->agents_seen | (uint64_t)(m->stats.accesses != m->switched.accesses) << m->agent;
+}
+
+void machine_agent_stats(const machine *m, unsigned a, machine_stats *out) {
+  *out = a == m->agent ? current_agent(m) : a < TRACE_THREAD_MAX ? m->agent_stats[a] : (machine_stats){0};
 }
 
 /* Whether a translates as a repeat of the last translation (mmu_window):
@@ -621,7 +631,7 @@ static inline bool in_window(const mmu_window *w, const trace_acc *a) {
  * as they come): what n one-page first-level hits add up to. */
 static void count_run(machine *m, uint64_t *n) {
   if (!*n) return;
-  mmu_repeat_count(m->mmu, *n);
+  mmu_repeat_count(m->cpu, *n);
   m->stats.records += *n;
   m->stats.accesses += *n;
   *n = 0;
@@ -633,7 +643,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   bool wide = plain_bits < 64 && b->last_byte_or >> plain_bits;
   bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
   size_t other = 0;
-  const mmu_window *win = mmu_repeat_window(m->mmu);
+  const mmu_window *win = mmu_repeat_window(m->cpu);
   uint64_t run = 0; /* accesses the window took, not counted yet */
   for (size_t i = 0; i < b->n; i++) {
     const trace_acc *a = &b->acc[i];
@@ -645,6 +655,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
     count_run(m, &run);
     if (a->kind == TRACE_ACC_OTHER) {
       if (machine_apply(m, &b->other[other++], file, d)) return -1;
+      win = mmu_repeat_window(m->cpu); /* a thread switch changes the agent */
     } else {
       m->stats.records++;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
@@ -672,6 +683,45 @@ int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), v
   return rc;
 }
 
+/* CPU cpu's turn: its trace's records up to and including its next access,
+ * after a switch to its thread when another ran last. 1: done; 0: the
+ * trace has ended; -1: an error. */
+static int take_turn(machine *m, trace_reader *r, uint32_t cpu, uint32_t *running, machine_record_fn apply, void *ctx,
+                     diag *d) {
+  const char *file = trace_get_path(r);
+  trace_record rec;
+  int rc;
+  while ((rc = trace_next(r, &rec, d)) == 1) {
+    if (rec.kind == REC_THREAD)
+      return diag_set(d, file, rec.line, "a thread id in a trace replayed as one of several: this trace is CPU %u", cpu);
+    if (*running != cpu) {
+      trace_record sw = {.kind = REC_THREAD, .thread = cpu, .line = rec.line};
+      if (apply ? apply(ctx, &sw, file, d) : machine_apply(m, &sw, file, d)) return -1;
+      *running = cpu;
+    }
+    if (apply ? apply(ctx, &rec, file, d) : machine_apply(m, &rec, file, d)) return -1;
+    if (rec.kind == REC_ACCESS) return 1;
+  }
+  return rc;
+}
+
+int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d) {
+  if (n > TRACE_THREAD_MAX) return diag_set(d, NULL, 0, "%u traces: at most %d CPUs", n, TRACE_THREAD_MAX);
+  bool ended[TRACE_THREAD_MAX] = {false};
+  uint32_t running = UINT32_MAX; /* the first turn switches to CPU 0: per-CPU counts from the start */
+  for (unsigned left = n; left;)
+    for (unsigned i = 0; i < n; i++) {
+      if (ended[i]) continue;
+      int rc = take_turn(m, r[i], i, &running, apply, ctx, d);
+      if (rc < 0) return -1;
+      if (rc == 0) {
+        ended[i] = true;
+        left--;
+      }
+    }
+  return 0;
+}
+
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
   switch (r->kind) {
@@ -690,11 +740,11 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
 
 const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }
 const machine_spec *machine_get_spec(const machine *m) { return &m->spec; }
-const mmu *machine_get_mmu(const machine *m) { return m->mmu; }
-void machine_set_observer(machine *m, const mmu_observer *o) { mmu_set_observer(m->mmu, o); }
-const pt *machine_get_pt(const machine *m) { return m->ctx[m->cur].table; }
+const hwsystem *machine_get_system(const machine *m) { return m->sys; }
+void machine_set_observer(machine *m, const mmu_observer *o) { system_set_observer(m->sys, o); }
+const pt *machine_get_pt(const machine *m) { return m->ctx[cur_space(m)].table; }
 const phys *machine_get_phys(const machine *m) { return m->frames; }
-const vas *machine_get_vas(const machine *m) { return m->ctx[m->cur].heap; }
+const vas *machine_get_vas(const machine *m) { return m->ctx[cur_space(m)].heap; }
 uint64_t machine_default_page_size(const machine *m) { return 1ull << m->page_shift; }
 
 pt_level_usage machine_pt_usage(const machine *m, unsigned level) {
@@ -724,7 +774,7 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < m->alloc_cap; i++) {
     const live_alloc *a = &m->allocs[i];
-    if (!a->used || a->failed || a->ctx != m->cur) continue;
+    if (!a->used || a->failed || a->ctx != cur_space(m)) continue;
     if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
     n++;
   }

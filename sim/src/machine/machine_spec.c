@@ -237,12 +237,22 @@ static int read_page_sizes(cfg *c, const char *sec, uint64_t default_page, tlb_g
   return set_page_sizes(c, sec, sizes, n, g, d);
 }
 
+/* shared_by: 1 (the default: each agent its own), all, or a number of
+ * agents per group. */
+static int read_shared_by(cfg *c, const char *sec, uint32_t *out, diag *d) {
+  const char *s;
+  cfg_get_str(c, sec, "shared_by", "1", &s);
+  if (!strcmp(s, "all")) return *out = MMU_SHARED_BY_ALL, 0;
+  return cfg_get_u32(c, sec, "shared_by", 1, 1, SYSTEM_MAX_AGENTS, out, d);
+}
+
 static int read_level(cfg *c, const char *sec, uint64_t default_page, uint64_t seed, mmu_level_config *lv,
                       uint64_t *held, diag *d) {
   const char *serves;
   if (read_array(c, sec, seed, &lv->array[0], held, d) || read_page_sizes(c, sec, default_page, &lv->array[0], d) ||
       cfg_get_u32(c, sec, "latency", 0, 0, U32, &lv->latency, d) ||
-      cfg_get_bool(c, sec, "sector_contiguous", true, &lv->sector_needs_contiguous_pa, d))
+      cfg_get_bool(c, sec, "sector_contiguous", true, &lv->sector_needs_contiguous_pa, d) ||
+      read_shared_by(c, sec, &lv->shared_by, d))
     return -1;
   lv->narrays = 1;
   cfg_get_str(c, sec, "serves", "data", &serves);
@@ -355,12 +365,13 @@ static int read_pwc(cfg *c, const char *sec, const pt_format *f, mmu_config *mc,
   return cfg_section_error(c, sec, d, "format %s has no level named '%s'", f->name, level);
 }
 
-static int read_walker(cfg *c, mmu_config *mc, uint64_t *held, diag *d) {
+static int read_walker(cfg *c, system_spec *sys, uint64_t *held, diag *d) {
+  mmu_config *mc = &sys->mmu;
   walker_line_cache_config *lc = &mc->walker.line_cache;
   uint64_t fill;
-  if (cfg_get_u32(c, "latency", "data_cycles", 0, 0, U32, &mc->data_cycles, d) ||
+  if (cfg_get_u32(c, "latency", "data_cycles", 0, 0, U32, &sys->mem.data_cycles, d) ||
       cfg_get_u32(c, "latency", "walk_cycles", 0, 0, U32, &mc->walker.walk_cycles, d) ||
-      cfg_get_u32(c, "latency", "walk_ref_cycles", 0, 0, U32, &mc->walker.walk_ref_cycles, d) ||
+      cfg_get_u32(c, "latency", "walk_ref_cycles", 0, 0, U32, &sys->mem.table_cycles, d) ||
       cfg_get_bool(c, "mmu", "asid_tagged", true, &mc->asid_tagged, d) ||
       cfg_get_size(c, "mmu", "fill_bytes", 0, 0, 1u << 30, &fill, d) ||
       cfg_get_u32(c, "ptcache", "entries", 0, 0, TLB_MAX_ENTRIES, &lc->entries, d) ||
@@ -384,10 +395,10 @@ static int read_walker(cfg *c, mmu_config *mc, uint64_t *held, diag *d) {
 }
 
 static int read_mmu(cfg *c, machine_spec *s, diag *d) {
-  mmu_config *mc = &s->mmu;
+  mmu_config *mc = &s->sys.mmu;
   *mc = (mmu_config){.walker.seed = s->seed};
   uint64_t held = 0;
-  if (read_walker(c, mc, &held, d)) return -1;
+  if (read_walker(c, &s->sys, &held, d)) return -1;
   for (size_t i = 0; i < cfg_section_count(c); i++) {
     const char *sec = cfg_section_at(c, i);
     if (!has_prefix(sec, TLB_PREFIX) || strchr(sec, ':')) continue;
@@ -436,7 +447,6 @@ static int read_gpu(cfg *c, gpu_config *g, diag *d) {
   uint64_t group[GPU_MAX_GROUP_SMS];
   size_t n;
   if (cfg_get_u32(c, "gpu", "sms", 0, 1, GPU_MAX_SMS, &g->sms, d) ||
-      cfg_get_u32(c, "gpu", "group_sms", 1, 1, GPU_MAX_GROUP_SMS, &g->group_sms, d) ||
       cfg_get_u32(c, "gpu", "l1_miss_slots", 1u << 20, 1, 1u << 20, &g->l1_miss_slots, d) ||
       cfg_get_u32(c, "gpu", "l2_miss_slots", 1u << 20, 1, 1u << 20, &g->l2_miss_slots, d) ||
       cfg_get_size_list(c, "gpu", "group", 0, GPU_MAX_SMS - 1, group, GPU_MAX_GROUP_SMS, &n, d))

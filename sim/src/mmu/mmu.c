@@ -59,6 +59,9 @@ struct mmu {
   void *fault_ctx;
   const mmu_observer *obs;      /* &obs_copy when set, else NULL: the one branch per event */
   mmu_observer obs_copy;
+  memsys *mem;                  /* where the data of a translated access goes */
+  uint32_t data_cycles;         /* what every data access costs, when mem says they all cost the same */
+  bool data_fixed;              /* ... and whether it does (else each asks mem: no repeats) */
   mmu_stats st;
   uint64_t unheld_shifts;       /* bit s: a translation of 2^s-byte pages no level on its path holds */
   mmu_repeat rep;
@@ -213,7 +216,7 @@ static int build_level(mmu_level *lv, const mmu_level_config *lc, mmu *from, uns
   return 0;
 }
 
-mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, diag *d) {
+mmu *mmu_create(const mmu_config *c, const pt *table, memsys *mem, const mmu_share *share, diag *d) {
   const pt_format *f = pt_get_format(table);
   if (mmu_config_check(c, d) || walker_config_check(&c->walker, f, d)) return NULL;
   for (unsigned l = 0; share && l < c->nlevels; l++)
@@ -223,6 +226,8 @@ mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, di
   m->cfg = *c;
   m->table = table;
   m->fmt = f;
+  m->mem = mem;
+  m->data_fixed = memsys_fixed(mem, MEMSYS_DATA, &m->data_cycles);
   int a, b;
   m->entry[0] = entry_level(c, SERVES_DATA, &a, &b);
   m->entry[1] = entry_level(c, SERVES_INST, &a, &b);
@@ -231,8 +236,9 @@ mmu *mmu_create(const mmu_config *c, const pt *table, const mmu_share *share, di
   for (unsigned k = ACC_READ; k <= ACC_EXEC; k++)
     if (m->entry[k == ACC_EXEC] >= 0) m->lv[m->entry[k == ACC_EXEC]].enters |= (uint8_t)(1u << k);
   m->walker = share ? share->walker : NULL;
+  m->asid = share ? share->asid : 0;
   if (!m->walker) {
-    if (!(m->walker = walker_create(&c->walker, f, d))) goto fail;
+    if (!(m->walker = walker_create(&c->walker, f, mem, d))) goto fail;
     m->owns_walker = true;
   }
   return m;
@@ -372,10 +378,20 @@ static void walk(mmu *m, uint64_t va, walker_result *w) {
   if (m->obs && m->obs->walk) m->obs->walk(m->obs->ctx, va, w);
 }
 
-static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status, uint64_t cycles) {
+/* The data access once translated (at pa; a faulting access is charged
+ * as if it went to memory, as the hardware's replay does). */
+static inline uint32_t data_cost(mmu *m, uint64_t pa) {
+  if (m->data_fixed) return m->data_cycles;
+  memsys_request r = {.pa = pa, .bytes = 1, .kind = MEMSYS_DATA};
+  return memsys_access(m->mem, &r);
+}
+
+/* Ends a full translation: the data access, the cycles' sum. */
+static void finish(mmu *m, uint64_t va, mmu_outcome *out, mmu_status status) {
   out->status = status;
-  out->cycles = cycles;
-  m->st.cycles += cycles;
+  out->data_cycles = data_cost(m, out->pa);
+  out->cycles = out->data_cycles + out->tlb_cycles + out->walk_cycles;
+  m->st.cycles += out->cycles;
   if (status == MMU_FAULT_PROT) m->st.faults_prot++;
   if (m->obs) {
     if (status != MMU_OK && m->obs->fault) m->obs->fault(m->obs->ctx, va, status);
@@ -393,10 +409,11 @@ static inline bool repeat(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) 
   lv->st.accesses++;
   lv->st.hits++;
   lv->st.array[r->array].hits++;
-  uint64_t cycles = m->cfg.data_cycles + lv->latency;
+  uint64_t cycles = m->data_cycles + lv->latency;
   m->st.cycles += cycles;
   *out = (mmu_outcome){.status = MMU_OK, .pa = r->pa_base | (va - r->win.lo), .hit_level = r->level,
-                       .page_shift = r->page_shift, .cycles = cycles};
+                       .page_shift = r->page_shift, .cycles = cycles, .data_cycles = m->data_cycles,
+                       .tlb_cycles = lv->latency};
   return true;
 }
 
@@ -409,14 +426,14 @@ void mmu_repeat_count(mmu *m, uint64_t n) {
   lv->st.accesses += n;
   lv->st.hits += n;
   lv->st.array[r->array].hits += n;
-  m->st.cycles += n * (m->cfg.data_cycles + lv->latency);
+  m->st.cycles += n * (m->data_cycles + lv->latency);
 }
 
 /* Keeps the latest translation, a hit of array `array` of entry level
  * `level`, for repeat: the kinds that enter at that level and the page's
  * protection allows. */
 static void remember(mmu *m, int level, int array, uint64_t va, const tlb_hit *h) {
-  if (m->obs || m->lv[level].shared) return;
+  if (m->obs || m->lv[level].shared || !m->data_fixed) return;
   uint64_t span = (1ull << h->page_shift) - 1;
   unsigned kinds = m->lv[level].enters & h->prot; /* kind_prot */
   m->rep = (mmu_repeat){.win = {.lo = va & ~span, .span = span, .kinds = kinds}, .array = (uint8_t)array,
@@ -430,7 +447,7 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
                                                      mmu_outcome *out) {
   m->rep.win.kinds = 0;
   m->st.translations++;
-  uint64_t cycles = m->cfg.data_cycles;
+  out->tlb_cycles = out->walk_cycles = 0;
   int path[MMU_MAX_LEVELS];
   unsigned npath = 0;
   tlb_hit h;
@@ -438,7 +455,7 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
   for (int l = m->entry[kind == ACC_EXEC]; l >= 0; l = m->lv[l].next) {
     mmu_level *lv = &m->lv[l];
     lv->st.accesses++;
-    cycles += lv->latency;
+    out->tlb_cycles += lv->latency;
     int a = level_lookup(m, (unsigned)l, missed, va, &h);
     missed = 0;
     if (a >= 0) {
@@ -448,7 +465,7 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
       out->pa = h.pa;
       out->page_shift = h.page_shift;
       if (!(h.prot & kind_prot[kind])) {
-        finish(m, va, out, MMU_FAULT_PROT, cycles);
+        finish(m, va, out, MMU_FAULT_PROT);
         return;
       }
       if (npath) {
@@ -458,7 +475,7 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
       } else {
         remember(m, l, a, va, &h);
       }
-      finish(m, va, out, MMU_OK, cycles);
+      finish(m, va, out, MMU_OK);
       return;
     }
     lv->st.misses++;
@@ -473,23 +490,23 @@ __attribute__((noinline)) static void translate_full(mmu *m, uint64_t va, acc_ki
   for (int attempt = 0;; attempt++) {
     walk(m, va, &w);
     out->walk_refs += w.refs;
-    cycles += w.cycles;
+    out->walk_cycles += w.cycles;
     if (w.walk.mapped) break;
     m->st.faults_unmapped++;
     if (attempt || !m->on_fault || !m->on_fault(m->fault_ctx, va, kind)) break;
   }
   if (!w.walk.mapped) {
-    finish(m, va, out, MMU_FAULT_UNMAPPED, cycles);
+    finish(m, va, out, MMU_FAULT_UNMAPPED);
     return;
   }
   out->pa = w.walk.map.pa + (va - w.walk.map.va);
   out->page_shift = w.walk.map.page_shift;
   if (!(w.walk.map.prot & kind_prot[kind])) {
-    finish(m, va, out, MMU_FAULT_PROT, cycles);
+    finish(m, va, out, MMU_FAULT_PROT);
     return;
   }
   fill_levels(m, path, npath, &w.walk.map);
-  finish(m, va, out, MMU_OK, cycles);
+  finish(m, va, out, MMU_OK);
 }
 
 /* A hit with the rights needed in the first array of the entry level
@@ -500,10 +517,12 @@ static void first_hit(mmu *m, int l, uint64_t va, const tlb_hit *h, mmu_outcome 
   lv->st.accesses++;
   lv->st.hits++;
   lv->st.array[0].hits++;
-  uint64_t cycles = m->cfg.data_cycles + lv->latency;
+  uint32_t data = data_cost(m, h->pa);
+  uint64_t cycles = data + lv->latency;
   m->st.cycles += cycles;
   remember(m, l, 0, va, h);
-  *out = (mmu_outcome){.status = MMU_OK, .pa = h->pa, .hit_level = l, .page_shift = h->page_shift, .cycles = cycles};
+  *out = (mmu_outcome){.status = MMU_OK, .pa = h->pa, .hit_level = l, .page_shift = h->page_shift, .cycles = cycles,
+                       .data_cycles = data, .tlb_cycles = lv->latency};
 }
 
 /* A repeat; else the entry level's first array, which is all of it on a
@@ -549,8 +568,8 @@ static unsigned drop(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
   return n + walker_invalidate(m->walker, va, page_shift, asid);
 }
 
-void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift) {
-  unsigned dropped = drop(m, va, page_shift, m->asid);
+void mmu_shootdown(mmu *m, uint64_t va, unsigned page_shift, uint32_t asid) {
+  unsigned dropped = drop(m, va, page_shift, asid);
   m->st.shootdowns++;
   m->st.entries_invalidated += dropped;
   if (m->obs && m->obs->shootdown) m->obs->shootdown(m->obs->ctx, va, page_shift, dropped);

@@ -13,6 +13,7 @@ struct walker {
   uint8_t npwc;
   tlb *lines;                       /* NULL when no line cache */
   unsigned line_shift;
+  memsys *mem;                      /* where a line-cache miss is read from */
 };
 
 static tlb_geometry pwc_geometry(const walker_config *c, unsigned level, unsigned shift) {
@@ -70,12 +71,13 @@ static int build_line_cache(walker *w, diag *d) {
   return 0;
 }
 
-walker *walker_create(const walker_config *c, const pt_format *f, diag *d) {
+walker *walker_create(const walker_config *c, const pt_format *f, memsys *mem, diag *d) {
   if (walker_config_check(c, f, d)) return NULL;
   walker *w = calloc(1, sizeof *w);
   if (!w) return diag_set(d, NULL, 0, "out of memory"), NULL;
   w->cfg = *c;
   w->fmt = f;
+  w->mem = mem;
   if (build_pwcs(w, d) || build_line_cache(w, d)) {
     walker_destroy(w);
     return NULL;
@@ -102,8 +104,8 @@ static int probe_pwcs(walker *w, uint64_t va, uint32_t asid, walker_result *out)
   return -1;
 }
 
-/* One entry read: a line-cache hit, or a memory reference that brings the
- * line in. */
+/* One entry read: a line-cache hit, or a request to the memory system
+ * that brings the line in. */
 static void read_entry(walker *w, walker_step *s) {
   s->read = true;
   if (w->lines && tlb_lookup(w->lines, s->entry.entry_pa, 0, NULL)) {
@@ -112,7 +114,9 @@ static void read_entry(walker *w, walker_step *s) {
     return;
   }
   if (w->lines) tlb_fill(w->lines, s->entry.entry_pa, 0, w->line_shift, s->entry.entry_pa, PT_R, 1, NULL);
-  s->cycles = w->cfg.walk_ref_cycles;
+  memsys_request r = {.pa = s->entry.entry_pa, .bytes = w->fmt->level[s->entry.level].entry_bytes,
+                      .kind = MEMSYS_TABLE};
+  s->cycles = memsys_access(w->mem, &r);
 }
 
 void walker_walk(walker *w, const pt *table, uint64_t va, uint32_t asid, walker_result *out) {

@@ -38,15 +38,18 @@ static uint64_t walk_chain(mmu *m, const uint64_t *va, uint32_t nodes, uint32_t 
 /* What every chase shares once its table and cycle exist: warm-up loads
  * (at least one pass), then `repeats` timed passes of `steps` loads; the
  * median pass's cycles per load. */
-static int run_passes(const mmu_config *mc, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
+static int run_passes(const system_spec *sp, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
                       uint64_t steps, unsigned repeats, chase_result *out, diag *d) {
   double *pass = malloc(repeats * sizeof *pass);
-  mmu *m = NULL;
-  if (!pass || !(m = mmu_create(mc, t, NULL, d))) {
+  hwsystem *sys = NULL;
+  mmu *m = NULL; /* the one thread's SM: agent 0 */
+  if (!pass || !(sys = system_create(sp, t, NULL, d)) || !(m = system_agent(sys, 0, d))) {
     if (!pass) diag_set(d, NULL, 0, "chase: out of memory");
+    system_destroy(sys);
     free(pass);
     return -1;
   }
+  const mmu_config *mc = &sp->mmu;
   uint32_t pos = 0;
   walk_chain(m, va, nodes, &pos, warmup > nodes ? warmup : nodes);
   mmu_reset_stats(m);
@@ -56,15 +59,15 @@ static int run_passes(const mmu_config *mc, const pt *t, const uint64_t *va, uin
                         .walk_refs = mmu_get_stats(m)->walk_refs, .line_hits = mmu_get_stats(m)->line_hits};
   out->cycles_per_access = repeats % 2 ? pass[repeats / 2] : (pass[repeats / 2 - 1] + pass[repeats / 2]) / 2;
   for (unsigned i = 0; i < mc->nlevels; i++) out->level[i] = mmu_level_get_stats(m, i);
-  mmu_destroy(m);
+  system_destroy(sys);
   free(pass);
   return 0;
 }
 
-int chase_run_nodes(const mmu_config *mc, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
+int chase_run_nodes(const system_spec *sp, const pt *t, const uint64_t *va, uint32_t nodes, uint64_t warmup,
                     uint64_t steps, unsigned repeats, chase_result *out, diag *d) {
   if (!nodes || !steps || !repeats) return diag_set(d, NULL, 0, "chase: nodes, steps and repeats must be positive");
-  return run_passes(mc, t, va, nodes, warmup, steps, repeats, out, d);
+  return run_passes(sp, t, va, nodes, warmup, steps, repeats, out, d);
 }
 
 /* An upper bound on the pages region_map builds for n nodes (region.c):
@@ -134,7 +137,7 @@ static uint64_t fitting_base(const pt_format *f, uint64_t page_size, uint64_t ch
   return base % align ? 0 : base;
 }
 
-int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, chase_result *out, diag *d) {
+int chase_run(const pt_format *f, const system_spec *sp, const chase_spec *s, chase_result *out, diag *d) {
   uint32_t nodes = 0;
   if (check_spec(s, &nodes, d)) return -1;
   uint64_t size = (uint64_t)nodes * s->stride, chunk = fitting_chunk(f, s, size);
@@ -156,7 +159,7 @@ int chase_run(const pt_format *f, const mmu_config *mc, const chase_spec *s, cha
   }
   if (gpu_chain_build(&cs, va, d) || region_map(t, &rg, d)) goto done;
   for (uint32_t i = 0; i < nodes; i++) va[i] += rg.base; /* the chain's offsets, as addresses */
-  rc = run_passes(mc, t, va, nodes, s->warmup, s->steps, s->repeats, out, d);
+  rc = run_passes(sp, t, va, nodes, s->warmup, s->steps, s->repeats, out, d);
 done:
   pt_destroy(t);
   free(va);

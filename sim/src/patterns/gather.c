@@ -1,5 +1,7 @@
-/* gather.c — the concurrency model (see tlbsim/gather.h): warps, stages and
- * merged misses as a discrete-event simulation over the real TLB model. */
+/* gather.c — the concurrency model (see tlbsim/gather.h): a workload of
+ * warps and their loads over a system of SMs (hw/system.h: each SM's MMU,
+ * the L2 shared by its group, the third level and walker shared by all)
+ * and the timing engine (hw/engine.h: stages, slots, events). */
 #include "tlbsim/gather.h"
 
 #include <math.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_gather.h"
+#include "tlbsim/engine.h"
 
 #define WARP 32u
 #define DEFAULT_GROUPS 4u
@@ -15,30 +18,6 @@
 #define WARM_LOADS (1u << 18)
 /* Simulated warps an ordinary launch gets at least (whole L2-TLB groups). */
 #define MIN_WARPS 384u
-#define NONE UINT32_MAX
-
-/* --- stages: FIFOs that take one request per interval -------------------- */
-
-typedef struct stage {
-  double interval, latency;
-  double free;  /* when it takes its next request */
-  double busy;  /* intervals served, for utilisation */
-} stage;
-
-/* The time a request arriving at `now` leaves the stage. */
-static double pass(stage *s, double now, double interval) {
-  double start = now > s->free ? now : s->free;
-  s->free = start + interval;
-  s->busy += interval;
-  return start + s->latency;
-}
-
-/* Miss-status slots: at most `n` misses in flight; a miss that finds them
- * all taken waits, first come first served, for one to be released. */
-typedef struct slots {
-  uint32_t n, used;
-  uint32_t head, tail; /* waiting requests, linked through request.next_wait */
-} slots;
 
 /* --- requests and events ------------------------------------------------- */
 
@@ -55,67 +34,23 @@ typedef struct request {
   mmu_outcome o;
   uint32_t waiters;     /* lanes waiting for this leader's look-up */
   uint32_t next_waiter; /* link in such a list */
-  uint32_t next_wait;   /* link in a slots queue */
   uint8_t held;         /* slots it holds: bit 0 its SM's L1-miss slot, bit 1 its group's L2-miss slot */
   bool offset;          /* table mode: a load of a node's offset, served by the L1 data cache */
   double issued;
 } request;
-
-typedef struct event {
-  double t;
-  uint32_t id;      /* request; warp for EV_GROUP; first request of the instruction for EV_INSTR */
-  uint32_t kind;
-} event;
-
-typedef struct heap {
-  event *e;
-  size_t n, cap;
-} heap;
-
-static int heap_push(heap *h, event ev) {
-  if (h->n == h->cap) {
-    size_t cap = h->cap ? 2 * h->cap : 4096;
-    event *e = realloc(h->e, cap * sizeof *e);
-    if (!e) return -1;
-    h->e = e;
-    h->cap = cap;
-  }
-  size_t i = h->n++;
-  while (i && h->e[(i - 1) / 2].t > ev.t) {
-    h->e[i] = h->e[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h->e[i] = ev;
-  return 0;
-}
-
-static event heap_pop(heap *h) {
-  event top = h->e[0], last = h->e[--h->n];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= h->n) break;
-    if (c + 1 < h->n && h->e[c + 1].t < h->e[c].t) c++;
-    if (h->e[c].t >= last.t) break;
-    h->e[i] = h->e[c];
-    i = c;
-  }
-  if (h->n) h->e[i] = last;
-  return top;
-}
 
 /* --- the simulation ------------------------------------------------------ */
 
 typedef struct sim_sm {
   mmu *mmu;
   uint32_t group;
-  stage issue, l1_miss;
-  slots l1_slots;
+  engine_stage issue, l1_miss;
+  engine_slots l1_slots;
 } sim_sm;
 
 typedef struct sim_group {
-  stage l2;
-  slots l2_slots;
+  engine_stage l2;
+  engine_slots l2_slots;
 } sim_group;
 
 #define MAX_GROUPS 16
@@ -129,17 +64,26 @@ typedef struct warp {
   double group_done[MAX_GROUPS];
 } warp;
 
+/* The levels of the model's path, as the configuration shares them: the
+ * SM's private entry level, the level an L2-TLB group shares (its
+ * shared_by is the group's size) and the GPU-wide level (none: -1), each a
+ * level index; where[l] is level l's place on that path. */
+
 typedef struct sim {
   const gather_spec *spec;
   const gpu_config *gpu;
+  const system_spec *sys_spec;
   const mmu_config *mc;
+  gather_levels levels;
+  int where[MMU_MAX_LEVELS]; /* level l's place on the path (levels.level), 3: not on it */
+  hwsystem *sys;
   uint32_t nsms, ngroups, nwarps, groups;
   sim_sm *sm;
   sim_group *grp;
   warp *w;
   request *req;
-  heap h;
-  stage l3, walk, data;
+  engine ev;
+  engine_stage l3, walk, data;
   double l3_scattered;   /* interval, scaled */
   unsigned span1[64], span3[64]; /* per page shift: an L1 / L3 entry's span (log2 bytes) */
   const pt *table;
@@ -147,8 +91,12 @@ typedef struct sim {
   double latency_sum;
 } sim;
 
-static int schedule(sim *s, double t, uint32_t id, event_kind k) {
-  return heap_push(&s->h, (event){t, id, (uint32_t)k});
+static int schedule(sim *s, double t, uint32_t id, event_kind k) { return engine_schedule(&s->ev, t, id, (uint32_t)k); }
+
+/* Where on the path the outcome's translation was served: 0, 1 or 2 for a
+ * hit on the path's levels, 3 for a walk. */
+static unsigned served_at(const sim *s, const mmu_outcome *o) {
+  return o->hit_level < 0 ? 3 : (unsigned)s->where[o->hit_level];
 }
 
 /* The span of an entry of level l holding pages of 2^shift (its sector). */
@@ -202,29 +150,20 @@ static uint32_t phases(const sim *s) { return s->spec->offsets_va ? 3 : 1; }
 
 static uint32_t sm_of(const sim *s, uint32_t r) { return s->w[s->req[r].warp].sm; }
 
-/* Takes a slot for r and goes on to `next` at t, or queues r for one. */
-static int acquire(sim *s, slots *sl, double t, uint32_t r, event_kind next) {
-  if (sl->used < sl->n) {
-    sl->used++;
-    s->req[r].held |= sl == &s->sm[sm_of(s, r)].l1_slots ? 1 : 2;
-    return schedule(s, t, r, next);
-  }
-  s->req[r].next_wait = NONE;
-  if (sl->head == NONE) sl->head = r;
-  else s->req[sl->tail].next_wait = r;
-  sl->tail = r;
-  return 0;
+/* Takes slot `which` (1: the SM's L1-miss slots, 2: the group's L2-miss
+ * slots) for r and goes on to `next` at t, or leaves r waiting for one. */
+static int acquire(sim *s, engine_slots *sl, unsigned which, double t, uint32_t r, event_kind next) {
+  int got = engine_slots_acquire(sl, r);
+  if (got <= 0) return got;
+  s->req[r].held |= (uint8_t)which;
+  return schedule(s, t, r, next);
 }
 
-/* Gives a slot back at t: the first waiter takes it and goes on to `next`. */
-static int release(sim *s, slots *sl, double t, event_kind next) {
-  if (sl->head == NONE) {
-    sl->used--;
-    return 0;
-  }
-  uint32_t r = sl->head;
-  sl->head = s->req[r].next_wait;
-  s->req[r].held |= sl == &s->sm[sm_of(s, r)].l1_slots ? 1 : 2;
+/* Gives slot `which` back at t: the first waiter takes it and goes on to `next`. */
+static int release(sim *s, engine_slots *sl, unsigned which, double t, event_kind next) {
+  uint32_t r = engine_slots_release(sl);
+  if (r == ENGINE_NONE) return 0;
+  s->req[r].held |= (uint8_t)which;
   return schedule(s, t, r, next);
 }
 
@@ -241,7 +180,7 @@ static int instruction(sim *s, double t, uint32_t first) {
     request *q = &s->req[r];
     mmu_translate(sm->mmu, q->va, ACC_READ, &q->o);
     if (q->o.status != MMU_OK) return STEP_FAULT;
-    miss |= q->o.hit_level != 0;
+    miss |= served_at(s, &q->o) != 0;
   }
   if (!miss) {
     for (uint32_t r = first; r < first + WARP; r++)
@@ -259,7 +198,7 @@ static int instruction(sim *s, double t, uint32_t first) {
       s->res->merged++;
       continue;
     }
-    if (acquire(s, &sm->l1_slots, t, r, EV_L1_MISS)) return STEP_OOM;
+    if (acquire(s, &sm->l1_slots, 1, t, r, EV_L1_MISS)) return STEP_OOM;
   }
   return 0;
 }
@@ -267,26 +206,16 @@ static int instruction(sim *s, double t, uint32_t first) {
 static int at_l2(sim *s, double t, uint32_t r) {
   request *q = &s->req[r];
   sim_group *g = &s->grp[s->sm[sm_of(s, r)].group];
-  double done = pass(&g->l2, t, s->gpu->l2_interval);
-  if (q->o.hit_level == 0 || q->o.hit_level == 1) return schedule(s, done, r, EV_RESOLVED);
-  return schedule(s, done, r, EV_L2_MISS);
+  double done = engine_stage_pass(&g->l2, t, s->gpu->l2_interval);
+  return schedule(s, done, r, served_at(s, &q->o) <= 1 ? EV_RESOLVED : EV_L2_MISS);
 }
 
 static int at_l3(sim *s, double t, uint32_t r) {
   request *q = &s->req[r];
   double x = scatter(s, q->va, s->span3[q->o.page_shift], q->o.page_shift);
   double interval = s->l3.interval + x * (s->l3_scattered - s->l3.interval);
-  double done = pass(&s->l3, t, interval);
-  return schedule(s, done, r, q->o.hit_level == 2 ? EV_RESOLVED : EV_WALK);
-}
-
-/* What the walk itself costs: the outcome's cycles less the data access and
- * the levels looked up. */
-static double walk_cycles(const sim *s, const mmu_outcome *o) {
-  double c = (double)o->cycles - s->mc->data_cycles;
-  for (unsigned l = 0; l < s->mc->nlevels; l++)
-    if (o->missed >> l & 1) c -= s->mc->level[l].latency;
-  return c > 0 ? c : 0;
+  double done = engine_stage_pass(&s->l3, t, interval);
+  return schedule(s, done, r, served_at(s, &q->o) == 2 ? EV_RESOLVED : EV_WALK);
 }
 
 /* The look-up of r's entry is done at t: its slots are free, and r and the
@@ -294,10 +223,10 @@ static double walk_cycles(const sim *s, const mmu_outcome *o) {
 static int resolved(sim *s, double t, uint32_t r) {
   request *q = &s->req[r];
   sim_sm *sm = &s->sm[sm_of(s, r)];
-  if ((q->held & 1) && release(s, &sm->l1_slots, t, EV_L1_MISS)) return STEP_OOM;
-  if ((q->held & 2) && release(s, &s->grp[sm->group].l2_slots, t, EV_L3)) return STEP_OOM;
+  if ((q->held & 1) && release(s, &sm->l1_slots, 1, t, EV_L1_MISS)) return STEP_OOM;
+  if ((q->held & 2) && release(s, &s->grp[sm->group].l2_slots, 2, t, EV_L3)) return STEP_OOM;
   q->held = 0;
-  for (uint32_t w = s->req[r].waiters; w != NONE; w = s->req[w].next_waiter)
+  for (uint32_t w = s->req[r].waiters; w != ENGINE_NONE; w = s->req[w].next_waiter)
     if (schedule(s, t, w, EV_DATA)) return STEP_OOM;
   return schedule(s, t, r, EV_DATA);
 }
@@ -326,10 +255,10 @@ static int start_phase(sim *s, double t, uint32_t wi) {
   sim_sm *sm = &s->sm[w->sm];
   w->outstanding = count;
   for (uint32_t k = first; k < first + count; k += WARP) {
-    double issued = pass(&sm->issue, t, WARP * s->gpu->issue_interval) + WARP * s->gpu->issue_interval;
+    double issued = engine_stage_pass(&sm->issue, t, WARP * s->gpu->issue_interval) + WARP * s->gpu->issue_interval;
     for (uint32_t lane = 0; lane < WARP; lane++)
       s->req[wi * n + k + lane] = (request){.va = group_va(s, w, w->group, k + lane, offset), .warp = wi,
-                                            .waiters = NONE, .next_waiter = NONE, .issued = issued,
+                                            .waiters = ENGINE_NONE, .next_waiter = ENGINE_NONE, .issued = issued,
                                             .offset = offset};
     if (schedule(s, issued, wi * n + k, EV_INSTR)) return STEP_OOM;
   }
@@ -356,39 +285,30 @@ static int done(sim *s, double t, uint32_t r) {
   return schedule(s, t + s->gpu->warp_group_cycles, q->warp, EV_GROUP);
 }
 
-static int step(sim *s, event ev) {
+static int step(sim *s, engine_event ev) {
   switch ((event_kind)ev.kind) {
   case EV_GROUP: return start_group(s, ev.t, ev.id);
   case EV_INSTR: return instruction(s, ev.t, ev.id);
   case EV_L1_MISS: {
     sim_sm *sm = &s->sm[sm_of(s, ev.id)];
-    return schedule(s, pass(&sm->l1_miss, ev.t, s->gpu->l1_miss_interval), ev.id, EV_L2);
+    return schedule(s, engine_stage_pass(&sm->l1_miss, ev.t, s->gpu->l1_miss_interval), ev.id, EV_L2);
   }
   case EV_L2: return at_l2(s, ev.t, ev.id);
-  case EV_L2_MISS: return acquire(s, &s->grp[s->sm[sm_of(s, ev.id)].group].l2_slots, ev.t, ev.id, EV_L3);
+  case EV_L2_MISS: return acquire(s, &s->grp[s->sm[sm_of(s, ev.id)].group].l2_slots, 2, ev.t, ev.id, EV_L3);
   case EV_L3: return at_l3(s, ev.t, ev.id);
   case EV_WALK:
-    return schedule(s, pass(&s->walk, ev.t, s->walk.interval) + walk_cycles(s, &s->req[ev.id].o), ev.id, EV_RESOLVED);
+    return schedule(s, engine_stage_pass(&s->walk, ev.t, s->walk.interval) + (double)s->req[ev.id].o.walk_cycles, ev.id,
+                    EV_RESOLVED);
   case EV_RESOLVED: return resolved(s, ev.t, ev.id);
   case EV_DATA:
     if (s->req[ev.id].offset) return schedule(s, ev.t + s->gpu->l1_hit_cycles, ev.id, EV_DONE);
-    return schedule(s, pass(&s->data, ev.t, s->data.interval) + slice_cycles(s, ev.id), ev.id, EV_DONE);
+    return schedule(s, engine_stage_pass(&s->data, ev.t, s->data.interval) + slice_cycles(s, ev.id), ev.id, EV_DONE);
   case EV_DONE: return done(s, ev.t, ev.id);
   }
   return STEP_FAULT;
 }
 
 /* --- set-up -------------------------------------------------------------- */
-
-int gpu_config_check(const gpu_config *g, diag *d) {
-  if (!g->sms) return 0;
-  if (!g->group_sms || g->group_sms > g->sms || g->sms > GPU_MAX_SMS)
-    return diag_set(d, NULL, 0, "group_sms %u must be from 1 to sms %u (at most %d)", g->group_sms, g->sms,
-                    GPU_MAX_SMS);
-  if (!(g->clock_ghz > 0)) return diag_set(d, NULL, 0, "clock_ghz must be positive");
-  if (!g->l1_miss_slots || !g->l2_miss_slots) return diag_set(d, NULL, 0, "miss slots must be at least 1");
-  return 0;
-}
 
 /* Which SMs are simulated: a whole group for an ordinary launch (the GPU's
  * shared stages at group/sms_used of their rate), or every SM of a pinned
@@ -401,7 +321,7 @@ static int plan_sms(sim *s, diag *d) {
     /* Enough groups for MIN_WARPS warps: the shared third level and walker
      * then see a stream like the whole GPU's (few warps per SM touch few
      * entries, which one group's would all keep). */
-    uint32_t group_sms = g->group_sms < sp->sms_used ? g->group_sms : sp->sms_used;
+    uint32_t group_sms = s->levels.group_sms < sp->sms_used ? s->levels.group_sms : sp->sms_used;
     uint32_t per_group = group_sms * (sp->threads_per_sm / WARP), most = sp->sms_used / group_sms;
     s->ngroups = (MIN_WARPS + per_group - 1) / per_group;
     if (s->ngroups > most) s->ngroups = most ? most : 1;
@@ -409,32 +329,31 @@ static int plan_sms(sim *s, diag *d) {
   } else {
     s->nsms = sp->sms_used;
     s->ngroups = (in_group ? 1 : 0) + (sp->sms_used - in_group);
-    if (s->nsms > 2 * GPU_MAX_GROUP_SMS || s->ngroups > g->sms / g->group_sms)
+    if (s->nsms > 2 * GPU_MAX_GROUP_SMS || s->ngroups > g->sms / s->levels.group_sms)
       return diag_set(d, NULL, 0, "gather: a set of %u SMs in %u L2-TLB groups is beyond what the model places",
                       s->nsms, s->ngroups);
   }
   if (!(s->sm = calloc(s->nsms, sizeof *s->sm)) || !(s->grp = calloc(s->ngroups, sizeof *s->grp)))
     return diag_set(d, NULL, 0, "gather: out of memory");
-  uint32_t group_sms = g->group_sms < sp->sms_used ? g->group_sms : sp->sms_used;
+  uint32_t group_sms = s->levels.group_sms < sp->sms_used ? s->levels.group_sms : sp->sms_used;
   for (uint32_t i = 0; i < s->nsms; i++)
     s->sm[i].group = !sp->pinned ? i / group_sms : i < in_group ? 0 : (in_group ? 1 : 0) + (i - in_group);
   return 0;
 }
 
-/* Each simulated SM's MMU: its own L1, the L2 of its group's first SM, the
- * rest of the first SM. */
-static int build_mmus(sim *s, const pt *t, diag *d) {
-  uint32_t first_of[GPU_MAX_SMS];
-  for (uint32_t i = 0; i < s->nsms; i++) {
-    mmu_share share = {.walker = i ? mmu_get_walker(s->sm[0].mmu) : NULL};
-    uint32_t grp = s->sm[i].group;
-    bool first = true;
-    for (uint32_t j = 0; j < i; j++) first &= s->sm[j].group != grp;
-    if (first) first_of[grp] = i;
-    for (unsigned l = 1; i && l < s->mc->nlevels; l++)
-      share.level_from[l] = l == 1 ? (first ? NULL : s->sm[first_of[grp]].mmu) : s->sm[0].mmu;
-    if (!(s->sm[i].mmu = mmu_create(s->mc, t, i ? &share : NULL, d))) return -1;
-  }
+/* The simulated SMs' groups (plan_sms): the system's layout for the level
+ * a group shares; every other shared level is one for all. */
+static uint32_t sm_group(const void *ctx, unsigned level, unsigned agent) {
+  const sim *s = ctx;
+  return (int)level == s->levels.level[1] ? s->sm[agent].group : 0;
+}
+
+/* The system of the simulated SMs: SM i is agent i. */
+static int build_sms(sim *s, const pt *t, diag *d) {
+  system_layout layout = {.group = sm_group, .ctx = s};
+  if (!(s->sys = system_create(s->sys_spec, t, &layout, d))) return -1;
+  for (uint32_t i = 0; i < s->nsms; i++)
+    if (!(s->sm[i].mmu = system_agent(s->sys, i, d))) return -1;
   return 0;
 }
 
@@ -472,14 +391,14 @@ static void warm_up(sim *s) {
 }
 
 static void free_sim(sim *s) {
-  for (uint32_t i = s->nsms; i-- > 0;) {
-    mmu_destroy(s->sm[i].mmu); /* borrowers first: SM 0 lends */
-  }
+  system_destroy(s->sys);
+  for (uint32_t i = 0; s->sm && i < s->nsms; i++) engine_slots_free(&s->sm[i].l1_slots);
+  for (uint32_t k = 0; s->grp && k < s->ngroups; k++) engine_slots_free(&s->grp[k].l2_slots);
   free(s->sm);
   free(s->grp);
   free(s->w);
   free(s->req);
-  free(s->h.e);
+  engine_free(&s->ev);
 }
 
 static int check_spec(const gather_spec *sp, const gpu_config *g, diag *d) {
@@ -508,11 +427,54 @@ static double kernel_cycles(const sim *s) {
   return last + (double)(total - s->groups) * (last - first) / (double)(s->groups - 1);
 }
 
-int gather_run(const pt_format *f, const mmu_config *mc, const gpu_config *g, const gather_spec *sp, gather_result *out,
-               diag *d) {
+/* The data entry level, and each one after it. */
+static int path_next(const mmu_config *mc, int l) {
+  if (l >= 0) return mc->level[l].next;
+  for (unsigned k = 0; k < mc->nlevels; k++) {
+    bool is_next = false;
+    for (unsigned j = 0; j < mc->nlevels; j++) is_next |= mc->level[j].next == (int)k;
+    if ((mc->level[k].serves & SERVES_DATA) && !is_next) return (int)k;
+  }
+  return MMU_NEXT_WALK;
+}
+
+int gather_path(const mmu_config *mc, gather_levels *out, diag *d) {
+  *out = (gather_levels){.level = {-1, -1, -1}, .group_sms = 1};
+  int l = MMU_NEXT_WALK;
+  for (unsigned i = 0; i < 4; i++) {
+    if ((l = path_next(mc, l)) == MMU_NEXT_WALK) break;
+    if (i == 3)
+      return diag_set(d, NULL, 0, "gather: level '%s': the model has three TLB levels before the walk",
+                      mc->level[l].name);
+    uint32_t by = mc->level[l].shared_by;
+    bool fits = i == 0 ? by <= 1 : i == 1 ? by <= GPU_MAX_GROUP_SMS : by == MMU_SHARED_BY_ALL;
+    if (!fits)
+      return diag_set(d, NULL, 0, "gather: level '%s' must be %s", mc->level[l].name,
+                      i == 0   ? "each SM's own (shared_by 1)"
+                      : i == 1 ? "shared by an L2-TLB group (shared_by 1 to 16)"
+                               : "shared by the whole GPU (shared_by = all)");
+    out->level[i] = l;
+    if (i == 1 && by > 1) out->group_sms = by;
+  }
+  if (out->level[0] < 0) return diag_set(d, NULL, 0, "gather: no TLB level serves data");
+  return 0;
+}
+
+/* The latency of the path's level i, 0 without one. */
+static double path_latency(const sim *s, unsigned i) {
+  return s->levels.level[i] >= 0 ? s->mc->level[s->levels.level[i]].latency : 0;
+}
+
+int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, const gather_spec *sp,
+               gather_result *out, diag *d) {
   if (check_spec(sp, g, d)) return -1;
   *out = (gather_result){0};
-  sim s = {.spec = sp, .gpu = g, .mc = mc, .res = out};
+  sim s = {.spec = sp, .gpu = g, .sys_spec = sys, .mc = &sys->mmu, .res = out};
+  const mmu_config *mc = s.mc;
+  if (gather_path(mc, &s.levels, d)) return -1;
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) s.where[l] = 3;
+  for (unsigned i = 0; i < 3; i++)
+    if (s.levels.level[i] >= 0) s.where[s.levels.level[i]] = (int)i;
   uint32_t total = sp->loads_per_thread / sp->batch, want = sp->groups ? sp->groups : DEFAULT_GROUPS;
   s.groups = want < total ? want : total;
   if (s.groups > MAX_GROUPS) s.groups = MAX_GROUPS;
@@ -524,32 +486,32 @@ int gather_run(const pt_format *f, const mmu_config *mc, const gpu_config *g, co
     goto out;
   }
   s.table = t;
-  if ((own && region_map(own, &sp->region, d)) || plan_sms(&s, d) || build_mmus(&s, t, d) || plan_warps(&s, d))
+  if ((own && region_map(own, &sp->region, d)) || plan_sms(&s, d) || build_sms(&s, t, d) || plan_warps(&s, d))
     goto out;
   for (unsigned shift = 1; shift < 64; shift++) {
-    s.span1[shift] = entry_span(mc, 0, shift);
-    s.span3[shift] = entry_span(mc, mc->nlevels > 2 ? 2 : -1, shift);
+    s.span1[shift] = entry_span(mc, s.levels.level[0], shift);
+    s.span3[shift] = entry_span(mc, s.levels.level[2], shift);
   }
   /* The GPU-wide stages: the simulated SMs' share of their rate. */
   double share = (double)sp->sms_used / s.nsms;
-  s.l3 = (stage){.interval = g->l3_interval * share, .latency = mc->nlevels > 2 ? mc->level[2].latency : 0};
+  s.l3 = (engine_stage){.interval = g->l3_interval * share, .latency = path_latency(&s, 2)};
   s.l3_scattered = g->l3_scattered_interval * share;
-  s.walk = (stage){.interval = g->walk_interval * share};
-  s.data = (stage){.interval = g->data_interval * share, .latency = mc->data_cycles};
-  for (uint32_t i = 0; i < s.nsms; i++) s.sm[i].issue = (stage){.interval = g->issue_interval};
+  s.walk = (engine_stage){.interval = g->walk_interval * share};
+  s.data = (engine_stage){.interval = g->data_interval * share, .latency = sys->mem.data_cycles};
+  for (uint32_t i = 0; i < s.nsms; i++) s.sm[i].issue = (engine_stage){.interval = g->issue_interval};
   for (uint32_t i = 0; i < s.nsms; i++) {
-    s.sm[i].l1_miss = (stage){.interval = g->l1_miss_interval};
-    s.sm[i].l1_slots = (slots){.n = g->l1_miss_slots, .head = NONE};
+    s.sm[i].l1_miss = (engine_stage){.interval = g->l1_miss_interval};
+    engine_slots_init(&s.sm[i].l1_slots, g->l1_miss_slots);
   }
   for (uint32_t k = 0; k < s.ngroups; k++) {
-    s.grp[k].l2 = (stage){.interval = g->l2_interval, .latency = mc->nlevels > 1 ? mc->level[1].latency : 0};
-    s.grp[k].l2_slots = (slots){.n = g->l2_miss_slots, .head = NONE};
+    s.grp[k].l2 = (engine_stage){.interval = g->l2_interval, .latency = path_latency(&s, 1)};
+    engine_slots_init(&s.grp[k].l2_slots, g->l2_miss_slots);
   }
   warm_up(&s);
   for (uint32_t wi = 0; wi < s.nwarps; wi++)
     if (schedule(&s, g->warp_group_cycles, wi, EV_GROUP)) goto oom;
-  while (s.h.n) {
-    int st = step(&s, heap_pop(&s.h));
+  for (engine_event ev; engine_next(&s.ev, &ev);) {
+    int st = step(&s, ev);
     if (st == STEP_OOM) goto oom;
     if (st == STEP_FAULT) {
       diag_set(d, NULL, 0, "gather: a load faulted (the region does not cover the nodes)");

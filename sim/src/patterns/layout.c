@@ -193,7 +193,7 @@ int layout_chase(const machine_spec *spec, const layout *l, uint32_t n, uint64_t
     for (uint32_t k = 0; k < n; k++) va[k] = l->node_va[perm[k]];
     uint64_t warmup = 2ull * n > CHASE_WARMUP ? 2ull * n : CHASE_WARMUP;
     uint64_t steps = (uint64_t)n * ((CHASE_STEPS + n - 1) / n);
-    rc = chase_run_nodes(&spec->mmu, machine_get_pt(l->m), va, n, warmup, steps, CHASE_PASSES, out, d);
+    rc = chase_run_nodes(&spec->sys, machine_get_pt(l->m), va, n, warmup, steps, CHASE_PASSES, out, d);
   }
   free(perm);
   free(va);
@@ -208,5 +208,5 @@ int layout_gather(const machine_spec *spec, const layout *l, uint32_t n, uint32_
                    .threads_per_sm = threads_per_sm, .loads_per_thread = loads_per_thread, .batch = 8,
                    .block_threads = threads_per_sm < 256 ? threads_per_sm : 256, .seed = seed,
                    .sms_used = spec->gpu.sms};
-  return gather_run(&spec->format, &spec->mmu, &spec->gpu, &s, out, d);
+  return gather_run(&spec->format, &spec->sys, &spec->gpu, &s, out, d);
 }

@@ -44,7 +44,7 @@ static json_object *parent_of(json_object *doc, const char *name, char *buf, siz
 /* Each phase's own counts: the difference of consecutive snapshots. */
 static json_object *phases_json(const machine *m) {
   size_t n = machine_phase_count(m);
-  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
+  const mmu_config *mc = &machine_get_spec(m)->sys.mmu;
   json_object *arr = json_object_new_array();
   machine_phase a = {0}, b;
   for (size_t i = 0; i < n; i++, a = b) {
@@ -70,31 +70,43 @@ static json_object *phases_json(const machine *m) {
   return arr;
 }
 
-/* Each thread's counts, by thread id, for a trace that names threads:
- * NULL otherwise. Only the threads that made accesses: the columns follow
- * the trace, not the configuration, so they are `run`'s alone (a sweep's
- * columns come from its configurations). */
-static json_object *threads_json(const machine *m) {
-  machine_thread_stats t[TRACE_THREAD_MAX];
-  uint64_t seen = machine_thread_stats_get(m, t);
+/* The columns of sc into doc from snap (only the agent columns with
+ * label NULL): the dotted names become nested objects. */
+static void add_columns(json_object *doc, const stats_schema *sc, const stats_snapshot *snap,
+                        const char *const *label) {
+  for (size_t i = 0; i < sc->n; i++) {
+    const stats_column *c = &sc->col[i];
+    if (!label && !c->agent) continue;
+    char buf[STATS_NAME_MAX];
+    const char *leaf;
+    json_object *at = parent_of(doc, c->name, buf, sizeof buf, &leaf), *v;
+    if (c->kind == STATS_GROUP && json_object_object_get_ex(at, leaf, NULL)) continue;
+    if (c->kind == STATS_GROUP) v = json_object_new_object();
+    else if (c->kind == STATS_LABEL) v = json_object_new_string(label[c->at]);
+    else if (c->kind == STATS_COUNT) v = json_object_new_uint64(stats_count(snap, c));
+    else v = json_object_new_double(stats_ratio(snap, c));
+    json_object_object_add(at, leaf, v);
+  }
+}
+
+/* One object per CPU (agent) that made accesses, for a trace that names
+ * threads (each thread a CPU): NULL otherwise. The same keys as the
+ * report's own for what an agent has alone (its TLB levels, walks,
+ * faults, cycles), counted by that agent. In CSV, columns cpus.ID.*: they
+ * follow the trace, not the configuration, so they are `run`'s alone (a
+ * sweep's columns come from its configurations). */
+static json_object *cpus_json(const machine *m, const stats_schema *sc) {
+  uint64_t seen = machine_agents(m);
   if (!seen) return NULL;
-  const mmu_config *mc = mmu_get_config(machine_get_mmu(m));
-  json_object *all = json_object_new_object();
-  for (unsigned i = 0; i < TRACE_THREAD_MAX; i++) {
-    if (!(seen >> i & 1)) continue;
-    json_object *o = json_object_new_object(), *levels = json_object_new_object();
-    put_u64(o, "accesses", t[i].accesses);
-    for (unsigned l = 0; l < mc->nlevels; l++) {
-      json_object *lv = json_object_new_object();
-      put_u64(lv, "misses", t[i].misses[l]);
-      json_object_object_add(levels, mc->level[l].name, lv);
-    }
-    json_object_object_add(o, "tlb", levels);
-    put_u64(o, "walks", t[i].walks);
-    put_u64(o, "faults", t[i].faults);
-    char id[12];
-    snprintf(id, sizeof id, "%u", i);
-    json_object_object_add(all, id, o);
+  json_object *all = json_object_new_array();
+  for (unsigned a = 0; a < TRACE_THREAD_MAX; a++) {
+    if (!(seen >> a & 1)) continue;
+    stats_snapshot snap;
+    stats_snapshot_agent(m, a, &snap);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cpu", json_object_new_uint64(a));
+    add_columns(o, sc, &snap, NULL);
+    json_object_array_add(all, o);
   }
   return all;
 }
@@ -108,25 +120,26 @@ json_object *report_run_json(const machine *m, const char *trace, const char *fo
                                       [STATS_CONFIG] = config,
                                       [STATS_PAGE_TABLE_FORMAT] = machine_get_spec(m)->format.name};
   json_object *doc = json_object_new_object();
-  for (size_t i = 0; i < sc.n; i++) {
-    const stats_column *c = &sc.col[i];
-    char buf[STATS_NAME_MAX];
-    const char *leaf;
-    json_object *at = parent_of(doc, c->name, buf, sizeof buf, &leaf), *v;
-    if (c->kind == STATS_GROUP && json_object_object_get_ex(at, leaf, NULL)) continue;
-    if (c->kind == STATS_GROUP) v = json_object_new_object();
-    else if (c->kind == STATS_LABEL) v = json_object_new_string(label[c->at]);
-    else if (c->kind == STATS_COUNT) v = json_object_new_uint64(stats_count(&snap, c));
-    else v = json_object_new_double(stats_ratio(&snap, c));
-    json_object_object_add(at, leaf, v);
-  }
-  json_object *threads = threads_json(m);
-  if (threads) json_object_object_add(doc, "threads", threads);
+  add_columns(doc, &sc, &snap, label);
+  json_object *cpus = cpus_json(m, &sc);
+  if (cpus) json_object_object_add(doc, "cpus", cpus);
   json_object_object_add(doc, "phases", phases_json(m));
   return doc;
 }
 
 /* --- CSV: the document flattened ------------------------------------------ */
+
+static uint64_t get_u64(json_object *o, const char *key);
+static void flatten(json_object *o, const char *prefix, FILE *out, bool header, bool *first);
+
+/* One CPU's object under prefix, without its "cpu" (the prefix says it). */
+static void flatten_cpu(json_object *cpu, const char *prefix, FILE *out, bool header, bool *first) {
+  json_object *copy = NULL;
+  json_object_deep_copy(cpu, &copy, NULL);
+  json_object_object_del(copy, "cpu");
+  flatten(copy, prefix, out, header, first);
+  json_object_put(copy);
+}
 
 static void flatten(json_object *o, const char *prefix, FILE *out, bool header, bool *first) {
   json_object_object_foreach(o, key, val) {
@@ -136,7 +149,15 @@ static void flatten(json_object *o, const char *prefix, FILE *out, bool header, 
       flatten(val, name, out, header, first);
       continue;
     }
-    if (json_object_is_type(val, json_type_array)) continue; /* phases: JSON and text only */
+    if (json_object_is_type(val, json_type_array)) { /* cpus: a column group per CPU; phases: JSON and text only */
+      for (size_t i = 0; !strcmp(key, "cpus") && i < json_object_array_length(val); i++) {
+        json_object *cpu = json_object_array_get_idx(val, i);
+        char at[300];
+        snprintf(at, sizeof at, "%s.%llu", name, (unsigned long long)get_u64(cpu, "cpu"));
+        flatten_cpu(cpu, at, out, header, first);
+      }
+      continue;
+    }
     fputs(*first ? "" : ",", out);
     *first = false;
     if (header) csv_write_field(out, name);
@@ -198,27 +219,23 @@ static void write_phases_text(FILE *out, json_object *phases) {
                " alloc and map records, frees: free and unmap records)\n");
 }
 
-static void write_threads_text(FILE *out, json_object *threads) {
-  if (!threads) return;
-  fprintf(out, "\n%-10s %14s", "thread", "accesses");
-  json_object_object_foreach(threads, first_id, first) {
-    (void)first_id;
-    json_object_object_foreach(get_obj(first, "tlb"), lname, unused) {
-      (void)unused;
-      fprintf(out, " %14.14s", lname);
-    }
-    break; /* every thread has the same levels */
+static void write_cpus_text(FILE *out, json_object *cpus) {
+  size_t n = cpus ? json_object_array_length(cpus) : 0;
+  if (!n) return;
+  fprintf(out, "\n%-10s %14s", "cpu", "accesses");
+  json_object_object_foreach(get_obj(json_object_array_get_idx(cpus, 0), "tlb"), lname, unused) {
+    (void)unused;
+    if (!strchr(lname, ':')) fprintf(out, " %14.14s", lname); /* every CPU has the same levels */
   }
   fprintf(out, " %14s %14s\n", "walks", "faults");
-  json_object_object_foreach(threads, id, t) {
-    fprintf(out, "%-10s %14llu", id, (unsigned long long)get_u64(t, "accesses"));
-    json_object_object_foreach(get_obj(t, "tlb"), name, lv) {
-      (void)name;
-      fprintf(out, " %14llu", (unsigned long long)get_u64(lv, "misses"));
-    }
-    fprintf(out, " %14llu %14llu\n", (unsigned long long)get_u64(t, "walks"), (unsigned long long)get_u64(t, "faults"));
+  for (size_t i = 0; i < n; i++) {
+    json_object *c = json_object_array_get_idx(cpus, i);
+    fprintf(out, "%-10llu %14llu", (unsigned long long)get_u64(c, "cpu"), (unsigned long long)get_u64(c, "accesses"));
+    json_object_object_foreach(get_obj(c, "tlb"), name, lv)
+      if (!strchr(name, ':')) fprintf(out, " %14llu", (unsigned long long)get_u64(lv, "misses"));
+    fprintf(out, " %14llu %14llu\n", (unsigned long long)get_u64(c, "walks"), (unsigned long long)get_u64(c, "faults"));
   }
-  fprintf(out, "(misses per TLB level)\n");
+  fprintf(out, "(misses per TLB level; each CPU its own TLBs but for levels shared_by several)\n");
 }
 
 static void write_text(FILE *out, json_object *doc) {
@@ -266,7 +283,7 @@ static void write_text(FILE *out, json_object *doc) {
   v = get_obj(doc, "cycles_per_access");
   fprintf(out, "cycles    %llu predicted, %.3f per access\n", (unsigned long long)get_u64(doc, "cycles"),
           v ? json_object_get_double(v) : 0.0);
-  write_threads_text(out, get_obj(doc, "threads"));
+  write_cpus_text(out, get_obj(doc, "cpus"));
   write_phases_text(out, get_obj(doc, "phases"));
 }
 

@@ -17,6 +17,7 @@ typedef struct column_def {
   stats_kind kind;
   uint32_t at, over;
   column_step step;
+  bool machine_wide; /* a count of the OS side or the memory, no agent's own (stats_column.agent) */
 } column_def;
 
 static const uint32_t step_bytes[] = {
@@ -28,76 +29,76 @@ static const uint32_t step_bytes[] = {
 };
 
 static const column_def labels[] = {
-    {"trace", STATS_LABEL, STATS_TRACE, NONE, STEP_NONE},
-    {"trace_format", STATS_LABEL, STATS_TRACE_FORMAT, NONE, STEP_NONE},
-    {"config", STATS_LABEL, STATS_CONFIG, NONE, STEP_NONE},
-    {"page_table_format", STATS_LABEL, STATS_PAGE_TABLE_FORMAT, NONE, STEP_NONE},
+    {"trace", STATS_LABEL, STATS_TRACE, NONE, STEP_NONE, false},
+    {"trace_format", STATS_LABEL, STATS_TRACE_FORMAT, NONE, STEP_NONE, false},
+    {"config", STATS_LABEL, STATS_CONFIG, NONE, STEP_NONE, false},
+    {"page_table_format", STATS_LABEL, STATS_PAGE_TABLE_FORMAT, NONE, STEP_NONE, false},
 };
 
 static const column_def accesses[] = {
-    {"accesses", STATS_COUNT, SNAP(machine.accesses), NONE, STEP_NONE},
-    {"reads", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_READ]), NONE, STEP_NONE},
-    {"writes", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_WRITE]), NONE, STEP_NONE},
-    {"fetches", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_EXEC]), NONE, STEP_NONE},
-    {"translations", STATS_COUNT, SNAP(mmu.translations), NONE, STEP_NONE},
-    {"straddles", STATS_COUNT, SNAP(machine.straddles), NONE, STEP_NONE},
+    {"accesses", STATS_COUNT, SNAP(machine.accesses), NONE, STEP_NONE, false},
+    {"reads", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_READ]), NONE, STEP_NONE, false},
+    {"writes", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_WRITE]), NONE, STEP_NONE, false},
+    {"fetches", STATS_COUNT, SNAP(machine.accesses_by_kind[ACC_EXEC]), NONE, STEP_NONE, false},
+    {"translations", STATS_COUNT, SNAP(mmu.translations), NONE, STEP_NONE, false},
+    {"straddles", STATS_COUNT, SNAP(machine.straddles), NONE, STEP_NONE, false},
 };
 
 static const column_def walks[] = {
-    {"walks", STATS_COUNT, SNAP(mmu.walks), NONE, STEP_NONE},
-    {"walk_refs", STATS_COUNT, SNAP(mmu.walk_refs), NONE, STEP_NONE},
+    {"walks", STATS_COUNT, SNAP(mmu.walks), NONE, STEP_NONE, false},
+    {"walk_refs", STATS_COUNT, SNAP(mmu.walk_refs), NONE, STEP_NONE, false},
 };
 
 static const column_def faults[] = {
-    {"page_faults", STATS_COUNT, SNAP(machine.page_faults), NONE, STEP_NONE},
-    {"faults", STATS_COUNT, SNAP(machine.faults), NONE, STEP_NONE},
-    {"faults_unmapped", STATS_COUNT, SNAP(mmu.faults_unmapped), NONE, STEP_NONE},
-    {"faults_protection", STATS_COUNT, SNAP(mmu.faults_prot), NONE, STEP_NONE},
-    {"shootdowns", STATS_COUNT, SNAP(mmu.shootdowns), NONE, STEP_NONE},
-    {"entries_invalidated", STATS_COUNT, SNAP(mmu.entries_invalidated), NONE, STEP_NONE},
-    {"page_table_bytes", STATS_COUNT, SNAP(table_bytes), NONE, STEP_NONE},
+    {"page_faults", STATS_COUNT, SNAP(machine.page_faults), NONE, STEP_NONE, false},
+    {"faults", STATS_COUNT, SNAP(machine.faults), NONE, STEP_NONE, false},
+    {"faults_unmapped", STATS_COUNT, SNAP(mmu.faults_unmapped), NONE, STEP_NONE, false},
+    {"faults_protection", STATS_COUNT, SNAP(mmu.faults_prot), NONE, STEP_NONE, false},
+    {"shootdowns", STATS_COUNT, SNAP(mmu.shootdowns), NONE, STEP_NONE, false},
+    {"entries_invalidated", STATS_COUNT, SNAP(mmu.entries_invalidated), NONE, STEP_NONE, false},
+    {"page_table_bytes", STATS_COUNT, SNAP(table_bytes), NONE, STEP_NONE, true},
 };
 
 static const column_def memory[] = {
-    {"phys_used_bytes", STATS_COUNT, SNAP(phys_used), NONE, STEP_NONE},
-    {"phys_used_peak_bytes", STATS_COUNT, SNAP(phys_used_peak), NONE, STEP_NONE},
-    {"allocs", STATS_COUNT, SNAP(machine.allocs), NONE, STEP_NONE},
-    {"frees", STATS_COUNT, SNAP(machine.frees), NONE, STEP_NONE},
-    {"maps", STATS_COUNT, SNAP(machine.maps), NONE, STEP_NONE},
-    {"unmaps", STATS_COUNT, SNAP(machine.unmaps), NONE, STEP_NONE},
-    {"context_switches", STATS_COUNT, SNAP(machine.context_switches), NONE, STEP_NONE},
-    {"ooms", STATS_COUNT, SNAP(machine.oom), NONE, STEP_NONE},
-    {"cycles", STATS_COUNT, SNAP(mmu.cycles), NONE, STEP_NONE},
-    {"cycles_per_access", STATS_RATIO, SNAP(mmu.cycles), SNAP(machine.accesses), STEP_NONE},
+    {"phys_used_bytes", STATS_COUNT, SNAP(phys_used), NONE, STEP_NONE, true},
+    {"phys_used_peak_bytes", STATS_COUNT, SNAP(phys_used_peak), NONE, STEP_NONE, true},
+    {"allocs", STATS_COUNT, SNAP(machine.allocs), NONE, STEP_NONE, true},
+    {"frees", STATS_COUNT, SNAP(machine.frees), NONE, STEP_NONE, true},
+    {"maps", STATS_COUNT, SNAP(machine.maps), NONE, STEP_NONE, true},
+    {"unmaps", STATS_COUNT, SNAP(machine.unmaps), NONE, STEP_NONE, true},
+    {"context_switches", STATS_COUNT, SNAP(machine.context_switches), NONE, STEP_NONE, true},
+    {"ooms", STATS_COUNT, SNAP(machine.oom), NONE, STEP_NONE, true},
+    {"cycles", STATS_COUNT, SNAP(mmu.cycles), NONE, STEP_NONE, false},
+    {"cycles_per_access", STATS_RATIO, SNAP(mmu.cycles), SNAP(machine.accesses), STEP_NONE, false},
 };
 
 /* Per TLB level l: offsets from level[0] and access_misses[0], moved by l. */
 static const column_def per_level[] = {
-    {"accesses", STATS_COUNT, SNAP(level[0].accesses), NONE, STEP_LEVEL},
-    {"hits", STATS_COUNT, SNAP(level[0].hits), NONE, STEP_LEVEL},
-    {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL},
-    {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL},
-    {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64},
-    {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL},
+    {"accesses", STATS_COUNT, SNAP(level[0].accesses), NONE, STEP_LEVEL, false},
+    {"hits", STATS_COUNT, SNAP(level[0].hits), NONE, STEP_LEVEL, false},
+    {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL, false},
+    {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL, false},
+    {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64, false},
+    {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL, false},
 };
 
 /* Per array a of TLB level 0 (moved to level l by add_array_group). */
 static const column_def per_array[] = {
-    {"hits", STATS_COUNT, SNAP(level[0].array[0].hits), NONE, STEP_ARRAY},
-    {"fills", STATS_COUNT, SNAP(level[0].array[0].fills), NONE, STEP_ARRAY},
-    {"evictions", STATS_COUNT, SNAP(level[0].array[0].evictions), NONE, STEP_ARRAY},
+    {"hits", STATS_COUNT, SNAP(level[0].array[0].hits), NONE, STEP_ARRAY, false},
+    {"fills", STATS_COUNT, SNAP(level[0].array[0].fills), NONE, STEP_ARRAY, false},
+    {"evictions", STATS_COUNT, SNAP(level[0].array[0].evictions), NONE, STEP_ARRAY, false},
 };
 
 static const column_def per_walk_cache[] = {
-    {"lookups", STATS_COUNT, SNAP(mmu.pwc_lookups[0]), NONE, STEP_U64},
-    {"hits", STATS_COUNT, SNAP(mmu.pwc_hits[0]), NONE, STEP_U64},
+    {"lookups", STATS_COUNT, SNAP(mmu.pwc_lookups[0]), NONE, STEP_U64, false},
+    {"hits", STATS_COUNT, SNAP(mmu.pwc_hits[0]), NONE, STEP_U64, false},
 };
 
 static const column_def per_table_level[] = {
-    {"tables", STATS_COUNT, SNAP(table[0].tables), NONE, STEP_TABLE},
-    {"bytes", STATS_COUNT, SNAP(table[0].bytes), NONE, STEP_TABLE},
-    {"tables_peak", STATS_COUNT, SNAP(table[0].tables_peak), NONE, STEP_TABLE},
-    {"bytes_peak", STATS_COUNT, SNAP(table[0].bytes_peak), NONE, STEP_TABLE},
+    {"tables", STATS_COUNT, SNAP(table[0].tables), NONE, STEP_TABLE, true},
+    {"bytes", STATS_COUNT, SNAP(table[0].bytes), NONE, STEP_TABLE, true},
+    {"tables_peak", STATS_COUNT, SNAP(table[0].tables_peak), NONE, STEP_TABLE, true},
+    {"bytes_peak", STATS_COUNT, SNAP(table[0].bytes_peak), NONE, STEP_TABLE, true},
 };
 
 #define COUNT_OF(defs) (sizeof defs / sizeof defs[0])
@@ -108,7 +109,8 @@ static void add_group(stats_schema *sc, const char *prefix, const column_def *de
   for (size_t i = 0; i < n; i++) {
     stats_column *c = &sc->col[sc->n++];
     uint32_t move = step_bytes[defs[i].step] * index;
-    *c = (stats_column){.kind = defs[i].kind, .at = defs[i].at + move, .over = defs[i].over ? defs[i].over + move : 0};
+    *c = (stats_column){.kind = defs[i].kind, .at = defs[i].at + move, .over = defs[i].over ? defs[i].over + move : 0,
+                        .agent = defs[i].kind != STATS_LABEL && !defs[i].machine_wide};
     snprintf(c->name, sizeof c->name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", defs[i].name);
   }
 }
@@ -124,7 +126,7 @@ static void add_array_group(stats_schema *sc, const mmu_level_config *lc, unsign
 }
 
 void stats_schema_build(const machine_spec *s, stats_schema *out) {
-  const mmu_config *mc = &s->mmu;
+  const mmu_config *mc = &s->sys.mmu;
   const pt_format *f = &s->format;
   char prefix[MMU_NAME_MAX + 12]; /* "page_table." or "tlb." and a name */
   out->n = 0;
@@ -137,7 +139,7 @@ void stats_schema_build(const machine_spec *s, stats_schema *out) {
       add_array_group(out, &mc->level[l], l, a);
   }
   add_group(out, NULL, walks, COUNT_OF(walks), 0);
-  out->col[out->n++] = (stats_column){.name = "pwc", .kind = STATS_GROUP};
+  out->col[out->n++] = (stats_column){.name = "pwc", .kind = STATS_GROUP, .agent = true};
   for (unsigned l = 0; l < f->nlevels; l++) {
     if (!mc->walker.pwc[l].entries) continue;
     snprintf(prefix, sizeof prefix, "pwc.%s", f->level[l].name);
@@ -152,15 +154,24 @@ void stats_schema_build(const machine_spec *s, stats_schema *out) {
 }
 
 void stats_snapshot_take(const machine *m, stats_snapshot *out) {
-  const mmu *u = machine_get_mmu(m);
+  const hwsystem *sys = machine_get_system(m);
   out->machine = *machine_get_stats(m);
-  out->mmu = *mmu_get_stats(u);
-  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) out->level[l] = mmu_level_get_stats(u, l);
+  system_stats(sys, &out->mmu);
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) out->level[l] = system_level_stats(sys, l);
   const pt_format *f = pt_get_format(machine_get_pt(m));
   for (unsigned l = 0; l < PT_MAX_LEVELS; l++) out->table[l] = l < f->nlevels ? machine_pt_usage(m, l) : (pt_level_usage){0};
   out->table_bytes = machine_pt_bytes(m);
   out->phys_used = phys_used(machine_get_phys(m));
   out->phys_used_peak = phys_used_peak(machine_get_phys(m));
+}
+
+void stats_snapshot_agent(const machine *m, unsigned a, stats_snapshot *out) {
+  *out = (stats_snapshot){0};
+  machine_agent_stats(m, a, &out->machine);
+  const mmu *u = system_agent_mmu(machine_get_system(m), a);
+  if (!u) return;
+  out->mmu = *mmu_get_stats(u);
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) out->level[l] = mmu_level_get_stats(u, l);
 }
 
 /* a -= b over n counters. */

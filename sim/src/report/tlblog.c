@@ -74,7 +74,7 @@ static void put_u64(json_object *o, const char *key, uint64_t v) {
 static const char *size_name(uint64_t bytes, char *buf, size_t len) { return num_format_size(bytes, buf, len); }
 
 static const char *level_name(const tlblog *l, const lookup *k, char *buf, size_t len) {
-  return mmu_array_name(&mmu_get_config(machine_get_mmu(l->m))->level[k->level], k->array, buf, len);
+  return mmu_array_name(&machine_get_spec(l->m)->sys.mmu.level[k->level], k->array, buf, len);
 }
 
 /* --- observer ------------------------------------------------------------ */
@@ -219,9 +219,10 @@ void tlblog_destroy(tlblog *l) {
 }
 
 static tally take(const machine *m) {
-  const mmu_stats *ms = mmu_get_stats(machine_get_mmu(m));
+  mmu_stats ms;
+  system_stats(machine_get_system(m), &ms);
   const machine_stats *st = machine_get_stats(m);
-  return (tally){tables_now(m), pt_mapped_pages(machine_get_pt(m)), ms->shootdowns, ms->entries_invalidated, st->oom,
+  return (tally){tables_now(m), pt_mapped_pages(machine_get_pt(m)), ms.shootdowns, ms.entries_invalidated, st->oom,
                  st->page_faults};
 }
 

@@ -1,0 +1,43 @@
+/* tlbsim/gpu.h — a GPU as the timing models see it.
+ *
+ * gpu_config  the [gpu] section: the device's SMs, which SMs are known to
+ *             share SM 0's L2 TLB (how many share one is the L2 level's
+ *             shared_by: the system's business, system.h), its clock, and how fast each stage a load passes
+ *             through accepts requests (an interval in SM cycles between
+ *             two requests it can take; the latencies are the MMU's own).
+ *             Plain data inside machine_spec; the SMs are the agents of a
+ *             system (system.h).
+ */
+#ifndef TLBSIM_GPU_H
+#define TLBSIM_GPU_H
+
+#include "tlbsim/base.h"
+
+#define GPU_MAX_GROUP_SMS 16
+#define GPU_MAX_SMS 256
+
+typedef struct gpu_config {
+  uint32_t sms;                 /* 0: no [gpu] section (not a GPU preset) */
+  uint32_t group[GPU_MAX_GROUP_SMS]; /* the SMs known to share SM 0's (a pinned set is placed with it) */
+  uint32_t ngroup;
+  double clock_ghz;
+  double warp_group_cycles;     /* a warp's own work per group of loads (hashing, addresses, the sum) */
+  double issue_interval;        /* per SM: cycles between line requests entering translation */
+  double l1_miss_interval;      /* per SM: between L1-TLB misses it can send on */
+  uint32_t l1_miss_slots;       /* per SM: L1-TLB misses in flight at once (miss-status slots) */
+  double l2_interval;           /* per L2-TLB group: between lookups */
+  uint32_t l2_miss_slots;       /* per L2-TLB group: misses to the third level in flight at once */
+  double l3_interval;           /* GPU-wide: between third-level lookups, pages physically contiguous */
+  double l3_scattered_interval; /* ... and when each of the entry's pages is a physical run of its own
+                                   (in between: by the runs beyond the first) */
+  double walk_interval;         /* GPU-wide: between walks the walker starts */
+  double data_interval;         /* GPU-wide: between line requests the L2 cache serves */
+  double data_spread_cycles;    /* the data latency's range over L2 slices, around data_cycles */
+  double l1_hit_cycles;         /* a load the SM's L1 data cache serves (the table mode's offsets) */
+  double launch_gap_ns;         /* between two back-to-back launches */
+} gpu_config;
+
+/* Checks a [gpu] section's values (a GPU preset has one). */
+int gpu_config_check(const gpu_config *g, diag *d);
+
+#endif

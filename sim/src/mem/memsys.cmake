@@ -1,0 +1,1 @@
+tlbsim_module(memsys SOURCES memsys.c DEPS tlbsim_base)
