@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tlbsim/loader.h"
 #include "tlbsim/machine.h"
 
 typedef struct fuzz_file {

@@ -53,10 +53,9 @@ void fuzz_preset_spec(const char *name, machine_spec *spec) {
       return;
     }
     if (cache[i].name[0]) continue;
-    const char *dirs[] = {FUZZ_PRESET_DIR};
     diag d;
     cfg *c = cfg_create();
-    if (!c || strlen(name) >= sizeof cache[i].name || cfg_load_preset(c, name, dirs, 1, &d) ||
+    if (!c || strlen(name) >= sizeof cache[i].name || loader_load_preset(c, name, &d) ||
         machine_spec_read(c, &cache[i].spec, &d)) {
       fprintf(stderr, "preset %s: %s\n", name, c ? d.msg : "out of memory");
       abort();

@@ -20,8 +20,8 @@ status=0
 echo "cppcheck: ${#sources[@]} files"
 cppcheck --enable=warning,performance,portability --std=c11 --error-exitcode=1 --inline-suppr --quiet \
   -j "$jobs" -I sim/include -I sim/src/alloc -I sim/src/trace -I sim/cli -I gpu/src -I fuzz \
-  -D_POSIX_C_SOURCE=200809L -DFUZZ_FORMAT=0 -DFUZZ_PRESET_DIR='""' -DTLBSIM_PRESET_SOURCE_DIR='""' \
-  -DTLBSIM_PRESET_INSTALL_DIR='""' -DTLBSIM_VERSION='""' --suppress=unknownMacro "${sources[@]}" || status=1
+  -D_POSIX_C_SOURCE=200809L -DFUZZ_FORMAT=0 \
+  -DTLBSIM_VERSION='""' --suppress=unknownMacro "${sources[@]}" || status=1
 
 checks=(
   '-*' 'clang-analyzer-*' 'bugprone-*'

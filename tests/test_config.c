@@ -158,18 +158,6 @@ static void test_set_overrides(void) {
   cfg_destroy(c);
 }
 
-static void test_presets_found_by_name(void) {
-  cfg *c = cfg_create();
-  diag d;
-  const char *dirs[] = {"/nonexistent", TLBSIM_SOURCE_DIR "/sim/presets"};
-  CU_ASSERT_EQUAL(cfg_load_preset(c, "x86-64", dirs, 2, &d), 0);
-  CU_ASSERT_TRUE(cfg_has(c, "tlb.l1d", "entries"));
-  CU_ASSERT_EQUAL(cfg_load_preset(c, "nope", dirs, 2, &d), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "no preset named 'nope'"));
-  CU_ASSERT_EQUAL(cfg_load_preset(c, "../x", dirs, 2, &d), -1);
-  cfg_destroy(c);
-}
-
 static void test_sizes(void) {
   uint64_t v;
   CU_ASSERT_EQUAL(num_parse_size("4096", &v), 0);
@@ -384,7 +372,6 @@ int main(void) {
   static const test_case config_cases[] = {{"load and typed getters", test_load_and_get},
                                            {"errors carry file:line", test_errors_have_locations},
                                            {"--set overrides", test_set_overrides},
-                                           {"presets by name", test_presets_found_by_name},
                                            {"size parsing", test_sizes},
                                            {"numbers", test_numbers},
                                            {"locations", test_locations},

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tlbsim/loader.h"
 #include "tlbsim/sweep.h"
 
 /* ---- the grid ------------------------------------------------------------- */
@@ -67,9 +68,8 @@ static void test_grid_limits(void) {
 static void spec_of(const char *const *sets, machine_spec *out) {
   cfg *c = cfg_create();
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  const char *dirs[] = {TLBSIM_SOURCE_DIR "/sim/presets"};
   diag d;
-  CU_ASSERT_EQUAL_FATAL(cfg_load_preset(c, "x86-64", dirs, 1, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(loader_load_preset(c, "x86-64", &d), 0);
   for (unsigned i = 0; sets && sets[i]; i++) CU_ASSERT_EQUAL_FATAL(cfg_set(c, sets[i], "--set", i + 1, &d), 0);
   CU_ASSERT_EQUAL_FATAL(machine_spec_read(c, out, &d), 0);
   cfg_destroy(c);

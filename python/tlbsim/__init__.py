@@ -41,6 +41,7 @@ def _load():
         "tlbsim_machine_destroy": (None, [P]),
         "tlbsim_access": (I, [P, ctypes.c_char, U64, U64, S]),
         "tlbsim_run_trace": (I, [P, S, S, S]),
+        "tlbsim_run_cpus": (I, [P, ctypes.POINTER(S), ctypes.c_size_t, S, S]),
         "tlbsim_feed": (I, [P, S, ctypes.c_size_t, S, S]),
         "tlbsim_stat": (I, [P, S, ctypes.POINTER(ctypes.c_double), S]),
         "tlbsim_report": (P, [P, S, S]),
@@ -129,6 +130,12 @@ class Machine:
     def run_trace(self, path, trace_format=None):
         """Replays a whole trace file (any format tlbsim reads)."""
         _call(_lib.tlbsim_run_trace, self._m, _b(path), _b(trace_format))
+
+    def run_cpus(self, paths, trace_format=None):
+        """Replays several trace files as CPUs 0, 1, ..., each with TLBs of
+        its own, taking turns one access each (`tlbsim run A B ...`)."""
+        paths = [_b(p) for p in paths]
+        _call(_lib.tlbsim_run_cpus, self._m, (ctypes.c_char_p * len(paths))(*paths), len(paths), _b(trace_format))
 
     def feed(self, text, trace_format=None):
         """Replays trace text (native lines: accesses, alloc/free, map/unmap,

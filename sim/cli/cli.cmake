@@ -4,8 +4,6 @@ add_executable(tlbsim ${cli_sources})
 get_property(all_modules GLOBAL PROPERTY TLBSIM_MODULES)
 target_link_libraries(tlbsim PRIVATE ${all_modules} m)
 target_compile_definitions(tlbsim PRIVATE
-  TLBSIM_PRESET_SOURCE_DIR="${PROJECT_SOURCE_DIR}/sim/presets"
-  TLBSIM_PRESET_INSTALL_DIR="${CMAKE_INSTALL_FULL_DATADIR}/tlbsim/presets"
   TLBSIM_VERSION="${PROJECT_VERSION}")
 install(TARGETS tlbsim)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sim/presets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tlbsim/presets)

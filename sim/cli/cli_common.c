@@ -9,20 +9,13 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "tlbsim/loader.h"
 #include "tlbsim/machine.h"
 
-void cli_find_preset_dirs(cli_preset_dirs *out) {
-  out->n = 0;
-  const char *env = getenv("TLBSIM_PRESET_PATH");
-  if (env && strlen(env) < sizeof out->storage) {
-    strcpy(out->storage, env);
-    char *save = NULL;
-    for (char *tok = strtok_r(out->storage, ":", &save); tok && out->n < CLI_MAX_PRESET_DIRS - 2;
-         tok = strtok_r(NULL, ":", &save))
-      out->dir[out->n++] = tok;
-  }
-  out->dir[out->n++] = TLBSIM_PRESET_SOURCE_DIR;
-  out->dir[out->n++] = TLBSIM_PRESET_INSTALL_DIR;
+/* What the command line names, as the loader takes it. */
+static loader_request request(const cli_config *c, const char *fallback) {
+  return (loader_request){.preset = c->preset, .config = c->config, .fallback = fallback, .sets = c->sets,
+                          .nsets = c->nsets, .set_origin = "--set"};
 }
 
 int cli_add_set(void *config, const char *assignment, char *why, size_t len) {
@@ -33,63 +26,18 @@ int cli_add_set(void *config, const char *assignment, char *why, size_t len) {
 }
 
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d) {
-  if (c->preset && c->config) {
-    diag_set(d, NULL, 0, "tlbsim: use --preset or --config, not both");
-    return NULL;
-  }
-  cfg *conf = cfg_create();
-  if (!conf) {
-    diag_set(d, NULL, 0, "tlbsim: out of memory");
-    return NULL;
-  }
-  int rc;
-  if (c->config) {
-    rc = cfg_load_file(conf, c->config, d);
-    *label = c->config;
-  } else {
-    cli_preset_dirs dirs;
-    cli_find_preset_dirs(&dirs);
-    *label = c->preset ? c->preset : fallback;
-    rc = cfg_load_preset(conf, *label, dirs.dir, dirs.n, d);
-  }
-  for (unsigned i = 0; rc == 0 && i < c->nsets; i++) rc = cfg_set(conf, c->sets[i], "--set", i + 1, d);
-  if (rc) {
-    cfg_destroy(conf);
-    return NULL;
-  }
-  return conf;
-}
-
-/* Reads spec from conf and builds a machine of it, every key used; NULL (d)
- * when a key is wrong or unread. */
-static machine *build_machine(cfg *conf, machine_spec *spec, diag *d) {
-  machine *m = NULL;
-  if (machine_spec_read(conf, spec, d) || !(m = machine_create(spec, d)) || cfg_check_unused(conf, d)) {
-    machine_destroy(m);
-    return NULL;
-  }
-  return m;
+  loader_request q = request(c, fallback);
+  return loader_config(&q, label, d);
 }
 
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d) {
-  cfg *conf = cli_load_config(c, fallback, label, d);
-  if (!conf) return NULL;
-  machine *whole = build_machine(conf, spec, d);
-  if (!whole) {
-    cfg_destroy(conf);
-    return NULL;
-  }
-  machine_destroy(whole);
-  return conf;
+  loader_request q = request(c, fallback);
+  return loader_spec(&q, label, spec, d);
 }
 
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d) {
-  cfg *conf = cli_load_config(c, fallback, label, d);
-  if (!conf) return NULL;
-  machine_spec spec;
-  machine *m = build_machine(conf, &spec, d);
-  cfg_destroy(conf);
-  return m;
+  loader_request q = request(c, fallback);
+  return loader_machine(&q, label, d);
 }
 
 /* Whether path names the same file as one of inputs. */

@@ -18,7 +18,6 @@
 #include "tlbsim/machine.h"
 
 #define CLI_MAX_SETS 256
-#define CLI_MAX_PRESET_DIRS 16
 
 typedef struct cli_config {
   const char *preset;          /* --preset NAME */
@@ -26,16 +25,6 @@ typedef struct cli_config {
   const char *sets[CLI_MAX_SETS];
   unsigned nsets;
 } cli_config;
-
-/* Where presets are searched: $TLBSIM_PRESET_PATH entries, the source tree,
- * the install dir. `storage` holds the split environment value. */
-typedef struct cli_preset_dirs {
-  const char *dir[CLI_MAX_PRESET_DIRS];
-  size_t n;
-  char storage[4096];
-} cli_preset_dirs;
-
-void cli_find_preset_dirs(cli_preset_dirs *out);
 
 /* --preset, --config and --set as cli_opt entries (cli_opts.h) that fill c. */
 #define CLI_CONFIG_OPTS(c)                                                                                    \
@@ -47,17 +36,10 @@ void cli_find_preset_dirs(cli_preset_dirs *out);
 
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);
-/* Loads preset or config file (not both; default preset `fallback`) then
- * applies the --sets in order. The name reported as "config" is put in *label. */
+/* The loader's (loader.h) for --preset, --config and --set (default preset
+ * `fallback`); *label gets the name reported as "config". */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
-
-/* cli_load_config, then the whole machine_spec read from it; a machine is
- * built once so that every key is checked, and a key nobody read is an
- * error. The cfg is returned for what else the command needs of it (the
- * preset's path); the spec does not refer to it. */
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
-/* The same, keeping the machine for a replay (the configuration is not
- * needed after it: the machine's spec is its own copy). */
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d);
 
 typedef struct cli_out {

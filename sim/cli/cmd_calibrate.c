@@ -157,17 +157,18 @@ static int fit_nonnegative(const double *x, const double *y, size_t n, unsigned 
 /* Copies the preset file to out with the fitted keys' values replaced
  * (or added under their section, or in a new section at the end). The
  * file appears whole or not at all, and never over an existing one. */
-static int write_preset(const char *src, const char *out, const char *csv, const param *p, unsigned np, diag *d) {
+static int write_preset(const cfg *c, const char *out, const char *csv, const param *p, unsigned np, diag *d) {
+  const char *src = cfg_file(c), *text = cfg_text(c); /* a preset compiled in is text */
   /* Only what the configuration reads back: a whole number of cycles in a
    * latency's range (an ill-conditioned fit can give any double). */
   for (unsigned j = 0; j < np; j++)
     if (p[j].fitted && !(p[j].value >= 0 && round(p[j].value) <= (double)NUM_U32_MAX))
       return diag_set(d, out, 0, "%s.%s: the fit gives %g cycles, out of range (0..4294967295): not written",
                       p[j].term.section, p[j].term.key, p[j].value);
-  const char *inputs[] = {src, csv, NULL};
+  const char *inputs[] = {csv, text ? NULL : src, NULL};
   cli_out written;
   if (cli_out_open(&written, out, true, inputs, d)) return -1;
-  FILE *in = fopen(src, "r"), *o = written.f;
+  FILE *in = text ? fmemopen((void *)(uintptr_t)text, strlen(text), "r") : fopen(src, "r"), *o = written.f;
   if (!in) {
     cli_out_discard(&written);
     return diag_set(d, src, 0, "cannot read");
@@ -273,7 +274,7 @@ int cmd_calibrate(int argc, char **argv) {
   }
   report(p, np, x, base, rows, n);
   if (o.out && (!cfg_file(c) ? diag_set(&d, "--out", 0, "no preset file to start from") :
-                               write_preset(cfg_file(c), o.out, o.csv, p, np, &d)))
+                               write_preset(c, o.out, o.csv, p, np, &d)))
     goto out;
   rc = EXIT_OK;
 out:

@@ -1,6 +1,5 @@
 /* tlbsim formats — what can be named: page-table formats, presets,
  * allocator policies, trace formats, replacement policies. */
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "tlbsim/loader.h"
 #include "cmds.h"
 #include "tlbsim/machine.h"
 #include "tlbsim/pt.h"
@@ -46,28 +46,19 @@ static void list_formats(void) {
   for (size_t i = 0; i < pt_format_count(); i++) print_format(pt_format_at(i));
 }
 
-static int is_ini(const struct dirent *e) {
-  size_t len = strlen(e->d_name);
-  return len > 4 && !strcmp(e->d_name + len - 4, ".ini");
-}
-
-/* What a preset file says it is: the first sentence of its opening
- * comment, without the leading "NAME:", cut to fit a line. */
-static void preset_summary(const char *dir, const char *file, char *out, size_t len) {
+/* What a preset says it is: the first sentence of its opening comment,
+ * without the leading "NAME:", cut to fit a line. */
+static void preset_summary(const char *name, FILE *f, char *out, size_t len) {
   enum { WIDTH = 80 };
-  char path[4096], line[256], text[512] = "";
+  char line[256], text[512] = "";
   size_t at = 0;
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  FILE *f = fopen(path, "r");
-  if (!f) return (void)(out[0] = '\0');
   while (at < sizeof text - 1 && fgets(line, sizeof line, f) && line[0] == ';') {
     const char *s = line + 1 + strspn(line + 1, " ");
     at += (size_t)snprintf(text + at, sizeof text - at, "%s%.*s", at ? " " : "", (int)strcspn(s, "\r\n"), s);
     if (at && text[at - 1] == '.') break;
   }
-  fclose(f);
   char *s = text, *colon = strchr(text, ':');
-  if (colon && (size_t)(colon - text) == strlen(file) - 4 && !strncmp(text, file, (size_t)(colon - text)))
+  if (colon && (size_t)(colon - text) == strlen(name) && !strncmp(text, name, (size_t)(colon - text)))
     s = colon + 1 + strspn(colon + 1, " ");
   char *stop = strstr(s, ". ");
   if (stop) stop[1] = '\0';
@@ -79,30 +70,42 @@ static void preset_summary(const char *dir, const char *file, char *out, size_t 
   snprintf(out, len, "%s", s);
 }
 
-/* Per directory searched, its presets in name order with their summaries;
- * a name an earlier directory also has is shadowed (--preset finds that one). */
-static void list_presets(void) {
-  cli_preset_dirs dirs;
-  cli_find_preset_dirs(&dirs);
-  printf("presets:\n");
-  for (size_t i = 0; i < dirs.n; i++) {
-    struct dirent **e;
-    int n = scandir(dirs.dir[i], &e, is_ini, alphasort);
-    if (n < 0) continue;
-    for (int k = 0; k < n; k++) {
-      char summary[256], earlier[4096];
-      preset_summary(dirs.dir[i], e[k]->d_name, summary, sizeof summary);
-      bool shadowed = false;
-      for (size_t j = 0; j < i && !shadowed; j++) {
-        snprintf(earlier, sizeof earlier, "%s/%s", dirs.dir[j], e[k]->d_name);
-        shadowed = access(earlier, R_OK) == 0;
-      }
-      printf("  %-10.*s %s%s\n", (int)(strlen(e[k]->d_name) - 4), e[k]->d_name, shadowed ? "(shadowed) " : "", summary);
-      free(e[k]);
-    }
-    free(e);
-    printf("  (from %s)\n", dirs.dir[i]);
+/* The presets listed so far, for marking a name an earlier place also has
+ * as shadowed (--preset finds that one). */
+typedef struct listing {
+  char seen[64][64];
+  size_t nseen;
+  const char *last_dir;
+  bool any;
+} listing;
+
+static void end_group(listing *l) {
+  if (l->any) printf("  (from %s)\n", l->last_dir ? l->last_dir : "the presets compiled into tlbsim");
+}
+
+static void list_one(void *ctx, const char *name, const char *dir, const char *text) {
+  listing *l = ctx;
+  if (l->any && dir != l->last_dir) end_group(l); /* the loader passes one pointer per directory */
+  l->last_dir = dir;
+  l->any = true;
+  bool shadowed = false;
+  for (size_t i = 0; i < l->nseen; i++) shadowed |= !strcmp(l->seen[i], name);
+  if (l->nseen < sizeof l->seen / sizeof l->seen[0]) snprintf(l->seen[l->nseen++], sizeof l->seen[0], "%s", name);
+  char summary[256] = "", path[4096];
+  snprintf(path, sizeof path, "%s/%s.ini", dir ? dir : "", name);
+  FILE *f = text ? fmemopen((void *)(uintptr_t)text, strlen(text), "r") : fopen(path, "r");
+  if (f) {
+    preset_summary(name, f, summary, sizeof summary);
+    fclose(f);
   }
+  printf("  %-10s %s%s\n", name, shadowed ? "(shadowed) " : "", summary);
+}
+
+static void list_presets(void) {
+  printf("presets:\n");
+  listing l = {0};
+  loader_each_preset(list_one, &l);
+  end_group(&l);
 }
 
 int cmd_formats(int argc, char **argv) {

@@ -61,6 +61,17 @@ class Run(unittest.TestCase):
             with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_feed:2: "):
                 m.feed("r 0x1000 4\nbogus 1\n")
 
+    def test_cpus_equal_cli(self):
+        """Two traces as CPUs: the report `tlbsim run A B` gives, and each
+        CPU's L1 misses those of its trace alone."""
+        with tlbsim.Machine(preset="x86-64") as m:
+            m.run_cpus([STRIDE, STRIDE])
+            got = m.report("json")
+        want = json.loads(cli("run", "--preset", "x86-64", "--format", "json", STRIDE, STRIDE))
+        self.assertEqual(got, want)
+        alone = tlbsim.run(STRIDE, preset="x86-64")["tlb"]["l1d"]["misses"]
+        self.assertEqual([c["tlb"]["l1d"]["misses"] for c in got["cpus"]], [alone, alone])
+
     def test_errors(self):
         with self.assertRaisesRegex(tlbsim.Error, r"^tlbsim_machine_create:1: unknown key 'entriez' in \[tlb.l1d\]$"):
             tlbsim.Machine(sets=["tlb.l1d.entriez=4"])

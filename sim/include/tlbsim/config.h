@@ -9,8 +9,8 @@
  * cfg_entry  one key's latest value (a later file or --set replaces an
  *            earlier value; the same key twice in one file is an error).
  *
- * Presets are INI files found by name: $TLBSIM_PRESET_PATH (colon list),
- * then the source tree's sim/presets, then the installed data dir.
+ * Presets are found by name by the loader (loader.h): $TLBSIM_PRESET_PATH
+ * (colon list of directories), then those compiled into the library.
  */
 #ifndef TLBSIM_CONFIG_H
 #define TLBSIM_CONFIG_H
@@ -24,9 +24,9 @@ void cfg_destroy(cfg *c);
 
 /* Reads an INI file; errors are "FILE:LINE: ...". */
 int cfg_load_file(cfg *c, const char *path, diag *d);
-/* Finds preset NAME (no path) in the search dirs and loads it. The dirs are
- * given by the caller (the CLI knows where it was built/installed). */
-int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t ndirs, diag *d);
+/* Reads INI text (NUL-terminated, outliving c) as if from a file called
+ * name: a preset compiled into the library (loader.h). */
+int cfg_load_text(cfg *c, const char *name, const char *text, diag *d);
 /* Applies "SECTION.KEY=VALUE" (split at the last dot before '='). `origin`
  * and `index` name it in errors, e.g. "--set", 2 → "--set:2: ...". */
 int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long index, diag *d);
@@ -81,8 +81,10 @@ size_t cfg_section_count(const cfg *c);
 const char *cfg_section_at(const cfg *c, size_t i);
 bool cfg_has_section(const cfg *c, const char *section);
 
-/* The last INI file loaded (a preset's path), or NULL. */
+/* The last INI file loaded (a preset's path or name), or NULL; and its
+ * text when it was text (cfg_load_text), NULL for a file. */
 const char *cfg_file(const cfg *c);
+const char *cfg_text(const cfg *c);
 
 /* First entry nobody read, as "FILE:LINE: unknown key 'k' in [s]". */
 int cfg_check_unused(const cfg *c, diag *d);

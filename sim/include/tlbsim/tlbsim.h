@@ -57,6 +57,11 @@ int tlbsim_access(tlbsim_machine *m, char kind, uint64_t addr, uint64_t size, ch
  * in `trace_format` ("auto" or NULL, "native", "lackey", "din",
  * "binary"). Counters add up over every call. */
 int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *trace_format, char *err);
+/* Replays n trace files (at most 64) as CPUs 0 .. n-1, each with the TLB
+ * levels the configuration gives a CPU of its own: they take turns, one
+ * access each, as `tlbsim run A B ...` does (traces/FORMAT.md, Threads).
+ * The report then has a "cpus" list. */
+int tlbsim_run_cpus(tlbsim_machine *m, const char *const *paths, size_t n, const char *trace_format, char *err);
 /* Replays trace text held in memory, `len` bytes of it (a native trace's
  * lines: accesses, alloc/free, map/unmap, ctx, mark; or any format
  * tlbsim_run_trace reads), as if it were a file named "tlbsim_feed": errors

@@ -10,13 +10,13 @@
 
 #include "tlbsim/chase.h"
 #include "tlbsim/config.h"
+#include "tlbsim/loader.h"
 #include "tlbsim/machine.h"
 #include "tlbsim/mrc.h"
 #include "tlbsim/report.h"
 #include "tlbsim/report_alloc.h"
 #include "tlbsim/stats.h"
 
-#define API_MAX_PRESET_DIRS 16
 #define API_MRC_MAX_ENTRIES 65536u /* tlbsim mrc's defaults */
 #define API_MRC_SETS_MAX 65536u
 #define API_ALLOC_PRESET "h200" /* tlbsim alloc's: its machine.phys_memory is the default capacity */
@@ -25,7 +25,7 @@ struct tlbsim_machine {
   machine *m;
   char config[256];       /* the preset or file it was built from: the report's "config" */
   char trace[4096];       /* the last trace replayed (or "tlbsim_access"): the report's "trace" */
-  char trace_format[16];
+  char trace_format[16 * TRACE_THREAD_MAX]; /* each trace's, space-separated */
   unsigned long accesses; /* tlbsim_access calls: the LINE of their errors */
 };
 
@@ -52,58 +52,6 @@ int tlbsim_size(const char *text, uint64_t *out, char *err) {
   return fail_msg(err, "tlbsim_size", num_complaint(st, NUM_SIZE, text, 0, UINT64_MAX, why, sizeof why));
 }
 
-/* Presets as the CLI finds them: $TLBSIM_PRESET_PATH, the source tree,
- * the installed data dir. `storage` holds the split environment value. */
-typedef struct preset_dirs {
-  const char *dir[API_MAX_PRESET_DIRS];
-  size_t n;
-  char storage[4096];
-} preset_dirs;
-
-static void find_preset_dirs(preset_dirs *out) {
-  out->n = 0;
-  const char *env = getenv("TLBSIM_PRESET_PATH");
-  if (env && strlen(env) < sizeof out->storage) {
-    strcpy(out->storage, env);
-    char *save = NULL;
-    for (char *tok = strtok_r(out->storage, ":", &save); tok && out->n < API_MAX_PRESET_DIRS - 2;
-         tok = strtok_r(NULL, ":", &save))
-      out->dir[out->n++] = tok;
-  }
-  out->dir[out->n++] = TLBSIM_PRESET_SOURCE_DIR;
-  out->dir[out->n++] = TLBSIM_PRESET_INSTALL_DIR;
-}
-
-static int load_config(cfg *c, const char *preset, const char *file, const char *const *sets, size_t nsets,
-                       diag *d) {
-  int rc;
-  if (file) {
-    rc = cfg_load_file(c, file, d);
-  } else {
-    preset_dirs dirs;
-    find_preset_dirs(&dirs);
-    rc = cfg_load_preset(c, preset, dirs.dir, dirs.n, d);
-  }
-  for (size_t i = 0; rc == 0 && i < nsets; i++) rc = cfg_set(c, sets[i], "tlbsim_machine_create", i + 1, d);
-  return rc;
-}
-
-/* The configuration's machine, every key read: NULL (d) otherwise. */
-static machine *build_machine(const char *preset, const char *file, const char *const *sets, size_t nsets,
-                              diag *d) {
-  cfg *c = cfg_create();
-  if (!c) return diag_set(d, NULL, 0, "tlbsim_machine_create: out of memory"), NULL;
-  machine_spec spec;
-  machine *m = NULL;
-  if (load_config(c, preset, file, sets, nsets, d) || machine_spec_read(c, &spec, d) ||
-      !(m = machine_create(&spec, d)) || cfg_check_unused(c, d)) {
-    machine_destroy(m);
-    m = NULL;
-  }
-  cfg_destroy(c);
-  return m;
-}
-
 tlbsim_machine *tlbsim_machine_create(const char *preset, const char *config_file, const char *const *sets,
                                       size_t nsets, char *err) {
   if (preset && config_file) return fail_msg(err, "tlbsim_machine_create", "a preset or a config file, not both"), NULL;
@@ -111,7 +59,10 @@ tlbsim_machine *tlbsim_machine_create(const char *preset, const char *config_fil
   tlbsim_machine *t = calloc(1, sizeof *t);
   if (!t) return fail_msg(err, "tlbsim_machine_create", "out of memory"), NULL;
   diag d;
-  if (!(t->m = build_machine(preset, config_file, sets, nsets, &d))) {
+  const char *label;
+  loader_request q = {.preset = preset, .config = config_file, .sets = sets, .nsets = nsets,
+                      .set_origin = "tlbsim_machine_create"};
+  if (!(t->m = loader_machine(&q, &label, &d))) {
     free(t);
     return fail(err, &d), NULL;
   }
@@ -169,6 +120,27 @@ int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, ch
   diag d;
   trace_reader *r = NULL;
   return open_trace(path, format, &r, &d) ? fail(err, &d) : replay_into(m, r, err);
+}
+
+int tlbsim_run_cpus(tlbsim_machine *m, const char *const *paths, size_t n, const char *format, char *err) {
+  diag d;
+  if (!n || n > TRACE_THREAD_MAX)
+    return diag_set(&d, "tlbsim_run_cpus", 0, "%zu traces: from 1 to %d", n, TRACE_THREAD_MAX), fail(err, &d);
+  trace_reader *r[TRACE_THREAD_MAX];
+  size_t opened = 0;
+  while (opened < n && open_trace(paths[opened], format, &r[opened], &d) == 0) opened++;
+  int rc = opened == n ? machine_replay_cpus(m->m, r, (unsigned)n, NULL, NULL, &d) : -1;
+  if (opened == n) { /* the report's "trace" and "trace_format": each, space-separated, as the CLI's */
+    size_t at = 0, fat = 0;
+    for (size_t i = 0; i < n; i++) {
+      at += (size_t)snprintf(m->trace + at, at < sizeof m->trace ? sizeof m->trace - at : 0, "%s%s", i ? " " : "",
+                             trace_get_path(r[i]));
+      fat += (size_t)snprintf(m->trace_format + fat, fat < sizeof m->trace_format ? sizeof m->trace_format - fat : 0,
+                              "%s%s", i ? " " : "", trace_format_name(trace_get_format(r[i])));
+    }
+  }
+  for (size_t i = 0; i < opened; i++) trace_close(r[i]);
+  return rc ? fail(err, &d) : 0;
 }
 
 int tlbsim_feed(tlbsim_machine *m, const char *text, size_t len, const char *format, char *err) {
@@ -348,7 +320,7 @@ static int alloc_capacity(const char *preset, const alloctrace *t, uint64_t *cap
   if (*capacity || (!preset && alloctrace_get_info(t)->device_total)) return 0;
   cfg *c = cfg_create();
   if (!c) return diag_set(d, "tlbsim_alloc", 0, "out of memory");
-  int rc = load_config(c, preset ? preset : API_ALLOC_PRESET, NULL, NULL, 0, d);
+  int rc = loader_load_preset(c, preset ? preset : API_ALLOC_PRESET, d);
   if (!rc) rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, capacity, d);
   if (!rc && !*capacity) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
   cfg_destroy(c);

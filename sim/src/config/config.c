@@ -31,7 +31,8 @@ struct cfg {
   cfg_section *sections; /* first-seen order */
   size_t nsections, cap_sections;
   unsigned long loads;
-  char *file; /* the last file loaded */
+  char *file;       /* the name of the last file or text loaded */
+  const char *text; /* that text (the caller's, which outlives c), or NULL for a file */
 };
 
 static char *dup_str(const char *s) {
@@ -173,40 +174,39 @@ static int on_entry(void *user, const char *section, const char *name, const cha
   return 1;
 }
 
-int cfg_load_file(cfg *c, const char *path, diag *d) {
-  FILE *f = fopen(path, "r");
-  if (!f) return diag_set(d, path, 0, "cannot open: %s", strerror(errno));
+/* Parses one INI stream named `name` in errors; text: what it was read
+ * from when it is not a file (cfg_text). */
+static int load_stream(cfg *c, FILE *f, const char *name, const char *text, diag *d) {
   c->loads++;
-  ini_ctx x = {.c = c, .f = f, .path = path, .d = d};
+  ini_ctx x = {.c = c, .f = f, .path = name, .d = d};
   int rc = ini_parse_stream(read_line, &x, on_entry, &x);
   bool read_error = ferror(f);
   fclose(f);
   if (x.failed) return -1;
-  if (read_error) return diag_set(d, path, 0, "read error");
-  if (rc > 0) return diag_set(d, path, (unsigned long)rc, "expected '[section]' or 'key = value'");
-  if (rc < 0) return diag_set(d, path, 0, "out of memory while parsing");
+  if (read_error) return diag_set(d, name, 0, "read error");
+  if (rc > 0) return diag_set(d, name, (unsigned long)rc, "expected '[section]' or 'key = value'");
+  if (rc < 0) return diag_set(d, name, 0, "out of memory while parsing");
   free(c->file);
-  c->file = dup_str(path);
+  c->file = dup_str(name);
+  c->text = text;
   return 0;
 }
 
-const char *cfg_file(const cfg *c) { return c->file; }
-
-int cfg_load_preset(cfg *c, const char *name, const char *const *dirs, size_t ndirs, diag *d) {
-  if (!*name || strchr(name, '/'))
-    return diag_set(d, "--preset", 0, "'%s' is not a preset name (use --config FILE for a path)", name);
-  char path[4096];
-  for (size_t i = 0; i < ndirs; i++) {
-    if (!dirs[i] || !*dirs[i]) continue;
-    snprintf(path, sizeof path, "%s/%s.ini", dirs[i], name);
-    FILE *f = fopen(path, "r");
-    if (f) {
-      fclose(f);
-      return cfg_load_file(c, path, d);
-    }
-  }
-  return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+int cfg_load_file(cfg *c, const char *path, diag *d) {
+  FILE *f = fopen(path, "r");
+  if (!f) return diag_set(d, path, 0, "cannot open: %s", strerror(errno));
+  return load_stream(c, f, path, NULL, d);
 }
+
+int cfg_load_text(cfg *c, const char *name, const char *text, diag *d) {
+  FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r"); /* read only: mode "r" */
+  if (!f) return diag_set(d, name, 0, "cannot read: %s", strerror(errno));
+  return load_stream(c, f, name, text, d);
+}
+
+const char *cfg_text(const cfg *c) { return c->text; }
+
+const char *cfg_file(const cfg *c) { return c->file; }
 
 int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long index, diag *d) {
   const char *eq = strchr(assignment, '=');

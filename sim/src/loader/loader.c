@@ -1,0 +1,127 @@
+/* loader.c — configuration, spec and machine from a preset or file and
+ * overrides (see tlbsim/loader.h). */
+#define _DEFAULT_SOURCE /* scandir, alphasort */
+#include "tlbsim/loader.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loader_presets.h"
+
+/* The directories of $TLBSIM_PRESET_PATH; `storage` holds the split value. */
+typedef struct path_dirs {
+  const char *dir[LOADER_MAX_PATH_DIRS];
+  size_t n;
+  char storage[4096];
+} path_dirs;
+
+static void find_path_dirs(path_dirs *out) {
+  out->n = 0;
+  const char *env = getenv("TLBSIM_PRESET_PATH");
+  if (!env || strlen(env) >= sizeof out->storage) return;
+  strcpy(out->storage, env);
+  char *save = NULL;
+  for (char *tok = strtok_r(out->storage, ":", &save); tok && out->n < LOADER_MAX_PATH_DIRS;
+       tok = strtok_r(NULL, ":", &save))
+    out->dir[out->n++] = tok;
+}
+
+static const loader_builtin *builtin(const char *name) {
+  for (const loader_builtin *b = loader_builtins; b->name; b++)
+    if (!strcmp(b->name, name)) return b;
+  return NULL;
+}
+
+int loader_load_preset(cfg *c, const char *name, diag *d) {
+  if (!*name || strchr(name, '/'))
+    return diag_set(d, "--preset", 0, "'%s' is not a preset name (use --config FILE for a path)", name);
+  path_dirs dirs;
+  find_path_dirs(&dirs);
+  for (size_t i = 0; i < dirs.n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.ini", dirs.dir[i], name);
+    if (access(path, F_OK) == 0) return cfg_load_file(c, path, d);
+  }
+  const loader_builtin *b = builtin(name);
+  if (!b) return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+  char file[64];
+  snprintf(file, sizeof file, "%.59s.ini", b->name);
+  return cfg_load_text(c, file, b->text, d);
+}
+
+cfg *loader_config(const loader_request *q, const char **label, diag *d) {
+  if (q->preset && q->config) return diag_set(d, NULL, 0, "tlbsim: use --preset or --config, not both"), NULL;
+  cfg *c = cfg_create();
+  if (!c) return diag_set(d, NULL, 0, "tlbsim: out of memory"), NULL;
+  int rc;
+  if (q->config) {
+    rc = cfg_load_file(c, q->config, d);
+    *label = q->config;
+  } else {
+    *label = q->preset ? q->preset : q->fallback;
+    rc = loader_load_preset(c, *label, d);
+  }
+  for (size_t i = 0; rc == 0 && i < q->nsets; i++) rc = cfg_set(c, q->sets[i], q->set_origin, i + 1, d);
+  if (rc) {
+    cfg_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* The spec read from c and a machine built of it, every key used; NULL (d)
+ * when a key is wrong or unread. */
+static machine *build(cfg *c, machine_spec *spec, diag *d) {
+  machine *m = NULL;
+  if (machine_spec_read(c, spec, d) || !(m = machine_create(spec, d)) || cfg_check_unused(c, d)) {
+    machine_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+cfg *loader_spec(const loader_request *q, const char **label, machine_spec *spec, diag *d) {
+  cfg *c = loader_config(q, label, d);
+  if (!c) return NULL;
+  machine *whole = build(c, spec, d);
+  if (!whole) {
+    cfg_destroy(c);
+    return NULL;
+  }
+  machine_destroy(whole);
+  return c;
+}
+
+machine *loader_machine(const loader_request *q, const char **label, diag *d) {
+  cfg *c = loader_config(q, label, d);
+  if (!c) return NULL;
+  machine_spec spec;
+  machine *m = build(c, &spec, d);
+  cfg_destroy(c);
+  return m;
+}
+
+static int is_ini(const struct dirent *e) {
+  size_t n = strlen(e->d_name);
+  return n > 4 && !strcmp(e->d_name + n - 4, ".ini");
+}
+
+void loader_each_preset(loader_preset_fn each, void *ctx) {
+  path_dirs dirs;
+  find_path_dirs(&dirs);
+  for (size_t i = 0; i < dirs.n; i++) {
+    struct dirent **e;
+    int n = scandir(dirs.dir[i], &e, is_ini, alphasort);
+    for (int k = 0; k < n; k++) {
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)(strlen(e[k]->d_name) - 4), e[k]->d_name);
+      each(ctx, name, dirs.dir[i], NULL);
+      free(e[k]);
+    }
+    if (n >= 0) free(e);
+  }
+  for (const loader_builtin *b = loader_builtins; b->name; b++) each(ctx, b->name, NULL, b->text);
+}
