@@ -3,7 +3,7 @@
 # drift from the programs (run at build time by man/man.cmake):
 #   tlbsim.1        `tlbsim --help` and `tlbsim COMMAND --help` of every command
 #   tlbsim-gpu.1    tlbsim-gpu's --help text (man_source gpu-usage)
-#   tlbsim.ini.5    man/tlbsim.ini.keys, and the allocator's parameters (man_source vas-keys)
+#   tlbsim.ini.5    every module's key table (man_source config-keys)
 #   tlbsim-trace.5  traces/FORMAT.md
 # Usage: man/gen_man.sh OUTDIR VERSION TLBSIM MAN_SOURCE SOURCE_DIR
 set -euo pipefail
@@ -100,9 +100,7 @@ twice in one file and impossible geometry are errors reported as
 Sizes are written 4096, 0x1000, 4K or 4KiB, 2M or 2MiB, 1G or 1GiB; booleans true or false; lists are
 comma-separated. Every key below gives its unit and its default ("required": the section needs it).
 EOF
-  { grep -v '^#' "$src/man/tlbsim.ini.keys"
-    "$man_source" vas-keys | awk -F'|' '{ print "vas|" $1 "|value|the policy'"'"'s|" $2 }'
-  } | awk -F'|' "$esc"'
+  "$man_source" config-keys | awk -F'|' "$esc"'
     $1 != sec { sec = $1; print ".SH [" esc(sec) "]" }
     { print ".TP\n.BR " esc($2) " \" (" esc($3) "; default " esc($4) ")\"\n" esc($5) }'
   printf '.SH SEE ALSO\ntlbsim(1), tlbsim\\-trace(5)\n'

@@ -76,6 +76,34 @@ int cfg_error(const cfg *c, const char *section, const char *key, diag *d, const
 int cfg_section_error(const cfg *c, const char *section, diag *d, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* One key a module reads from its section, declared once in the module:
+ * how it is parsed, where it is stored, its default and range, and what it
+ * means (tlbsim.ini(5) is written from these tables: man_source). A key
+ * whose default or range depends on other keys (a TLB's ways default to
+ * its entries) is CFG_KEY_BY_CODE: the module reads it itself; the table
+ * only documents it. */
+typedef enum { CFG_KEY_U32, CFG_KEY_U64, CFG_KEY_SIZE, CFG_KEY_REAL, CFG_KEY_BOOL, CFG_KEY_BY_CODE } cfg_key_kind;
+
+typedef struct cfg_key {
+  const char *name;
+  cfg_key_kind kind;
+  size_t offset;             /* of the field (uint32_t, uint64_t, double or bool) in the struct read */
+  uint64_t def, lo, hi;      /* whole numbers and sizes; a boolean's default is def */
+  double rdef, rlo, rhi;     /* reals */
+  const char *unit, *default_text, *doc;
+} cfg_key;
+
+/* A section's keys; `section` as the man page names it ("tlb.NAME"). */
+typedef struct cfg_keys {
+  const char *section;
+  const cfg_key *key;
+  size_t n;
+} cfg_keys;
+
+/* Reads every key of k but the BY_CODE ones from `section` into base
+ * (each through its typed getter: the same ranges and errors). */
+int cfg_read_keys(cfg *c, const char *section, const cfg_keys *k, void *base, diag *d);
+
 /* Sections in first-seen order; names stay valid while c lives. */
 size_t cfg_section_count(const cfg *c);
 const char *cfg_section_at(const cfg *c, size_t i);

@@ -11,7 +11,7 @@
 #ifndef TLBSIM_GPU_H
 #define TLBSIM_GPU_H
 
-#include "tlbsim/base.h"
+#include "tlbsim/config.h"
 
 #define GPU_MAX_GROUP_SMS 16
 #define GPU_MAX_SMS 256
@@ -37,6 +37,9 @@ typedef struct gpu_config {
   double launch_gap_ns;         /* between two back-to-back launches */
 } gpu_config;
 
+/* Reads [gpu] into *g (all 0 without one: not a GPU preset). */
+int gpu_config_read(cfg *c, gpu_config *g, diag *d);
+const cfg_keys *gpu_config_keys(void);
 /* Checks a [gpu] section's values (a GPU preset has one). */
 int gpu_config_check(const gpu_config *g, diag *d);
 

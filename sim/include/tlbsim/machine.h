@@ -47,11 +47,6 @@
 typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
 
 #define MACHINE_POLICY_MAX 32
-/* Entries of every TLB array, walk cache and the page-table line cache of
- * one configuration together (a sector entry counts once per page it
- * holds): host memory grows with them, so a configuration holds at most
- * what one largest array may (about 1 GiB of host memory). */
-#define MACHINE_MAX_TLB_ENTRIES TLB_MAX_ENTRIES
 /* Pages (of the format's smallest size) one record may touch: an access,
  * map, unmap or protect beyond this is an error naming its line, never
  * billions of steps from one short line. 2^24 pages is 64 GiB of 4 KiB
@@ -109,6 +104,9 @@ typedef struct machine machine;
  * latency, mmu, ptcache, vas, tlb.* and pwc.* into
  * *s. Keys it does not know are left unused for cfg_check_unused. */
 int machine_spec_read(cfg *c, machine_spec *s, diag *d);
+/* The key tables of [machine] and [vas] (the allocator's parameters are the
+ * vas module's: vas_param_at), i = 0, 1, ... until NULL. */
+const cfg_keys *machine_spec_keys(size_t i);
 machine *machine_create(const machine_spec *s, diag *d);
 void machine_destroy(machine *m);
 /* Applies one record; `file` names the trace in errors. */

@@ -29,7 +29,7 @@
 #ifndef TLBSIM_MEMSYS_H
 #define TLBSIM_MEMSYS_H
 
-#include "tlbsim/base.h"
+#include "tlbsim/config.h"
 
 typedef enum { MEMSYS_DATA, MEMSYS_TABLE, MEMSYS_NKINDS } memsys_kind;
 
@@ -47,6 +47,10 @@ typedef struct memsys_config {
   uint32_t data_cycles;  /* [latency] data_cycles: the access itself once translated */
   uint32_t table_cycles; /* [latency] walk_ref_cycles: one page-table entry read from memory */
 } memsys_config;
+
+/* Reads [latency] data_cycles and walk_ref_cycles into *out. */
+int memsys_config_read(cfg *c, memsys_config *out, diag *d);
+const cfg_keys *memsys_config_keys(void);
 
 typedef struct memsys memsys;
 

@@ -54,6 +54,7 @@
 #ifndef TLBSIM_MMU_H
 #define TLBSIM_MMU_H
 
+#include "tlbsim/config.h"
 #include "tlbsim/memsys.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/tlb.h"
@@ -64,6 +65,13 @@
 #define MMU_NAME_MAX 32
 #define MMU_NEXT_WALK (-1)
 #define MMU_SHARED_BY_ALL UINT32_MAX
+/* The agents a level may be shared by (a system's: system.h). */
+#define MMU_MAX_AGENTS 256
+/* Entries of every TLB array, walk cache and the page-table line cache of
+ * one configuration together (a sector entry counts once per page it
+ * holds): host memory grows with them, so a configuration holds at most
+ * what one largest array may (about 1 GiB of host memory). */
+#define MMU_MAX_CONFIG_ENTRIES TLB_MAX_ENTRIES
 
 typedef enum { ACC_READ, ACC_WRITE, ACC_EXEC } acc_kind;
 enum { SERVES_DATA = 1, SERVES_INST = 2, SERVES_BOTH = 3 };
@@ -89,6 +97,14 @@ typedef struct mmu_config {
                                this aligned block of the leaf table with the page filled
                                (what one walker fetch brings); 0: every mapped page */
 } mmu_config;
+
+/* Reads [latency] walk_cycles, [mmu], [ptcache], every [tlb.NAME],
+ * [tlb.NAME:SIZE] and [pwc.LEVEL] of c into *out (for format f; levels
+ * hold page_size pages unless they say; seeds derived from seed), each key
+ * marked used; errors at the key ("FILE:LINE: section.key: ..."). */
+int mmu_config_read(cfg *c, const pt_format *f, uint64_t page_size, uint64_t seed, mmu_config *out, diag *d);
+/* The key tables of what mmu_config_read reads, i = 0, 1, ... until NULL. */
+const cfg_keys *mmu_config_keys(size_t i);
 
 /* Validates structure: unique names, next indices in range, no cycle, exactly
  * one entry level for data, at most one for instructions; the walker's

@@ -26,7 +26,7 @@
 #ifndef TLBSIM_PT_H
 #define TLBSIM_PT_H
 
-#include "tlbsim/base.h"
+#include "tlbsim/config.h"
 
 #define PT_MAX_LEVELS 8
 #define PT_MAX_LEAVES 6
@@ -110,6 +110,12 @@ bool pt_format_va_ok(const pt_format *f, uint64_t va);
 uint64_t pt_format_va_canonical(const pt_format *f, uint64_t va);
 /* Built-in format by name, or NULL. */
 const pt_format *pt_format_find(const char *name);
+/* The format section.key of c names (default x86-64-4): a [format.NAME]
+ * of c, else a built-in one. Every [format.NAME] is read and checked, named
+ * or not, so that one file can hold the formats a sweep varies; errors at
+ * the key they lie in. */
+int pt_format_read(cfg *c, const char *section, const char *key, pt_format *out, diag *d);
+const cfg_keys *pt_format_config_keys(void);
 size_t pt_format_count(void);
 const pt_format *pt_format_at(size_t i);
 /* Level at which a page of 2^page_shift bytes is a leaf, or -1. */

@@ -33,7 +33,7 @@
 #include "tlbsim/memsys.h"
 #include "tlbsim/mmu.h"
 
-#define SYSTEM_MAX_AGENTS 256 /* a GPU's SMs (the H200 has 132), a trace's CPUs (64 threads) */
+#define SYSTEM_MAX_AGENTS MMU_MAX_AGENTS /* a GPU's SMs (the H200 has 132), a trace's CPUs (64 threads) */
 
 typedef struct system_spec {
   mmu_config mmu;    /* every agent's; level[l].shared_by: who shares it */

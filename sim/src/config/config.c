@@ -435,3 +435,24 @@ int cfg_check_unused(const cfg *c, diag *d) {
   }
   return 0;
 }
+
+/* --- key tables ------------------------------------------------------------ */
+
+static int read_key(cfg *c, const char *section, const cfg_key *k, void *base, diag *d) {
+  void *field = (char *)base + k->offset;
+  switch (k->kind) {
+  case CFG_KEY_U32: return cfg_get_u32(c, section, k->name, (uint32_t)k->def, (uint32_t)k->lo, (uint32_t)k->hi, field, d);
+  case CFG_KEY_U64: return cfg_get_u64(c, section, k->name, k->def, k->lo, k->hi, field, d);
+  case CFG_KEY_SIZE: return cfg_get_size(c, section, k->name, k->def, k->lo, k->hi, field, d);
+  case CFG_KEY_REAL: return cfg_get_real(c, section, k->name, k->rdef, k->rlo, k->rhi, field, d);
+  case CFG_KEY_BOOL: return cfg_get_bool(c, section, k->name, k->def != 0, field, d);
+  case CFG_KEY_BY_CODE: return 0;
+  }
+  return 0;
+}
+
+int cfg_read_keys(cfg *c, const char *section, const cfg_keys *k, void *base, diag *d) {
+  for (size_t i = 0; i < k->n; i++)
+    if (read_key(c, section, &k->key[i], base, d)) return -1;
+  return 0;
+}

@@ -1,6 +1,53 @@
 /* gpu.c — a [gpu] section's values checked (see tlbsim/gpu.h). */
 #include "tlbsim/gpu.h"
 
+#include <stddef.h>
+
+#define REAL(key, field, unit, doc) {key, CFG_KEY_REAL, offsetof(gpu_config, field), 0, 0, 0, 0, 0, 1e12, unit, "0", doc}
+
+/* [gpu]: read by table but for sms (required) and group (a list). */
+static const cfg_key gpu_table[] = {
+    {"sms", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "count", "required",
+     "the device's SMs (a [gpu] section makes a GPU preset for tlbsim gather)"},
+    {"group", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "none",
+     "the SMs known to share SM 0's L2 TLB (how many share one: [tlb.NAME] shared_by of that level)"},
+    {"l1_miss_slots", CFG_KEY_U32, offsetof(gpu_config, l1_miss_slots), 1u << 20, 1, 1u << 20, 0, 0, 0, "count",
+     "1048576", "per SM: L1-TLB misses in flight at once"},
+    {"l2_miss_slots", CFG_KEY_U32, offsetof(gpu_config, l2_miss_slots), 1u << 20, 1, 1u << 20, 0, 0, 0, "count",
+     "1048576", "per L2-TLB group: misses to the third level in flight at once"},
+    REAL("clock_ghz", clock_ghz, "GHz", "SM clock"),
+    REAL("warp_group_cycles", warp_group_cycles, "cycles", "a warp's own work per group of loads (hashing, addresses, the sum)"),
+    REAL("issue_interval", issue_interval, "cycles", "per SM: between line requests entering translation"),
+    REAL("l1_miss_interval", l1_miss_interval, "cycles", "per SM: between L1-TLB misses it can send on"),
+    REAL("l2_interval", l2_interval, "cycles", "per L2-TLB group: between look-ups"),
+    REAL("l3_interval", l3_interval, "cycles", "GPU-wide: between third-level look-ups, pages physically contiguous"),
+    REAL("l3_scattered_interval", l3_scattered_interval, "cycles",
+         "GPU-wide: the same when each page of the entry is a physical run of its own"),
+    REAL("walk_interval", walk_interval, "cycles", "GPU-wide: between walks the walker starts"),
+    REAL("data_interval", data_interval, "cycles", "GPU-wide: between line requests the L2 cache serves"),
+    REAL("data_spread_cycles", data_spread_cycles, "cycles", "the data latency's range over L2 slices, around data_cycles"),
+    REAL("l1_hit_cycles", l1_hit_cycles, "cycles", "a load the SM's L1 data cache serves (the table mode's offsets)"),
+    REAL("launch_gap_ns", launch_gap_ns, "ns", "between two back-to-back kernel launches"),
+};
+static const cfg_keys gpu_keys = {"gpu", gpu_table, sizeof gpu_table / sizeof gpu_table[0]};
+
+const cfg_keys *gpu_config_keys(void) { return &gpu_keys; }
+
+int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
+  *g = (gpu_config){0};
+  if (!cfg_has_section(c, "gpu")) return 0;
+  uint64_t group[GPU_MAX_GROUP_SMS];
+  size_t n;
+  if (cfg_get_u32(c, "gpu", "sms", 0, 1, GPU_MAX_SMS, &g->sms, d) || cfg_read_keys(c, "gpu", &gpu_keys, g, d) ||
+      cfg_get_size_list(c, "gpu", "group", 0, GPU_MAX_SMS - 1, group, GPU_MAX_GROUP_SMS, &n, d))
+    return -1;
+  if (!cfg_has(c, "gpu", "sms")) return cfg_section_error(c, "gpu", d, "missing key 'sms'");
+  for (size_t i = 0; i < n; i++) g->group[i] = (uint32_t)group[i];
+  g->ngroup = (uint32_t)n;
+  diag why;
+  return gpu_config_check(g, &why) ? cfg_section_error(c, "gpu", d, "%s", why.msg) : 0;
+}
+
 int gpu_config_check(const gpu_config *g, diag *d) {
   if (!g->sms) return 0;
   if (g->sms > GPU_MAX_SMS) return diag_set(d, NULL, 0, "sms %u: at most %d", g->sms, GPU_MAX_SMS);

@@ -1,1 +1,1 @@
-tlbsim_module(memsys SOURCES memsys.c DEPS tlbsim_base)
+tlbsim_module(memsys SOURCES memsys.c DEPS tlbsim_config)

@@ -1,1 +1,1 @@
-tlbsim_module(pt SOURCES pt_format.c pt.c DEPS tlbsim_base)
+tlbsim_module(pt SOURCES pt_format.c pt_config.c pt.c DEPS tlbsim_config)
