@@ -14,6 +14,8 @@ struct walker {
   tlb *lines;                       /* NULL when no line cache */
   unsigned line_shift;
   memsys *mem;                      /* where a line-cache miss is read from */
+  uint32_t table_cycles;            /* what each read costs, when mem says they all cost the same */
+  bool table_fixed;                 /* ... and whether it does (else each asks mem) */
 };
 
 static tlb_geometry pwc_geometry(const walker_config *c, unsigned level, unsigned shift) {
@@ -78,6 +80,7 @@ walker *walker_create(const walker_config *c, const pt_format *f, memsys *mem, d
   w->cfg = *c;
   w->fmt = f;
   w->mem = mem;
+  w->table_fixed = memsys_fixed(mem, MEMSYS_TABLE, &w->table_cycles);
   if (build_pwcs(w, d) || build_line_cache(w, d)) {
     walker_destroy(w);
     return NULL;
@@ -114,6 +117,10 @@ static void read_entry(walker *w, walker_step *s) {
     return;
   }
   if (w->lines) tlb_fill(w->lines, s->entry.entry_pa, 0, w->line_shift, s->entry.entry_pa, PT_R, 1, NULL);
+  if (w->table_fixed) {
+    s->cycles = w->table_cycles;
+    return;
+  }
   memsys_request r = {.pa = s->entry.entry_pa, .bytes = w->fmt->level[s->entry.level].entry_bytes,
                       .kind = MEMSYS_TABLE};
   s->cycles = memsys_access(w->mem, &r);
