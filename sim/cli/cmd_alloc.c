@@ -18,6 +18,8 @@
 typedef struct opts {
   const char *policy[ALLOCREPLAY_MAX_POLICIES];
   unsigned npolicies;
+  char names[1024]; /* the policy names of --policy, each NUL-terminated */
+  size_t names_used;
   const char *param[MAX_PARAMS];
   unsigned nparams;
   int format;            /* report_format */
@@ -31,17 +33,29 @@ typedef struct opts {
 
 #define NO_DEVICE UINT64_MAX
 
+/* --policy A,B (repeatable): each name in turn, copied into o->names. */
 static int add_policy(void *dest, const char *arg, char *why, size_t len) {
   opts *o = dest;
-  if (o->npolicies == ALLOCREPLAY_MAX_POLICIES)
-    return snprintf(why, len, "one more: at most %d policies", ALLOCREPLAY_MAX_POLICIES), -1;
-  o->policy[o->npolicies++] = arg;
-  return 0;
+  for (const char *p = arg;; p++) {
+    size_t n = strcspn(p, ",");
+    if (!n) return snprintf(why, len, "a comma-separated list of policy names"), -1;
+    if (o->npolicies == ALLOCREPLAY_MAX_POLICIES || o->names_used + n + 1 > sizeof o->names)
+      return snprintf(why, len, "one more: at most %d policies", ALLOCREPLAY_MAX_POLICIES), -1;
+    char *name = o->names + o->names_used;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    o->names_used += n + 1;
+    o->policy[o->npolicies++] = name;
+    p += n;
+    if (!*p) return 0;
+  }
 }
 
 static int add_param(void *dest, const char *arg, char *why, size_t len) {
   opts *o = dest;
-  if (!strchr(arg, '=')) return snprintf(why, len, "KEY=VALUE"), -1;
+  const char *eq = strchr(arg, '='), *dot = memchr(arg, '.', eq ? (size_t)(eq - arg) : 0);
+  if (!eq) return snprintf(why, len, "vas.KEY=VALUE"), -1;
+  if (dot && strncmp(arg, "vas.", 4)) return snprintf(why, len, "vas.KEY=VALUE: alloc reads [vas] only"), -1;
   if (o->nparams == MAX_PARAMS) return snprintf(why, len, "one more: at most %d --set options", MAX_PARAMS), -1;
   o->param[o->nparams++] = arg;
   return 0;
@@ -50,7 +64,7 @@ static int add_param(void *dest, const char *arg, char *why, size_t len) {
 static void list_policies_and_params(FILE *out) {
   fprintf(out, "\npolicies:\n");
   for (size_t i = 0; i < vas_policy_count(); i++) fprintf(out, "  %-11s %s\n", vas_policy_at(i), vas_policy_summary(i));
-  fprintf(out, "\nparameters (--set):\n");
+  fprintf(out, "\nparameters (--set vas.KEY=VALUE):\n");
   for (size_t i = 0; i < vas_param_count(); i++) {
     const char *doc, *name = vas_param_at(i, &doc);
     fprintf(out, "  %-17s %s\n", name, doc);
@@ -60,8 +74,8 @@ static void list_policies_and_params(FILE *out) {
 static int parse_opts(int argc, char **argv, opts *o) {
   *o = (opts){.every = 1, .device = NO_DEVICE};
   const cli_opt opt[] = {
-      {.name = "policy", .kind = OPT_CALL, .dest = o, .arg = "NAME", .call = add_policy,
-       .help = "policy to run (repeatable; default: cuda, caching, expandable)"},
+      {.name = "policy", .kind = OPT_CALL, .dest = o, .arg = "LIST", .call = add_policy,
+       .help = "policies to run, a comma list (repeatable; default: cuda,caching,expandable)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "summary format: text (default), json or csv"},
       {.name = "capacity", .kind = OPT_SIZE, .dest = &o->capacity, .arg = "SIZE", .lo = 1, .hi = VAS_MAX_CAPACITY,
@@ -69,15 +83,15 @@ static int parse_opts(int argc, char **argv, opts *o) {
                "device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)"},
       {.name = "preset", .kind = OPT_TEXT, .dest = &o->preset, .arg = "NAME",
        .help = "preset whose machine.phys_memory is the capacity"},
-      {.name = "set", .kind = OPT_CALL, .dest = o, .arg = "KEY=VALUE", .call = add_param,
-       .help = "allocator parameter (list below; vas.KEY=VALUE too, as in a\n"
-               "configuration's [vas] section)"},
+      {.name = "set", .kind = OPT_CALL, .dest = o, .arg = "vas.K=V", .call = add_param,
+       .help = "allocator parameter K of the configuration's [vas] section (list\n"
+               "below), as run --set vas.K=V; K=V alone is the older spelling"},
       {.name = "timeline", .kind = OPT_TEXT, .dest = &o->timeline, .arg = "FILE.csv",
        .help = "one row per event: every policy's memory and fragmentation"},
       {.name = "timeline-every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1,
        .help = "write every Nth event only (default 1)"},
-      {.name = "input-format", .kind = OPT_CHOICE, .dest = &o->input, .arg = "F", .choices = alloctrace_input_names,
-       .help = "auto (default), snapshot, rmm or native"},
+      {.name = "trace-format", .alias = "input-format", .kind = OPT_CHOICE, .dest = &o->input, .arg = "F",
+       .choices = alloctrace_input_names, .help = "auto (default), snapshot, rmm or native"},
       {.name = "device", .kind = OPT_WHOLE, .dest = &o->device, .arg = "N", .hi = 1024,
        .help = "which of a snapshot's device_traces (default: the one with events)"},
       {.name = "synthetic", .kind = OPT_TEXT_OPTIONAL, .dest = &o->synthetic, .arg = "SPEC",

@@ -20,7 +20,8 @@ typedef struct convert_opts {
 
 static int parse_convert(int argc, char **argv, convert_opts *o) {
   const cli_opt opts[] = {
-      {.name = "from", .kind = OPT_CHOICE, .dest = &o->from, .arg = "F", .choices = trace_format_names,
+      {.name = "trace-format", .alias = "from", .kind = OPT_CHOICE, .dest = &o->from, .arg = "F",
+       .choices = trace_format_names,
        .help = "the input's format: auto (default: from its first bytes), native, lackey, din, binary,\n"
                "champsim or pinatrace"},
       {.name = "to", .kind = OPT_CHOICE, .dest = &o->to, .arg = "F", .choices = writable_names,
