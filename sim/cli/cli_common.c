@@ -133,9 +133,16 @@ int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, s
   return *n ? 0 : -1;
 }
 
+/* On a terminal, an error starts by erasing the line it is on: a progress
+ * line (cli_progress.h) a failing step left there. */
+static void fresh_line(void) {
+  if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  fresh_line();
   fprintf(stderr, "tlbsim %s: ", cmd);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
@@ -144,6 +151,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 int cli_input_error(const diag *d) {
+  fresh_line();
   fprintf(stderr, "%s\n", d->msg);
   return EXIT_INPUT;
 }

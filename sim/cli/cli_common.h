@@ -34,6 +34,11 @@ typedef struct cli_config {
       {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
+/* --quiet as a cli_opt entry: no progress line (cli_progress.h). */
+#define CLI_QUIET_OPT(q)                                                                                      \
+  {.name = "quiet", .kind = OPT_FLAG, .dest = (q),                                                          \
+   .help = "no progress line on stderr (there is one only when stderr is a terminal)"}
+
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);
 /* The loader's (loader.h) for --preset, --config and --set (default preset

@@ -7,12 +7,14 @@
 
 #include "alloc_live.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/allocreplay.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/report_alloc.h"
 
 #define MAX_PARAMS 64
+#define PROGRESS_EVENTS 4096 /* events between looks at the clock and ^C */
 #define DEFAULT_PRESET "h200"  /* whose machine.phys_memory is the default capacity */
 
 typedef struct opts {
@@ -27,6 +29,7 @@ typedef struct opts {
   const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic, *map, *map_csv;
   uint64_t map_at;       /* --map=EVENT; 0: each policy's first OOM */
   uint64_t every;
+  bool quiet;
   int input;             /* alloctrace_format */
   uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
 } opts;
@@ -109,6 +112,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
       {.name = "layout", .kind = OPT_TEXT, .dest = &o->layout, .arg = "FILE.csv",
        .help = "the allocations alive at the end, each policy's: offset from\n"
                "the first, in allocation order (tlbsim-gpu's layout files)"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "alloc", .usage = "[OPTIONS] TRACE|-\n       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]",
@@ -329,13 +333,27 @@ static int replay_all(run *x) {
   bool header = false;
   alloctrace_event ev;
   int got;
-  for (uint64_t count = 0; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++)
-    if (after_event(x, &ev, count, &header)) return out_of_memory();
+  cli_progress line;
+  cli_progress_start(&line, "alloc", x->o.quiet);
+  cli_interrupt_catch();
+  uint64_t count = 0;
+  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++) {
+    if (after_event(x, &ev, count, &header)) return cli_progress_end(&line), out_of_memory();
+    if (count % PROGRESS_EVENTS) continue;
+    if (cli_interrupted()) break;
+    cli_progress_show(&line, "%llu events", (unsigned long long)count);
+  }
+  cli_progress_end(&line);
   if (got < 0) return cli_input_error(&d);
-  if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r))
+  bool partial = got == 1;
+  if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r, partial))
     return out_of_memory();
   if (x->o.map) write_maps(x);
-  return EXIT_OK;
+  if (!partial) return EXIT_OK;
+  char read[48];
+  snprintf(read, sizeof read, "%llu events", (unsigned long long)count + 1);
+  cli_interrupted_note("alloc", read);
+  return CLI_EXIT_INTERRUPTED;
 }
 
 int cmd_alloc(int argc, char **argv) {

@@ -13,6 +13,7 @@
 
 #include "chase_rows.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 
 #define MAX_PARAMS SYSTEM_MAX_COST_TERMS
@@ -30,6 +31,7 @@ typedef struct calibrate_opts {
   chase_row_filter filter;
   int data_latency; /* 1: the preset's data_cycles, fitted, for every row */
   const char *out, *csv;
+  bool quiet;
 } calibrate_opts;
 
 static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
@@ -38,6 +40,7 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
       CHASE_ROW_OPTS(&o->filter, &o->data_latency),
       {.name = "out", .kind = OPT_TEXT, .dest = &o->out, .arg = "FILE.ini",
        .help = "write the preset's file with the fitted values (never over an existing file)"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "calibrate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
@@ -248,17 +251,22 @@ int cmd_calibrate(int argc, char **argv) {
     goto out;
   }
   bool fit_data = o.data_latency == 1;
+  cli_progress line;
+  cli_progress_start(&line, "calibrate", o.quiet);
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows simulated");
     chase_result r;
     if (chase_run(&spec.format, sys, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o.csv, rows[i].line, "%s", why);
+      cli_progress_end(&line);
       goto out;
     }
     features(sys, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }
+  cli_progress_end(&line);
   for (size_t i = 0; i < n; i++) {
     base[i] = fit_data ? 0 : rows[i].base;
     y[i] = rows[i].measured - base[i];

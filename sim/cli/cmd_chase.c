@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
@@ -17,6 +18,7 @@ typedef struct chase_opts {
   const char *footprints;
   uint64_t per_octave, repeats, chunk, page_size; /* page_size 0: the configuration's */
   int order, mapping, format;
+  bool quiet;
   chase_spec spec;
 } chase_opts;
 
@@ -50,6 +52,7 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
        .help = "random order and chunk shuffle (default 1)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "chase", .usage = "[OPTIONS] --footprint LIST --stride SIZE", .max_operands = 0,
@@ -182,14 +185,19 @@ int cmd_chase(int argc, char **argv) {
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) rc = plan_point(&o.spec, footprints[i]);
   json_object *rows = json_object_new_array();
   uint32_t last_nodes = 0;
+  cli_progress line;
+  cli_progress_start(&line, "chase", o.quiet);
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
+    cli_progress_count(&line, i, nfp, "footprints");
     plan_point(&o.spec, footprints[i]);
     if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;
-    if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = cli_input_error(&d);
+    if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = EXIT_INPUT;
     else json_object_array_add(rows, row_json(&o.spec, &spec.sys.mmu, &r));
   }
+  cli_progress_end(&line);
+  if (rc == EXIT_INPUT) cli_input_error(&d);
   if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
   json_object_put(rows);
   cfg_destroy(c);

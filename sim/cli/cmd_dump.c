@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/machine.h"
 
@@ -156,23 +157,30 @@ static json_object *dump_json(const machine *m, const char *at_label, unsigned l
   return doc;
 }
 
-/* Record by record up to and including the first `mark LABEL`: its line, or 0 (diag). */
-static unsigned long replay_to_mark(machine *m, trace_reader *r, const char *label, diag *d) {
+#define PROGRESS_RECORDS 4096 /* records replayed one by one between looks at the clock and ^C */
+
+/* Record by record up to and including the first `mark LABEL`: its line,
+ * or 0 (diag); ^C stops it (w->stopped_at says where, 0 returned). */
+static unsigned long replay_to_mark(machine *m, trace_reader *r, const char *label, cli_trace_watch *w, diag *d) {
   trace_record rec;
   int rc;
-  while ((rc = trace_next(r, &rec, d)) == 1) {
+  for (uint64_t n = 1; (rc = trace_next(r, &rec, d)) == 1; n++) {
     if (machine_apply(m, &rec, trace_get_path(r), d)) return 0;
     if (rec.kind == REC_MARK && !strcmp(rec.label, label)) return rec.line ? rec.line : 1;
+    if (n % PROGRESS_RECORDS == 0 && cli_trace_watch_tick(w, n)) return 0;
   }
   if (rc == 0) diag_set(d, trace_get_path(r), 0, "no mark %s in the trace", label);
   return 0;
 }
+
+static int each_block(void *ctx) { return cli_trace_watch_tick(ctx, 0); }
 
 int cmd_dump(int argc, char **argv) {
   cli_config conf = {0};
   int trace_fmt = TRACE_AUTO;
   const char *at = NULL;
   int format = 0;
+  bool quiet = false;
   static const char *const formats[] = {"text", "json", NULL};
   const cli_opt opts[] = {
       CLI_CONFIG_OPTS(&conf),
@@ -182,6 +190,7 @@ int cmd_dump(int argc, char **argv) {
        .help = "stop at the first `mark LABEL` record and dump the table as it stands there"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = formats,
        .help = "text (default) or json: levels[] of tables[], each with its valid_entries[]"},
+      CLI_QUIET_OPT(&quiet),
   };
   const cli_spec spec = {
       .cmd = "dump", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -199,22 +208,30 @@ int cmd_dump(int argc, char **argv) {
   trace_reader *r = trace_open(argv[first], (trace_format)trace_fmt, &d);
   rc = EXIT_INPUT;
   unsigned long line = 0;
-  if (r && (at ? (line = replay_to_mark(m, r, at, &d)) != 0 : machine_replay(m, r, NULL, NULL, &d) == 0)) {
+  cli_trace_watch w;
+  cli_trace_watch_start(&w, "dump", quiet, r, argv[first], NULL);
+  int replayed = !r ? -1 : at ? ((line = replay_to_mark(m, r, at, &w, &d)) ? 0 : w.stopped_at[0] ? 1 : -1)
+                               : machine_replay(m, r, each_block, &w, &d);
+  cli_progress_end(&w.line);
+  if (replayed >= 0) {
     if (format) {
       json_object *doc = dump_json(m, at, line);
       if (doc) {
+        if (replayed) json_object_object_add(doc, "partial", json_object_new_boolean(1));
         printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(doc);
         rc = EXIT_OK;
       }
     } else {
-      if (at) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
+      if (replayed) printf("partial: interrupted, the table as the records read before it left it\n");
+      if (at && line) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
       if (dump_pt(stdout, m) == 0) rc = EXIT_OK;
     }
     if (rc) diag_set(&d, NULL, 0, "out of memory");
+    else if (replayed) rc = CLI_EXIT_INTERRUPTED, cli_interrupted_note("dump", w.stopped_at);
   }
   if (r) trace_close(r);
-  if (rc) cli_input_error(&d);
+  if (rc && rc != CLI_EXIT_INTERRUPTED) cli_input_error(&d);
   machine_destroy(m);
   return rc;
 }

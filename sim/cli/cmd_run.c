@@ -2,11 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/report.h"
 #include "tlbsim/tlblog.h"
@@ -14,7 +12,7 @@
 typedef struct run_opts {
   cli_config conf;
   int format, trace_fmt; /* report_format, trace_format */
-  bool verbose, log, dump_pt;
+  bool verbose, log, dump_pt, quiet;
   uint64_t thread; /* the thread (CPU) of records that name none */
   char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
   unsigned ntraces;
@@ -35,6 +33,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
       {.name = "dump-pt", .kind = OPT_FLAG, .dest = &o->dump_pt,
        .help = "print the page table after the replay, before the report (as tlbsim dump)"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|- [TRACE...]", .operands = "TRACE", .min_operands = 1,
@@ -55,32 +54,20 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   return 0;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* The progress line of a replay (on a terminal only) and ^C: after
+ * every block, or every PROGRESS_RECORDS records replayed one by one. */
+#define PROGRESS_RECORDS 4096
 
-/* A progress line on a terminal only, at most a few times a second. */
 typedef struct progress {
-  bool on;
-  uint64_t total_bytes;
-  double last;
-  uint64_t blocks;      /* replayed so far */
-  const machine *m;     /* what the replay runs: the records count */
-  const trace_reader *r; /* and the bytes read */
+  cli_trace_watch w;
+  const machine *m; /* what the replay runs: the records count */
+  bool stopped;     /* ^C stopped the replay */
 } progress;
 
-static void progress_tick(progress *p, const trace_reader *r, uint64_t records) {
-  double t = now_seconds();
-  if (t - p->last < 0.25) return;
-  p->last = t;
-  uint64_t done = trace_bytes_read(r);
-  if (p->total_bytes)
-    fprintf(stderr, "\r%llu records, %.1f%% of input", (unsigned long long)records,
-            100.0 * (double)done / (double)p->total_bytes);
-  else
-    fprintf(stderr, "\r%llu records, %.1f MB read", (unsigned long long)records, (double)done / 1e6);
+/* After each block: 1 stops the replay on ^C. */
+static int each_block(void *ctx) {
+  progress *p = ctx;
+  return p->stopped = cli_trace_watch_tick(&p->w, machine_get_stats(p->m)->records);
 }
 
 static void print_levels(const machine *m) {
@@ -103,36 +90,27 @@ static void print_levels(const machine *m) {
   }
 }
 
+/* Where records replayed one by one go: the log (when logging) or the
+ * machine, with the progress line and ^C every PROGRESS_RECORDS. */
+typedef struct one_by_one {
+  machine *m;
+  tlblog *log; /* NULL: not logged */
+  progress *p;
+  uint64_t records;
+} one_by_one;
+
+static int apply_one(void *ctx, const trace_record *rec, const char *file, diag *d) {
+  one_by_one *x = ctx;
+  if (x->log ? tlblog_apply(x->log, rec, file, d) : machine_apply(x->m, rec, file, d)) return -1;
+  return ++x->records % PROGRESS_RECORDS ? 0 : each_block(x->p);
+}
+
 /* A logged replay: record by record, each through the log. */
-static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) {
-  tlblog *log = tlblog_create(m, stdout, f, d);
-  if (!log) return -1;
+static int replay_logged(one_by_one *x, trace_reader *r, diag *d) {
   trace_record rec;
   int rc;
   while ((rc = trace_next(r, &rec, d)) == 1)
-    if (tlblog_apply(log, &rec, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-  tlblog_destroy(log);
-  return rc;
-}
-
-static int apply_logged(void *ctx, const trace_record *rec, const char *file, diag *d) {
-  return tlblog_apply(ctx, rec, file, d);
-}
-
-/* After each block: every 256th updates the progress line. */
-static void each_block(void *ctx) {
-  progress *p = ctx;
-  if ((++p->blocks & 0xff) == 0) progress_tick(p, p->r, machine_get_stats(p->m)->records);
-}
-
-static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
-  p->m = m;
-  p->r = r;
-  int rc = machine_replay(m, r, p->on ? each_block : NULL, p, d);
-  if (p->on) fprintf(stderr, "\r%*s\r", 60, "");
+    if ((rc = apply_one(x, &rec, trace_get_path(r), d))) return rc;
   return rc;
 }
 
@@ -148,22 +126,25 @@ static void warn_unheld(machine *m) {
     }
 }
 
-/* The one trace replayed, or several as CPUs; logged or not. */
-static int replay_traces(machine *m, trace_reader **r, const run_opts *o, diag *d) {
-  tlblog_format lf = o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT;
+/* The one trace replayed, or several as CPUs; logged or not. 0 at the
+ * end, 1 when ^C stopped it, -1 on an error (d). */
+static int replay_traces(machine *m, trace_reader **r, const run_opts *o, progress *p, diag *d) {
+  *p = (progress){.m = m};
+  /* The log's lines go to stdout as they come: no progress line among them. */
+  cli_trace_watch_start(&p->w, "run", o->quiet || o->log, o->ntraces == 1 ? r[0] : NULL, o->trace[0], "records");
+  one_by_one x = {.m = m, .p = p};
+  if (o->log && !(x.log = tlblog_create(m, stdout, o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, d)))
+    return -1;
+  int rc;
   if (o->ntraces == 1) {
     trace_set_thread(r[0], (uint32_t)o->thread);
-    if (o->log) return replay_logged(m, r[0], lf, d);
-    struct stat st;
-    progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
-    if (strcmp(o->trace[0], "-") && stat(o->trace[0], &st) == 0) p.total_bytes = (uint64_t)st.st_size;
-    return replay(m, r[0], &p, d);
+    rc = o->log ? replay_logged(&x, r[0], d) : machine_replay(m, r[0], each_block, p, d);
+  } else {
+    rc = machine_replay_cpus(m, r, o->ntraces, apply_one, &x, d);
   }
-  if (!o->log) return machine_replay_cpus(m, r, o->ntraces, NULL, NULL, d);
-  tlblog *log = tlblog_create(m, stdout, lf, d);
-  if (!log) return -1;
-  int rc = machine_replay_cpus(m, r, o->ntraces, apply_logged, log, d);
-  tlblog_destroy(log);
+  if (rc > 0 && !p->stopped) rc = 0; /* the trace's end */
+  tlblog_destroy(x.log);
+  cli_progress_end(&p->w.line);
   return rc;
 }
 
@@ -183,11 +164,12 @@ static char *join_names(trace_reader **r, unsigned n, bool formats) {
   return s;
 }
 
-static int report(machine *m, trace_reader **r, const run_opts *o, const char *label, diag *d) {
+static int report(machine *m, trace_reader **r, const run_opts *o, const char *label, bool partial, diag *d) {
   char *paths = join_names(r, o->ntraces, false), *formats = join_names(r, o->ntraces, true);
   int rc = paths && formats ? 0 : diag_set(d, NULL, 0, "out of memory");
   if (!rc) {
     json_object *doc = report_run_json(m, paths, formats, label);
+    if (partial) report_mark_partial(doc);
     report_write(stdout, (report_format)o->format, doc);
     json_object_put(doc);
     warn_unheld(m);
@@ -210,13 +192,15 @@ int cmd_run(int argc, char **argv) {
   unsigned opened = 0;
   while (opened < o.ntraces && (r[opened] = trace_open(o.trace[opened], (trace_format)o.trace_fmt, &d))) opened++;
   rc = EXIT_INPUT;
-  if (opened == o.ntraces && replay_traces(m, r, &o, &d) == 0 &&
-      (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
+  progress p;
+  int replayed = opened == o.ntraces ? replay_traces(m, r, &o, &p, &d) : -1;
+  if (replayed >= 0 && (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
     if (o.dump_pt) putchar('\n');
-    if (report(m, r, &o, label, &d) == 0) rc = EXIT_OK;
+    if (report(m, r, &o, label, replayed == 1, &d) == 0) rc = replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
   }
   for (unsigned i = 0; i < opened; i++) trace_close(r[i]);
-  if (rc) cli_input_error(&d);
+  if (rc == CLI_EXIT_INTERRUPTED) cli_interrupted_note("run", p.w.stopped_at);
+  else if (rc) cli_input_error(&d);
   machine_destroy(m);
   return rc;
 }

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "sweep_cluster.h"
 #include "tlbsim/sweep.h"
@@ -18,6 +20,7 @@ typedef struct sweep_opts {
   uint64_t jobs;
   sweep_window window;
   int format, trace_fmt; /* report_format, trace_format */
+  bool quiet;
   const char *const *traces;
   size_t ntraces;
   int emit;           /* --emit: 0 slurm, -1 none */
@@ -52,6 +55,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_QUIET_OPT(&o->quiet),
       {.name = "emit", .kind = OPT_CHOICE, .dest = &o->emit, .arg = "slurm", .choices = emit_names,
        .help = "run nothing: the first operand is a directory DIR that gets a Slurm job\n"
                "array (DIR/sweep.sbatch) and its manifest (DIR/manifest.tsv), a task per\n"
@@ -218,26 +222,47 @@ static void write_interval(void *ctx, const sweep_interval *iv) {
   sweep_write_interval(stdout, (report_format)io->o->format, &io->o->grid, io->cols, rows, n);
 }
 
-static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, diag *d) {
+/* The progress line and ^C, after each block. */
+static int each_block(void *ctx, uint64_t accesses) { return cli_trace_watch_tick(ctx, accesses); }
+
+/* Every trace through the configurations: 0, 1 when ^C stopped it (the
+ * rows of the trace it stopped in are partial; later traces have none),
+ * -1 (d). *nrows: the rows filled. */
+static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, size_t *nrows, diag *d) {
   size_t n = res->count;
   interval_out io = {.o = o, .cols = cols, .res = res};
+  cli_trace_watch wt;
   sweep_window w = o->window;
+  w.each_block = each_block;
+  w.block_ctx = &wt;
+  /* Interval rows go to stdout as they come: no progress line among them on a terminal. */
+  bool quiet = o->quiet || (w.interval && isatty(STDOUT_FILENO));
   if (w.interval) {
     w.on_interval = write_interval;
     w.ctx = &io;
     if (o->format == REPORT_CSV) sweep_write_csv_header(stdout, &o->grid, cols);
   }
-  for (size_t t = 0; t < o->ntraces; t++) {
+  int rc = 0;
+  *nrows = 0;
+  for (size_t t = 0; t < o->ntraces && rc == 0; t++) {
     trace_reader *r = trace_open(o->traces[t], (trace_format)o->trace_fmt, d);
-    if (!r) return -1;
+    if (!r) {
+      rc = -1;
+      break;
+    }
     snprintf(res->format_name[t], sizeof res->format_name[t], "%s", trace_format_name(trace_get_format(r)));
     io.trace = t;
-    int rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
-    if (!rc) fill_rows(o, res, t, &res->snaps[t * n]);
+    cli_trace_watch_start(&wt, "sweep", quiet, r, o->traces[t], "accesses");
+    snprintf(wt.prefix, sizeof wt.prefix, "trace %zu of %zu, ", t + 1, o->ntraces);
+    rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
+    if (rc >= 0) fill_rows(o, res, t, &res->snaps[t * n]);
+    for (size_t i = 0; rc > 0 && i < n; i++) res->rows[t * n + i].partial = true;
+    if (rc >= 0) *nrows += n;
     trace_close(r);
-    if (rc) return -1;
+    cli_progress_end(&wt.line);
   }
-  return 0;
+  if (rc > 0) cli_interrupted_note("sweep", wt.stopped_at);
+  return rc;
 }
 
 /* The options every task of --emit repeats, rebuilt from what was parsed
@@ -316,10 +341,12 @@ static int sweep_main(const sweep_opts *o) {
   }
   if (!sweep_columns_build(res.specs, n, cols, &d)) {
     cols->intervals = o->window.interval > 0;
-    if (!run_traces(o, cols, &res, &d)) {
-      if (!o->window.interval)
-        sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, o->count * o->ntraces);
-      rc = EXIT_OK;
+    size_t nrows;
+    int replayed = run_traces(o, cols, &res, &nrows, &d);
+    if (replayed >= 0) {
+      cols->partial = replayed > 0 && !o->window.interval; /* interval rows are out already */
+      if (!o->window.interval) sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, nrows);
+      rc = replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
     }
   }
   free(cols);

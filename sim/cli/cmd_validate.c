@@ -10,6 +10,7 @@
 #include "validate_layout.h"
 #include "overlay.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
@@ -23,6 +24,7 @@ typedef struct validate_opts {
   double max_mean, max_cycles, max_pct, max_regions, max_chase;
   uint64_t min_threads_per_sm, every;
   const char *traces;
+  bool quiet;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
@@ -47,6 +49,7 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a 2 MiB or 32 MiB region count is off by more"},
       {.name = "max-chase-error", .kind = OPT_REAL, .dest = &o->max_chase, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
@@ -83,17 +86,22 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
  * model predicts translation: a row's measured data latency, when present,
  * stands for the preset's single data_cycles. */
 static int predict(const pt_format *f, const system_spec *sys, const chase_row *rows, size_t n, bool preset_latency,
-                   const char *csv, double *predicted, diag *d) {
+                   const char *csv, bool quiet, double *predicted, diag *d) {
+  cli_progress line;
+  cli_progress_start(&line, "validate", quiet);
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows");
     chase_result r;
     if (chase_run(f, sys, &rows[i].spec, &r, d)) {
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d->msg);
+      cli_progress_end(&line);
       return diag_set(d, csv, rows[i].line, "%s", why);
     }
     bool measured = rows[i].base > 0 && !preset_latency;
     predicted[i] = r.cycles_per_access - (measured ? sys->mem.data_cycles - rows[i].base : 0);
   }
+  cli_progress_end(&line);
   return 0;
 }
 
@@ -109,14 +117,14 @@ int cmd_validate(int argc, char **argv) {
   if (validate_layout_sniff(o.csv)) {
     validate_layout_opts lo = {.csv = o.csv, .label = label, .traces = o.traces, .max_regions = o.max_regions,
                                .max_chase = o.max_chase, .max_gather = o.max_pct,
-                               .min_nodes = o.filter.min_nodes, .every = o.every};
+                               .min_nodes = o.filter.min_nodes, .every = o.every, .quiet = o.quiet};
     rc = validate_layout(&spec, &lo);
     cfg_destroy(c);
     return rc;
   }
   if (gather_rows_sniff(o.csv)) {
     validate_gather_opts g = {.csv = o.csv, .label = label, .plot = o.plot, .max_mean = o.max_mean,
-                              .max_pct = o.max_pct,
+                              .max_pct = o.max_pct, .quiet = o.quiet,
                               .filter = {.min_threads_per_sm = o.min_threads_per_sm, .mappings = o.filter.mappings,
                                          .every = o.every}};
     rc = validate_gather(&spec, &g);
@@ -129,7 +137,7 @@ int cmd_validate(int argc, char **argv) {
   o.filter.every = o.every;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
       !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
-      predict(&spec.format, &spec.sys, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
+      predict(&spec.format, &spec.sys, rows, n, o.data_latency == 1, o.csv, o.quiet, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
     free(rows);
     free(predicted);

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "overlay.h"
 #include "cmds.h"
 
@@ -72,9 +74,13 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
          "error");
   double sum = 0, worst = 0;
   size_t worst_i = 0;
+  cli_progress line; /* rows printed to a terminal as they come are progress enough */
+  cli_progress_start(&line, "validate", o->quiet || isatty(STDOUT_FILENO));
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows");
     gather_result r;
     if (gather_run(&spec->format, &spec->sys, &spec->gpu, &rows[i].spec, &r, &d)) {
+      cli_progress_end(&line);
       fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
       free(rows);
       free(predicted);
@@ -86,6 +92,7 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     sum += err;
     if (err >= worst) worst = err, worst_i = i;
   }
+  cli_progress_end(&line);
   double mean = n ? sum / (double)n : 0;
   printf("\n%zu gather rows compared with preset %s (%zu skipped); mean absolute error %.2f%%; worst %.2f%%", n,
          o->label, skipped, mean, worst);

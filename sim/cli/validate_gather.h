@@ -11,6 +11,7 @@ typedef struct validate_gather_opts {
   const char *csv, *label, *plot;
   gather_row_filter filter;
   double max_mean, max_pct; /* < 0: no target */
+  bool quiet;               /* no progress line */
 } validate_gather_opts;
 
 /* Prints the comparison; the process exit status. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/layout.h"
@@ -114,7 +115,10 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   tally sum = {0};
   uint64_t row = 0, skipped = 0, buffers;
   int got, rc = EXIT_OK;
+  cli_progress line; /* rows printed to a terminal as they come are progress enough */
+  cli_progress_start(&line, "validate", o->quiet || isatty(STDOUT_FILENO));
   while (rc == EXIT_OK && (got = csv_table_next(t, &f, &ln, &d)) == 1) {
+    cli_progress_count(&line, row, 0, "rows read");
     /* a malformed count is not skipped: compare_row names it */
     if ((!num_parse_whole(f[col[C_BUFFERS]], &buffers) && buffers < o->min_nodes) ||
         row++ % (o->every ? o->every : 1)) {
@@ -144,6 +148,7 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
       rc = cli_input_error(&d);
     }
   }
+  cli_progress_end(&line);
   if (rc == EXIT_OK && got < 0) rc = cli_input_error(&d);
   layout_free(&l);
   csv_table_close(t);

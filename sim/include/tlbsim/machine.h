@@ -114,17 +114,20 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 /* Applies a block's records in order: the replay's hot path. */
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
 /* Replays the rest of r through m, block by block, calling each_block (when
- * given) after every block; 0 at the trace's end, -1 on an error (d). */
-int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d);
+ * given) after every block; 0 at the trace's end, -1 on an error (d), 1
+ * when each_block returned non-zero (the caller stops the replay there: an
+ * interrupt). */
+int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d);
 
 /* Where a record goes: machine_apply, or a wrapper of it (the per-access
- * log applies each record and prints what it did). */
+ * log applies each record and prints what it did). 0, -1 (d), or 1: the
+ * record was applied and the replay stops there (an interrupt). */
 typedef int (*machine_record_fn)(void *ctx, const trace_record *r, const char *file, diag *d);
 /* Replays n traces as CPUs 0..n-1 (n at most TRACE_THREAD_MAX): they take
  * turns, one access each (with the records before it), each turn after a
  * switch to its CPU, until all have ended. Each record goes to apply(ctx,
  * ...), or with apply NULL to machine_apply(m, ...). A thread id inside
- * one of the traces is an error. 0, or -1 (d). */
+ * one of the traces is an error. 0, -1 (d), or 1 when apply stopped it. */
 int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d);
 
 /* A live allocation: what an `alloc` record got and where. */

@@ -23,6 +23,9 @@ int report_format_parse(const char *s, report_format *out);
  * The caller owns the returned object (json_object_put). */
 json_object *report_run_json(const machine *m, const char *trace, const char *trace_format,
                              const char *config);
+/* Marks a report as that of part of its input (a replay stopped by ^C):
+ * "partial": true, the last key (CSV: the last column; text: a line). */
+void report_mark_partial(json_object *doc);
 /* Writes doc as format f. Text uses the run layout. */
 void report_write(FILE *out, report_format f, json_object *doc);
 /* Flattens an object into "a.b.c" columns: header line then value line. */

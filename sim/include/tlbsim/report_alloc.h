@@ -13,7 +13,8 @@
 #include "tlbsim/report.h"
 
 /* r's summary as it stands (after the last event: the recording's totals
- * are complete only then); -1 when out of memory. */
-int report_alloc_write(FILE *out, report_format f, const allocreplay *r);
+ * are complete only then); partial: the replay stopped before the last
+ * (an interrupt), each object gets "partial": true. -1 when out of memory. */
+int report_alloc_write(FILE *out, report_format f, const allocreplay *r, bool partial);
 
 #endif

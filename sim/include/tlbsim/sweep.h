@@ -82,16 +82,22 @@ typedef struct sweep_window {
   uint64_t interval; /* 0: none */
   void (*on_interval)(void *ctx, const sweep_interval *iv);
   void *ctx;
+  /* Called after each block read (when set) with the accesses read so
+   * far: non-zero stops the replay there (an interrupt). */
+  int (*each_block)(void *block_ctx, uint64_t accesses);
+  void *block_ctx;
 } sweep_window;
 
 /* Builds one machine per spec, replays r through all of them and leaves
  * each one's statistics (counted from the end of the warm-up) in out[i].
+ * 0; 1 when each_block stopped the replay (out holds what was read);
  * -1 with d as "FILE:LINE: ..." on a bad record or configuration. */
 int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const sweep_window *w, unsigned jobs,
                 stats_snapshot *out, diag *d);
 
 typedef struct sweep_columns {
   bool intervals; /* rows carry `interval` and `accesses_end` after the axes */
+  bool partial;   /* rows end with `partial`: an interrupted sweep (sweep_row.partial) */
   size_t n;
   stats_column col[SWEEP_MAX_COLUMNS];
 } sweep_columns;
@@ -107,6 +113,7 @@ typedef struct sweep_row {
   const machine_spec *spec;
   const stats_snapshot *snap;
   uint64_t interval, accesses_end; /* when cols->intervals */
+  bool partial; /* of a trace not read to its end (an interrupt); a column when cols->partial */
 } sweep_row;
 
 /* Writes the rows: CSV (header `trace`, the axes' keys, then the columns),

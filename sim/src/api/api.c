@@ -241,7 +241,7 @@ char *tlbsim_mrc(const char *trace, const char *format, const char *page_sizes, 
   trace_reader *r = NULL;
   mrc *m = mrc_create(&s, &d);
   char *text = NULL;
-  if (m && open_trace(trace, format, &r, &d) == 0 && mrc_replay(m, r, &d) == 0) {
+  if (m && open_trace(trace, format, &r, &d) == 0 && mrc_replay(m, r, NULL, NULL, &d) == 0) {
     json_object *rows = report_mrc_rows(m, &s, entries, nentries, ways, sizeof ways / sizeof ways[0]);
     if (!(text = write_string(write_rows, rows))) diag_set(&d, "tlbsim_mrc", 0, "out of memory");
     json_object_put(rows);
@@ -342,7 +342,7 @@ typedef struct alloc_job {
 
 static void write_alloc(FILE *f, void *ctx) {
   alloc_job *j = ctx;
-  j->rc = report_alloc_write(f, REPORT_JSON, j->r);
+  j->rc = report_alloc_write(f, REPORT_JSON, j->r, false);
 }
 
 /* The replay's policies, or tlbsim alloc's defaults. */

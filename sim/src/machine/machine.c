@@ -668,7 +668,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   return 0;
 }
 
-int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d) {
+int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d) {
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
@@ -677,7 +677,7 @@ int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), v
       rc = -1;
       break;
     }
-    if (each_block) each_block(ctx);
+    if (each_block && each_block(ctx)) break; /* rc stays 1: stopped */
   }
   free(b);
   return rc;
@@ -685,7 +685,7 @@ int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), v
 
 /* CPU cpu's turn: its trace's records up to and including its next access,
  * after a switch to its thread when another ran last. 1: done; 0: the
- * trace has ended; -1: an error. */
+ * trace has ended; -1: an error; 2: apply stopped the replay. */
 static int take_turn(machine *m, trace_reader *r, uint32_t cpu, uint32_t *running, machine_record_fn apply, void *ctx,
                      diag *d) {
   const char *file = trace_get_path(r);
@@ -696,10 +696,11 @@ static int take_turn(machine *m, trace_reader *r, uint32_t cpu, uint32_t *runnin
       return diag_set(d, file, rec.line, "a thread id in a trace replayed as one of several: this trace is CPU %u", cpu);
     if (*running != cpu) {
       trace_record sw = {.kind = REC_THREAD, .thread = cpu, .line = rec.line};
-      if (apply ? apply(ctx, &sw, file, d) : machine_apply(m, &sw, file, d)) return -1;
+      if (apply ? apply(ctx, &sw, file, d) < 0 : machine_apply(m, &sw, file, d)) return -1;
       *running = cpu;
     }
-    if (apply ? apply(ctx, &rec, file, d) : machine_apply(m, &rec, file, d)) return -1;
+    int got = apply ? apply(ctx, &rec, file, d) : machine_apply(m, &rec, file, d);
+    if (got) return got < 0 ? -1 : 2;
     if (rec.kind == REC_ACCESS) return 1;
   }
   return rc;
@@ -714,6 +715,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
       if (ended[i]) continue;
       int rc = take_turn(m, r[i], i, &running, apply, ctx, d);
       if (rc < 0) return -1;
+      if (rc == 2) return 1; /* apply stopped the replay */
       if (rc == 0) {
         ended[i] = true;
         left--;

@@ -127,6 +127,8 @@ json_object *report_run_json(const machine *m, const char *trace, const char *fo
   return doc;
 }
 
+void report_mark_partial(json_object *doc) { json_object_object_add(doc, "partial", json_object_new_boolean(1)); }
+
 /* --- CSV: the document flattened ------------------------------------------ */
 
 static uint64_t get_u64(json_object *o, const char *key);
@@ -242,6 +244,7 @@ static void write_text(FILE *out, json_object *doc) {
   json_object *v;
   fprintf(out, "trace     %s (%s)\n", json_object_get_string(get_obj(doc, "trace")),
           json_object_get_string(get_obj(doc, "trace_format")));
+  if (get_obj(doc, "partial")) fprintf(out, "partial   interrupted: the counts are of the records read before it\n");
   fprintf(out, "config    %s, page table %s\n", json_object_get_string(get_obj(doc, "config")),
           json_object_get_string(get_obj(doc, "page_table_format")));
   fprintf(out, "accesses  %llu (%llu reads, %llu writes, %llu fetches; %llu straddle pages)\n",

@@ -117,9 +117,12 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   }
   if (rec) fprintf(f, " %18s", "recorded");
   fputc('\n', f);
+  if (json_object_object_get_ex(first, "partial", NULL))
+    fprintf(f, "partial: interrupted, the counts are of the events read before it\n");
   json_object_object_foreach(first, key, val) {
     (void)val;
-    if (!strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "recorded")) continue;
+    if (!strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "recorded") || !strcmp(key, "partial"))
+      continue;
     fprintf(f, "%-38s", key);
     for (size_t i = 0; i < n; i++) {
       json_object *v = NULL;
@@ -164,9 +167,11 @@ static json_object *summary(const allocreplay *r) {
   return arr;
 }
 
-int report_alloc_write(FILE *out, report_format f, const allocreplay *r) {
+int report_alloc_write(FILE *out, report_format f, const allocreplay *r, bool partial) {
   json_object *arr = summary(r);
   if (!arr) return -1;
+  for (size_t i = 0; partial && i < json_object_array_length(arr); i++)
+    report_mark_partial(json_object_array_get_idx(arr, i));
   write_doc(out, f, arr, allocreplay_trace(r));
   json_object_put(arr);
   return 0;

@@ -240,12 +240,18 @@ static int replay(sweep_pass *p, trace_reader *r, window_state *s, diag *d) {
   batch q = {.slot = malloc((SWEEP_BATCH + 1) * sizeof *q.slot)};
   if (!q.slot) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
-  while (!s->stopped && (rc = trace_read_block(r, &q.slot[q.n], d)) == 1)
+  bool halted = false; /* by each_block */
+  while (!s->stopped && (rc = trace_read_block(r, &q.slot[q.n], d)) == 1) {
     if (feed_window(p, s, &q, d)) {
       free(q.slot);
       return -1;
     }
-  if (s->stopped) rc = 0;
+    if (s->w.each_block && s->w.each_block(s->w.block_ctx, s->seen)) {
+      halted = true;
+      break;
+    }
+  }
+  if (s->stopped || halted) rc = 0;
   /* What was read before the end (or a bad line) is replayed first: a
      machine's error on an earlier record comes before the reader's. */
   diag mine;
@@ -254,7 +260,7 @@ static int replay(sweep_pass *p, trace_reader *r, window_state *s, diag *d) {
     rc = -1;
   }
   free(q.slot);
-  return rc < 0 ? -1 : 0;
+  return rc < 0 ? -1 : halted;
 }
 
 static void destroy_all(machine **m, size_t n) {
@@ -297,7 +303,7 @@ int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const swee
     rc = replay(p, r, &s, d);
     pass_stop(p);
     /* The accesses and records after the last interval row. */
-    if (!rc && s.prev && (!w->warmup || s.warm)) emit_interval(m, n, &s, false);
+    if (rc >= 0 && s.prev && (!w->warmup || s.warm)) emit_interval(m, n, &s, false);
     take_all(m, n, out);
     /* A trace that ends within the warm-up leaves nothing counted. */
     if (w->warmup && !s.warm) memcpy(base, out, n * sizeof *base);

@@ -42,7 +42,7 @@ static int merge(sweep_columns *u, const stats_schema *sc, diag *d) {
 
 int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out, diag *d) {
   out->n = 0;
-  out->intervals = false;
+  out->intervals = out->partial = false;
   stats_schema sc;
   for (size_t i = 0; i < n; i++) {
     stats_schema_build(&specs[i], &sc);
@@ -53,7 +53,7 @@ int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out,
 
 /* --- cells ------------------------------------------------------------------ */
 
-typedef enum { CELL_EMPTY, CELL_TEXT, CELL_COUNT, CELL_RATIO } cell_kind;
+typedef enum { CELL_EMPTY, CELL_TEXT, CELL_COUNT, CELL_RATIO, CELL_BOOL } cell_kind;
 
 typedef struct cell {
   cell_kind kind;
@@ -79,6 +79,7 @@ static const char *cell_text(const cell *c, char *buf, size_t len) {
   case CELL_EMPTY: return "";
   case CELL_TEXT: return c->text;
   case CELL_COUNT: snprintf(buf, len, "%llu", (unsigned long long)c->count); return buf;
+  case CELL_BOOL: return c->count ? "true" : "false";
   case CELL_RATIO: break;
   }
   json_object *v = json_object_new_double(c->ratio);
@@ -92,6 +93,7 @@ static json_object *cell_json(const cell *c) {
   case CELL_EMPTY: return NULL;
   case CELL_TEXT: return json_object_new_string(c->text);
   case CELL_COUNT: return json_object_new_uint64(c->count);
+  case CELL_BOOL: return json_object_new_boolean(c->count != 0);
   case CELL_RATIO: break;
   }
   return json_object_new_double(c->ratio);
@@ -101,13 +103,17 @@ static json_object *cell_json(const cell *c) {
  * interval and accesses_end. */
 static size_t lead(const sweep_grid *g, const sweep_columns *cols) { return 1 + g->naxes + (cols->intervals ? 2 : 0); }
 
+/* All the columns: the lead, the statistics, and `partial` when there. */
+static size_t width(const sweep_grid *g, const sweep_columns *cols) { return lead(g, cols) + cols->n + cols->partial; }
+
 /* Column j of a row over the full header: trace, the axes, [interval,
- * accesses_end,] the columns. */
+ * accesses_end,] the columns[, partial]. */
 static cell full_cell(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r, const stats_schema *sc,
                       size_t j) {
   if (j == 0) return (cell){.kind = CELL_TEXT, .text = r->trace};
   if (j <= g->naxes) return (cell){.kind = CELL_TEXT, .text = r->values[j - 1]};
   if (j < lead(g, cols)) return (cell){.kind = CELL_COUNT, .count = j == g->naxes + 1 ? r->interval : r->accesses_end};
+  if (j == lead(g, cols) + cols->n) return (cell){.kind = CELL_BOOL, .count = r->partial};
   return row_cell(r, sc, &cols->col[j - lead(g, cols)]);
 }
 
@@ -115,6 +121,7 @@ static const char *header_name(const sweep_grid *g, const sweep_columns *cols, s
   if (j == 0) return "trace";
   if (j <= g->naxes) return g->axis[j - 1].key;
   if (j < lead(g, cols)) return j == g->naxes + 1 ? "interval" : "accesses_end";
+  if (j == lead(g, cols) + cols->n) return "partial";
   return cols->col[j - lead(g, cols)].name;
 }
 
@@ -123,7 +130,7 @@ static const char *header_name(const sweep_grid *g, const sweep_columns *cols, s
 #define CELL_MAX 64
 
 void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *cols) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   for (size_t j = 0; j < ncols; j++) {
     if (j) fputc(',', f);
     csv_write_field(f, header_name(g, cols, j));
@@ -133,7 +140,7 @@ void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *c
 
 void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
                           size_t nrows) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   stats_schema sc;
   char buf[CELL_MAX];
   for (size_t i = 0; i < nrows; i++) {
@@ -148,7 +155,7 @@ void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *col
 }
 
 static json_object *row_json(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   stats_schema sc;
   stats_schema_build(r->spec, &sc);
   json_object *o = json_object_new_object();
@@ -180,7 +187,7 @@ static void write_json_lines(FILE *f, const sweep_grid *g, const sweep_columns *
 /* Text: one line per column, a column of values per row — a sweep has
  * many metrics and few rows, so this reads down the metrics. */
 static void write_text(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   char buf[CELL_MAX];
   stats_schema *sc = malloc(nrows ? nrows * sizeof *sc : 1);
   if (!sc) return;
