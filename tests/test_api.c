@@ -203,7 +203,7 @@ static void test_chase(void) {
   CU_ASSERT_EQUAL(r.footprint_bytes, 64u << 20);
   CU_ASSERT_DOUBLE_EQUAL(r.cycles_per_access, 285.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(r.walks_per_access, 0.0, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(r.first_hit_rate, 1.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r.first_miss_ratio, 0.0, 1e-9);
   CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 12, 0, NULL, NULL, &r, err), -1);
   CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase: stride 12 is not a multiple of 8 bytes");
   CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 64, 0, "backwards", NULL, &r, err), -1);
@@ -225,6 +225,27 @@ static char *program_output(const char *args) {
     return NULL;
   }
   return text;
+}
+
+/* tlbsim_chase_rows is `tlbsim chase --format csv`, byte for byte: the
+ * same keys (tlb.NAME.miss_ratio, empty for a level never looked up). */
+static void test_chase_rows(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("h200", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const uint64_t fp[] = {128u << 20, 512u << 20, 512u << 20};
+  char *rows = tlbsim_chase_rows(m, fp, 3, 2u << 20, 0, "random", NULL, err);
+  char *cli = program_output("chase --preset h200 --footprint 128M,512M,512M --stride 2M --order random");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+  CU_ASSERT_STRING_EQUAL(rows, cli);
+  CU_ASSERT_PTR_NOT_NULL(strstr(rows, ",tlb.l1d.miss_ratio,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(rows, ",1,64,5,20480,20480,0,0.0,0,0,0,,0,0,0,,0.0,0.0\n"));
+  tlbsim_free(rows);
+  free(cli);
+  CU_ASSERT_PTR_NULL(tlbsim_chase_rows(m, fp, 0, 2u << 20, 0, NULL, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase_rows: no footprint");
+  tlbsim_machine_destroy(m);
 }
 
 /* The object of `policy` in a summary: from its "policy" key on. */
@@ -270,7 +291,7 @@ static void test_alloc_native_oom(void) {
   const char *policies[] = {"first-fit"};
   char *doc = tlbsim_alloc(path, "native", policies, 1, NULL, 16384, NULL, 0, err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-  const char *head = "{\n  \"policy\":\"first-fit\",\n";
+  const char *head = "[\n  {\n    \"policy\":\"first-fit\",\n";
   CU_ASSERT_EQUAL(strncmp(doc, head, strlen(head)), 0);
   const char *want[] = {"\"capacity_bytes\":16384,", "\"peak_requested_bytes\":16384,", "\"ooms\":1,",
                         "\"first_oom_event\":7,", "\"first_oom_request_bytes\":8192,",
@@ -339,6 +360,7 @@ int main(void) {
                                     {"report_then_feed", test_report_then_feed},
                                     {"mrc", test_mrc},
                                     {"chase", test_chase},
+                                    {"chase_rows", test_chase_rows},
                                     {"alloc_snapshot", test_alloc_snapshot},
                                     {"alloc_native_oom", test_alloc_native_oom},
                                     {"alloc_synthetic", test_alloc_synthetic},

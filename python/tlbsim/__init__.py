@@ -26,12 +26,6 @@ class Error(Exception):
     """What libtlbsim reported: one line "FILE:LINE: what is wrong"."""
 
 
-class _ChaseResult(ctypes.Structure):
-    _fields_ = [("nodes", ctypes.c_uint64), ("footprint_bytes", ctypes.c_uint64),
-                ("cycles_per_access", ctypes.c_double), ("walks_per_access", ctypes.c_double),
-                ("first_hit_rate", ctypes.c_double)]
-
-
 def _load():
     lib = ctypes.CDLL(os.environ.get("TLBSIM_LIBRARY") or "libtlbsim.so.0")
     P, S, U64, I = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int
@@ -46,7 +40,7 @@ def _load():
         "tlbsim_stat": (I, [P, S, ctypes.POINTER(ctypes.c_double), S]),
         "tlbsim_report": (P, [P, S, S]),
         "tlbsim_mrc": (P, [S, S, S, ctypes.c_uint32, S]),
-        "tlbsim_chase": (I, [P, U64, U64, U64, S, S, ctypes.POINTER(_ChaseResult), S]),
+        "tlbsim_chase_rows": (P, [P, ctypes.POINTER(U64), ctypes.c_size_t, U64, U64, S, S, S]),
         "tlbsim_alloc": (P, [S, S, ctypes.POINTER(S), ctypes.c_size_t, S, U64, ctypes.POINTER(S), ctypes.c_size_t,
                              S]),
         "tlbsim_size": (I, [S, ctypes.POINTER(U64), S]),
@@ -156,12 +150,17 @@ class Machine:
         return json.loads(text) if format == "json" else text
 
     def chase(self, footprint, stride, page_size=0, order="seq", mapping="contiguous"):
-        """One pointer-chase point on this machine's format and MMU, a dict."""
-        r = _ChaseResult()
-        _call(_lib.tlbsim_chase, self._m, _size(footprint), _size(stride), _size(page_size), _b(order),
-              _b(mapping), ctypes.byref(r))
-        return {"order": order, "mapping": mapping, "stride_bytes": _size(stride),
-                **{name: getattr(r, name) for name, _ in _ChaseResult._fields_}}
+        """One pointer-chase point on this machine's format and MMU: a dict
+        keyed as `tlbsim chase --format csv` heads its columns."""
+        return self.chase_rows([footprint], stride, page_size, order, mapping)[0]
+
+    def chase_rows(self, footprints, stride, page_size=0, order="seq", mapping="contiguous"):
+        """The points of several footprints, `tlbsim chase`'s rows (a list of
+        dicts keyed as its CSV header: tlb.l1d.miss_ratio, ...)."""
+        sizes = [_size(f) for f in footprints]
+        text = _text(_call(_lib.tlbsim_chase_rows, self._m, (ctypes.c_uint64 * max(len(sizes), 1))(*sizes),
+                           len(sizes), _size(stride), _size(page_size), _b(order), _b(mapping)))
+        return _csv_rows(text)
 
 
 def _rows(rows, frame):
@@ -181,7 +180,16 @@ def _number(s):
     try:
         return int(s)
     except ValueError:
-        return float(s)
+        try:
+            return float(s)
+        except ValueError:
+            return s  # a label (pattern, order, mapping)
+
+
+def _csv_rows(text):
+    """CSV text the library wrote as a list of dicts of numbers (an empty
+    field, a ratio of nothing, is None)."""
+    return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
 
 
 def run(trace, preset=None, config=None, sets=(), trace_format=None):
@@ -195,18 +203,17 @@ def mrc(trace, page_sizes="4K", max_entries=0, trace_format=None, frame=None):
     """`tlbsim mrc`: one row per page size and LRU geometry (page_bytes,
     sets, ways, entries, accesses, misses, miss_ratio)."""
     text = _text(_call(_lib.tlbsim_mrc, _b(trace), _b(trace_format), _b(page_sizes), max_entries))
-    rows = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
-    return _rows(rows, frame)
+    return _rows(_csv_rows(text), frame)
 
 
 def chase(footprints, stride, preset="h200", config=None, sets=(), page_size=0, order="seq",
           mapping="contiguous", frame=None):
     """`tlbsim chase`: one row per footprint (the OSTEP TLB curve when the
-    footprints sweep and stride is a page)."""
+    footprints sweep and stride is a page), keyed as its CSV columns."""
     if isinstance(footprints, (int, str)):
         footprints = [footprints]
     with Machine(preset, config, sets) as m:
-        rows = [m.chase(fp, stride, page_size, order, mapping) for fp in footprints]
+        rows = m.chase_rows(footprints, stride, page_size, order, mapping)
     return _rows(rows, frame)
 
 

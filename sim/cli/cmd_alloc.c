@@ -185,11 +185,12 @@ static void timeline_row(FILE *f, const alloctrace_event *ev, bool recorded, con
   if (recorded) fprintf(f, ",%llu", (unsigned long long)sum->recorded_reserved);
   for (unsigned i = 0; i < allocreplay_count(r); i++) {
     const vas_stats *s = vas_get_stats(allocreplay_heap(r, i));
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu", (unsigned long long)s->allocated_bytes,
+    char frag[NUM_REAL_MAX];
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu", (unsigned long long)s->allocated_bytes,
             (unsigned long long)s->reserved_bytes, (unsigned long long)s->free_bytes,
             (unsigned long long)s->largest_free_extent, (unsigned long long)s->free_extents,
-            s->external_fragmentation, (unsigned long long)s->driver_allocs, (unsigned long long)s->driver_frees,
-            (unsigned long long)s->ooms);
+            num_format_real(s->external_fragmentation, frag, sizeof frag), (unsigned long long)s->driver_allocs,
+            (unsigned long long)s->driver_frees, (unsigned long long)s->ooms);
   }
   fputc('\n', f);
 }

@@ -58,8 +58,8 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
       .cmd = "chase", .usage = "[OPTIONS] --footprint LIST --stride SIZE", .max_operands = 0,
       .about = "Simulates the GPU suite's pointer chase (default preset h200): nodes at i*stride over each\n"
                "footprint, visited in sequential or seeded random order, warm-up then timed passes. One\n"
-               "CSV row per footprint, in the chase schema tlbsim-gpu writes, with per-TLB-level hit rates\n"
-               "and walks added.",
+               "CSV row per footprint, in the chase schema tlbsim-gpu writes, with each TLB level's\n"
+               "look-ups, hits, misses and miss ratio (tlb.NAME.*, as run's) and walks per access added.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
@@ -74,35 +74,6 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
   o->spec.repeats = (unsigned)o->repeats;
   o->spec.chunk = o->chunk;
   return 0;
-}
-
-static void add_levels(json_object *row, const mmu_config *mc, const chase_result *r) {
-  for (unsigned i = 0; i < mc->nlevels; i++) {
-    char key[MMU_NAME_MAX + 16];
-    snprintf(key, sizeof key, "%s_hit_rate", mc->level[i].name);
-    double rate = r->level[i].accesses ? (double)r->level[i].hits / (double)r->level[i].accesses : 0.0;
-    json_object_object_add(row, key, json_object_new_double(rate));
-  }
-  json_object_object_add(row, "walks_per_access", json_object_new_double((double)r->walks / (double)r->loads));
-  json_object_object_add(row, "walk_refs_per_access",
-                         json_object_new_double((double)r->walk_refs / (double)r->loads));
-}
-
-static json_object *row_json(const chase_spec *s, const mmu_config *mc, const chase_result *r) {
-  json_object *row = json_object_new_object();
-  json_object_object_add(row, "pattern", json_object_new_string("chase"));
-  json_object_object_add(row, "order", json_object_new_string(chase_order_name(s->order)));
-  json_object_object_add(row, "mapping", json_object_new_string(region_mapping_names[s->mapping]));
-  json_object_object_add(row, "page_bytes", json_object_new_uint64(s->page_size));
-  json_object_object_add(row, "stride_bytes", json_object_new_uint64(s->stride));
-  json_object_object_add(row, "footprint_bytes", json_object_new_uint64((uint64_t)r->nodes * s->stride));
-  json_object_object_add(row, "steps", json_object_new_uint64(s->steps));
-  json_object_object_add(row, "cycles_per_access", json_object_new_double(r->cycles_per_access));
-  json_object_object_add(row, "seed", json_object_new_uint64(s->seed));
-  json_object_object_add(row, "nodes", json_object_new_uint64(r->nodes));
-  json_object_object_add(row, "repeats", json_object_new_uint64(s->repeats));
-  add_levels(row, mc, r);
-  return row;
 }
 
 /* Prints rows: CSV (header once), JSON array, or an aligned table. */
@@ -194,7 +165,7 @@ int cmd_chase(int argc, char **argv) {
     last_nodes = o.spec.nodes;
     chase_result r;
     if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = EXIT_INPUT;
-    else json_object_array_add(rows, row_json(&o.spec, &spec.sys.mmu, &r));
+    else json_object_array_add(rows, report_chase_row(&o.spec, &spec.sys.mmu, &r));
   }
   cli_progress_end(&line);
   if (rc == EXIT_INPUT) cli_input_error(&d);

@@ -102,7 +102,7 @@ static json_object *row_json(const gather_spec *s, const gather_result *r, const
   const region *rg = &s->region;
   uint64_t threads = (uint64_t)s->threads_per_sm * s->sms_used;
 #define U64(k, v) json_object_object_add(row, k, json_object_new_uint64(v))
-#define DBL(k, v) json_object_object_add(row, k, json_object_new_double(v))
+#define DBL(k, v) json_object_object_add(row, k, report_real(v))
   json_object_object_add(row, "pattern", json_object_new_string("gather"));
   U64("footprint_bytes", (uint64_t)rg->nodes * rg->stride);
   U64("stride_bytes", rg->stride);
@@ -218,7 +218,7 @@ static int from_layout(const gather_opts *o, machine_spec *spec, const uint64_t 
     }
     json_object *row = json_object_new_object();
 #define U64(key, v) json_object_object_add(row, key, json_object_new_uint64(v))
-#define DBL(key, v) json_object_object_add(row, key, json_object_new_double(v))
+#define DBL(key, v) json_object_object_add(row, key, report_real(v))
     json_object_object_add(row, "pattern", json_object_new_string(o->from_alloc ? "churn-gather" : "smallbufs"));
     json_object_object_add(row, "case", json_object_new_string(layout_case_names[o->layout_case]));
     json_object_object_add(row, "source", json_object_new_string(o->from_alloc ? o->from_alloc : "requests"));

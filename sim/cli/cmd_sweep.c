@@ -76,7 +76,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
       .operands = "TRACE", .min_operands = 0, .max_operands = SWEEP_MAX_TRACES + 1,
       .about = "Replays each TRACE once through one machine per combination of the --vary values\n"
                "(default preset x86-64) and writes one row per trace and combination: trace, one\n"
-               "column per varied key, then every statistic of `tlbsim run`. The columns are the\n"
+               "column per varied key, then every column of `tlbsim run`. The columns are the\n"
                "same for every row (the union over the configurations; empty where one lacks a\n"
                "TLB level or walk cache).",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0],
@@ -145,10 +145,11 @@ static char **long_jobs(int argc, char **argv, int *out_argc) {
 }
 
 /* The spec of configuration i: the preset or file, the --sets, then its
- * --vary values, each named "--vary:K" (K the axis) in errors. */
-static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, diag *d) {
-  const char *label, *values[SWEEP_MAX_AXES];
-  cfg *conf = cli_load_config(&o->conf, "x86-64", &label, d);
+ * --vary values, each named "--vary:K" (K the axis) in errors. *label:
+ * the base configuration's name. */
+static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, const char **label, diag *d) {
+  const char *values[SWEEP_MAX_AXES];
+  cfg *conf = cli_load_config(&o->conf, "x86-64", label, d);
   if (!conf) return -1;
   sweep_grid_values(&o->grid, i, values);
   int rc = 0;
@@ -166,6 +167,7 @@ static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, diag *d)
 }
 
 typedef struct sweep_results {
+  const char *config;             /* the base configuration's name, as run's `config` */
   size_t nconfigs;                /* specs and values: every configuration */
   size_t first, count;            /* snaps and rows: configurations first .. first + count - 1 */
   machine_spec *specs;
@@ -207,7 +209,7 @@ static void fill_rows(const sweep_opts *o, sweep_results *res, size_t t, const s
   const char *name = strcmp(o->traces[t], "-") ? o->traces[t] : "<stdin>";
   for (size_t i = 0; i < n; i++) {
     size_t c = res->first + i;
-    res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t],
+    res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t], .config = res->config,
                                        .values = &res->values[c * o->grid.naxes], .spec = &res->specs[c],
                                        .snap = &snaps[i]};
   }
@@ -308,7 +310,8 @@ static int emit_main(const sweep_opts *o) {
   if (!spec || !w) diag_set(&d, NULL, 0, "tlbsim sweep: out of memory");
   else {
     size_t i = 0;
-    while (i < n && !read_spec(o, i, spec, &d)) i++;
+    const char *label;
+    while (i < n && !read_spec(o, i, spec, &label, &d)) i++;
     task_words_build(o, w);
     sweep_emit e = {.dir = o->emit_dir, .words = w->w, .nwords = w->n, .traces = o->traces, .ntraces = o->ntraces,
                     .nconfigs = n, .slices = o->slices < n ? o->slices : n, .jobs = (unsigned)o->jobs,
@@ -331,7 +334,7 @@ static int sweep_main(const sweep_opts *o) {
     goto out;
   }
   for (size_t i = 0; i < n; i++) {
-    if (read_spec(o, i, &res.specs[i], &d)) goto out;
+    if (read_spec(o, i, &res.specs[i], &res.config, &d)) goto out;
     sweep_grid_values(&o->grid, i, &res.values[i * o->grid.naxes]);
   }
   sweep_columns *cols = malloc(sizeof *cols);

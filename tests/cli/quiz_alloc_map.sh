@@ -25,14 +25,14 @@ is fragmentation "$("$tlbsim" alloc --capacity 16K --policy first-fit --policy b
   '[[7,"fragmentation",8192,4096,1],[7,"fragmentation",8192,4096,1]]'
 printf 'alloc 1 12K\nalloc 2 8K\n' >"$tmp/e.trace"
 is exhausted "$("$tlbsim" alloc --capacity 16K --policy first-fit --format json "$tmp/e.trace" |
-  jq -c '[.first_oom_event, .first_oom_reason, .ooms_exhausted]')" '[2,"exhausted",1]'
+  jq -c '.[0] | [.first_oom_event, .first_oom_reason, .ooms_exhausted]')" '[2,"exhausted",1]'
 printf 'alloc 1 4K\nalloc 2 4K align=8K\n' >"$tmp/g.trace"
 is granularity "$("$tlbsim" alloc --capacity 8K --policy first-fit --format json "$tmp/g.trace" |
-  jq -c '[.first_oom_event, .first_oom_reason, .ooms_granularity]')" '[2,"granularity",1]'
+  jq -c '.[0] | [.first_oom_event, .first_oom_reason, .ooms_granularity]')" '[2,"granularity",1]'
 printf 'alloc 1 40M\nalloc 2 40M\n' >"$tmp/v.trace"
 is va_range "$("$tlbsim" alloc --capacity 1G --policy cuda --policy caching --set va_size=64M --format json "$tmp/v.trace" |
   jq -c '[.[] | [.first_oom_event, .first_oom_reason, .ooms_va_range]]')" '[[2,"va_range",1],[2,"va_range",1]]'
-is no_oom "$("$tlbsim" alloc --capacity 1G --policy first-fit --format json "$tmp/e.trace" | jq -c '[.first_oom_reason, .ooms]')" '[null,0]'
+is no_oom "$("$tlbsim" alloc --capacity 1G --policy first-fit --format json "$tmp/e.trace" | jq -c '.[0] | [.first_oom_reason, .ooms]')" '[null,0]'
 
 # the map at the first OOM: holes and blocks in address order, the failed request
 out=$("$tlbsim" alloc --capacity 16K --policy first-fit --policy buddy --map "$tmp/f.trace")

@@ -104,6 +104,10 @@ class Chase(unittest.TestCase):
         self.assertEqual([r["cycles_per_access"] for r in got], [float(w["cycles_per_access"]) for w in want])
         self.assertEqual(got[1]["cycles_per_access"], 285.0)
         self.assertEqual(got[1]["nodes"], 32)
+        # The CLI's very columns and values: tlb.NAME.miss_ratio, None where a level was never looked up.
+        self.assertEqual([{k: "" if v is None else str(v) for k, v in r.items()} for r in got], want)
+        self.assertEqual(got[1]["tlb.l1d.miss_ratio"], 0.0)
+        self.assertIsNone(got[1]["tlb.l2.miss_ratio"])
 
 
 class Alloc(unittest.TestCase):

@@ -188,5 +188,11 @@ static inline uint64_t num_add_sat(uint64_t a, uint64_t b) {
 
 /* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *num_format_size(uint64_t bytes, char *buf, size_t len);
+/* Writes a finite real in the fewest significant digits that read back
+ * as the same double ("0.45" for 0.45, not 0.45000000000000001), always
+ * with a '.' or an exponent so it reads as a real ("1.0"): how every
+ * report writes one (len at least NUM_REAL_MAX). */
+#define NUM_REAL_MAX 32
+const char *num_format_real(double v, char *buf, size_t len);
 
 #endif

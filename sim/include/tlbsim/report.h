@@ -10,10 +10,19 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
 #include "tlbsim/mrc.h"
 
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } report_format;
+
+/* A real number as every report writes it (num_format_real: the shortest
+ * text that reads back the same); NULL (JSON null, an empty CSV field)
+ * when it is not finite. */
+json_object *report_real(double v);
+/* num / den, or NULL when den is 0: a ratio of nothing (a TLB level never
+ * looked up) is no number, not 0. */
+json_object *report_ratio(uint64_t num, uint64_t den);
 
 /* "text", "json", "csv" by report_format, NULL-terminated. */
 extern const char *const report_format_names[];
@@ -32,6 +41,12 @@ void report_write(FILE *out, report_format f, json_object *doc);
 void report_write_csv(FILE *out, json_object *doc);
 /* One flattened row, preceded by the header line when `header` is set. */
 void report_write_csv_row(FILE *out, json_object *doc, bool header);
+
+/* One point of `tlbsim chase` (docs/OUTPUT.md): the chase CSV columns
+ * tlbsim-gpu writes, then per TLB level "tlb": {NAME: {accesses, hits,
+ * misses, miss_ratio}} over the timed passes, walks_per_access and
+ * walk_refs_per_access. The caller owns it. */
+json_object *report_chase_row(const chase_spec *s, const mmu_config *mc, const chase_result *r);
 
 /* The rows of miss-ratio curves after mrc_finish (`tlbsim mrc`'s schema):
  * per page size of s, the fully associative arrays of `entries`, then per

@@ -1,7 +1,7 @@
 /* tlbsim/report_alloc.h — the summary of an allocation replay (`tlbsim
  * alloc`), one JSON object per policy (keys: DESIGN.md's "JSON from
- * alloc", docs/ALLOC.md), written as JSON (one object, or an array when
- * there are several policies), CSV (one row per policy) or text (a table,
+ * alloc", docs/ALLOC.md, docs/OUTPUT.md), written as JSON (an array of
+ * them, one policy or several), CSV (one row per policy) or text (a table,
  * policies side by side, the recording beside them).
  */
 #ifndef TLBSIM_REPORT_ALLOC_H

@@ -103,12 +103,13 @@ typedef struct sweep_columns {
 } sweep_columns;
 
 /* The union of the specs' schemas, without the group markers and the trace
- * and config labels (the rows name those themselves). -1 with d when it
- * exceeds SWEEP_MAX_COLUMNS. */
+ * label (each row names its trace first). -1 with d when it exceeds
+ * SWEEP_MAX_COLUMNS. */
 int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out, diag *d);
 
 typedef struct sweep_row {
   const char *trace, *trace_format;
+  const char *config; /* the base configuration (preset or file), as run's `config` */
   const char *const *values; /* one per axis */
   const machine_spec *spec;
   const stats_snapshot *snap;

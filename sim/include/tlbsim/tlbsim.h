@@ -91,7 +91,7 @@ typedef struct tlbsim_chase_result {
   uint64_t footprint_bytes; /* nodes * stride */
   double cycles_per_access; /* the median timed pass */
   double walks_per_access;  /* page walks per load */
-  double first_hit_rate;    /* hits of the first TLB level (the L1 data TLB) per load */
+  double first_miss_ratio;  /* misses of the first TLB level (the L1 data TLB) per look-up there */
 } tlbsim_chase_result;
 
 /* One point of the pointer chase on m's page-table format and MMU (`tlbsim
@@ -102,11 +102,17 @@ typedef struct tlbsim_chase_result {
  * "shuffled", "cudamalloc", "aliased", ...). m itself is not changed. */
 int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, uint64_t page_size, const char *order,
                  const char *mapping, tlbsim_chase_result *out, char *err);
+/* The points of n footprints as `tlbsim chase --format csv` prints them
+ * (the header, then a row per footprint; one that rounds to the previous
+ * one's node count is simulated once), the same arguments as tlbsim_chase
+ * otherwise. */
+char *tlbsim_chase_rows(const tlbsim_machine *m, const uint64_t *footprints, size_t n, uint64_t stride,
+                        uint64_t page_size, const char *order, const char *mapping, char *err);
 
 /* Replays allocation requests through allocator policies side by side
  * and returns the summary `tlbsim alloc --format json` prints, byte for
- * byte: one object per policy (an array when there are several; keys in
- * docs/ALLOC.md). Input: the file `trace` ("-": stdin; gzip or not) in
+ * byte: an array of one object per policy (keys in docs/ALLOC.md and
+ * docs/OUTPUT.md). Input: the file `trace` ("-": stdin; gzip or not) in
  * `input_format` ("auto" or NULL, "snapshot" (PyTorch memory snapshot
  * JSON), "rmm" (RMM log CSV), "native" (alloc/free records)), or with
  * "synthetic" the generated workload `trace` specifies ("requests=40,seed=

@@ -85,7 +85,7 @@ typedef struct vas_stats {
   uint64_t pte_writes;                        /* PTEs written by maps plus cleared by unmaps */
   uint64_t shootdowns;                        /* one per torn-down mapping */
   uint64_t allocs, frees;
-  uint64_t ooms, ooms_fragmented;             /* fragmented: enough free bytes in total */
+  uint64_t ooms, ooms_enough_free;            /* enough_free: the free bytes in all were at least the request */
   uint64_t ooms_by_reason[VAS_OOM_NREASONS];  /* each OOM counted once, by its reason */
   vas_oom_reason last_oom_reason;             /* the latest OOM's (VAS_OOM_NONE before any) */
   uint64_t free_extents, largest_free_extent, free_bytes;

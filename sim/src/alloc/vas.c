@@ -205,7 +205,7 @@ int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *
     v->st.allocs++;
   } else if (rc == VAS_OOM) {
     v->st.ooms++;
-    if (v->st.free_bytes >= size) v->st.ooms_fragmented++;
+    if (v->st.free_bytes >= size) v->st.ooms_enough_free++;
     v->st.last_oom_reason = oom_reason(v, size);
     v->st.ooms_by_reason[v->st.last_oom_reason]++;
   }

@@ -290,9 +290,32 @@ int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, u
       .footprint_bytes = (uint64_t)r.nodes * stride,
       .cycles_per_access = r.cycles_per_access,
       .walks_per_access = (double)r.walks / (double)r.loads,
-      .first_hit_rate = first->accesses ? (double)first->hits / (double)first->accesses : 0.0,
+      .first_miss_ratio = first->accesses ? (double)first->misses / (double)first->accesses : NAN,
   };
   return 0;
+}
+
+char *tlbsim_chase_rows(const tlbsim_machine *m, const uint64_t *footprints, size_t n, uint64_t stride,
+                        uint64_t page_size, const char *order, const char *mapping, char *err) {
+  const machine_spec *ms = machine_get_spec(m->m);
+  json_object *rows = json_object_new_array();
+  diag d;
+  int rc = n ? 0 : diag_set(&d, "tlbsim_chase_rows", 0, "no footprint");
+  uint32_t last_nodes = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    chase_spec s;
+    chase_result r;
+    if (chase_plan(ms, footprints[i], stride, page_size, order, mapping, &s, &d)) rc = -1;
+    else if (s.nodes == last_nodes) continue; /* as tlbsim chase plans points */
+    else if (chase_run(&ms->format, &ms->sys, &s, &r, &d)) rc = -1;
+    else json_object_array_add(rows, report_chase_row(&s, &ms->sys.mmu, &r));
+    last_nodes = s.nodes;
+  }
+  char *text = rc ? NULL : write_string(write_rows, rows);
+  if (!rc && !text) diag_set(&d, "tlbsim_chase_rows", 0, "out of memory");
+  json_object_put(rows);
+  if (!text) fail(err, &d);
+  return text;
 }
 
 /* tlbsim alloc's input: a file in `format`, or with "synthetic" the

@@ -171,7 +171,7 @@ static void pool_key(quiz_question *q, const vas_stats *s) {
   q->answer = json_object_new_object();
   json_object_object_add(q->answer, "driver_allocs", json_object_new_uint64(s->driver_allocs));
   json_object_object_add(q->answer, "driver_frees", json_object_new_uint64(s->driver_frees));
-  json_object_object_add(q->answer, "tlb_shootdowns", json_object_new_uint64(s->shootdowns));
+  json_object_object_add(q->answer, "shootdowns", json_object_new_uint64(s->shootdowns));
   json_object_object_add(q->answer, "pte_writes", json_object_new_uint64(s->pte_writes));
 }
 

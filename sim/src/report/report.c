@@ -2,8 +2,10 @@
 #include "tlbsim/report.h"
 
 #include "tlbsim/csv.h"
+#include "tlbsim/num.h"
 #include "tlbsim/stats.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const report_format_names[] = {[REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_CSV] = "csv", NULL};
@@ -14,12 +16,20 @@ int report_format_parse(const char *s, report_format *out) {
   return -1;
 }
 
+json_object *report_real(double v) {
+  if (!isfinite(v)) return NULL;
+  char buf[NUM_REAL_MAX];
+  return json_object_new_double_s(v, num_format_real(v, buf, sizeof buf));
+}
+
+json_object *report_ratio(uint64_t num, uint64_t den) { return den ? report_real((double)num / (double)den) : NULL; }
+
 static void put_u64(json_object *o, const char *key, uint64_t v) {
   json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
 static void put_ratio(json_object *o, const char *key, uint64_t num, uint64_t den) {
-  json_object_object_add(o, key, json_object_new_double(den ? (double)num / (double)den : 0.0));
+  json_object_object_add(o, key, report_ratio(num, den));
 }
 
 /* The object a dotted name's last part goes in: "tlb.l1d.misses" →
@@ -84,7 +94,7 @@ static void add_columns(json_object *doc, const stats_schema *sc, const stats_sn
     if (c->kind == STATS_GROUP) v = json_object_new_object();
     else if (c->kind == STATS_LABEL) v = json_object_new_string(label[c->at]);
     else if (c->kind == STATS_COUNT) v = json_object_new_uint64(stats_count(snap, c));
-    else v = json_object_new_double(stats_ratio(snap, c));
+    else v = report_ratio(stats_count(snap, c), stats_denominator(snap, c));
     json_object_object_add(at, leaf, v);
   }
 }
@@ -193,6 +203,14 @@ static json_object *get_obj(json_object *o, const char *key) {
   return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/* A real of the document as the text report shows it: 3 decimals, or "-"
+ * for null (a ratio of nothing). */
+static const char *real_text(json_object *v, char *buf, size_t len) {
+  if (!v) return "-";
+  snprintf(buf, len, "%.3f", json_object_get_double(v));
+  return buf;
+}
+
 static void write_phases_text(FILE *out, json_object *phases) {
   size_t n = phases ? json_object_array_length(phases) : 0;
   if (!n) return;
@@ -212,10 +230,11 @@ static void write_phases_text(FILE *out, json_object *phases) {
       fprintf(out, " %10llu", (unsigned long long)json_object_get_uint64(miss));
     }
     uint64_t built = get_u64(p, "allocs") + get_u64(p, "maps"), torn = get_u64(p, "frees") + get_u64(p, "unmaps");
-    fprintf(out, " %8llu %8llu %8llu %7llu %7llu %9llu %12.3f\n", (unsigned long long)get_u64(p, "walks"),
+    char per[32];
+    fprintf(out, " %8llu %8llu %8llu %7llu %7llu %9llu %12s\n", (unsigned long long)get_u64(p, "walks"),
             (unsigned long long)get_u64(p, "faults"), (unsigned long long)get_u64(p, "page_faults"),
             (unsigned long long)built, (unsigned long long)torn, (unsigned long long)get_u64(p, "shootdowns"),
-            json_object_get_double(get_obj(p, "cycles_per_access")));
+            real_text(get_obj(p, "cycles_per_access"), per, sizeof per));
   }
   fprintf(out, "(misses per TLB level; faults: faulting accesses, pgfaults: pages mapped on first touch; allocs:\n"
                " alloc and map records, frees: free and unmap records)\n");
@@ -241,7 +260,6 @@ static void write_cpus_text(FILE *out, json_object *cpus) {
 }
 
 static void write_text(FILE *out, json_object *doc) {
-  json_object *v;
   fprintf(out, "trace     %s (%s)\n", json_object_get_string(get_obj(doc, "trace")),
           json_object_get_string(get_obj(doc, "trace_format")));
   if (get_obj(doc, "partial")) fprintf(out, "partial   interrupted: the counts are of the records read before it\n");
@@ -261,9 +279,11 @@ static void write_text(FILE *out, json_object *doc) {
       continue;
     }
     uint64_t acc = get_u64(lv, "accesses"), miss = get_u64(lv, "misses");
-    fprintf(out, "%-10s %14llu %14llu %14llu %8.3f%% %14llu\n", name, (unsigned long long)acc,
-            (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss,
-            acc ? 100.0 * (double)miss / (double)acc : 0.0, (unsigned long long)get_u64(lv, "evictions"));
+    char pct[16] = "-"; /* a level never looked up has no miss ratio */
+    if (acc) snprintf(pct, sizeof pct, "%.3f%%", 100.0 * (double)miss / (double)acc);
+    fprintf(out, "%-10s %14llu %14llu %14llu %9s %14llu\n", name, (unsigned long long)acc,
+            (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss, pct,
+            (unsigned long long)get_u64(lv, "evictions"));
   }
   fprintf(out, "\nwalks     %llu (%llu page-table references)\n", (unsigned long long)get_u64(doc, "walks"),
           (unsigned long long)get_u64(doc, "walk_refs"));
@@ -283,9 +303,9 @@ static void write_text(FILE *out, json_object *doc) {
             (unsigned long long)get_u64(doc, "allocs"), (unsigned long long)get_u64(doc, "frees"),
             (unsigned long long)get_u64(doc, "maps"), (unsigned long long)get_u64(doc, "unmaps"),
             (unsigned long long)get_u64(doc, "ooms"));
-  v = get_obj(doc, "cycles_per_access");
-  fprintf(out, "cycles    %llu predicted, %.3f per access\n", (unsigned long long)get_u64(doc, "cycles"),
-          v ? json_object_get_double(v) : 0.0);
+  char per[32];
+  fprintf(out, "cycles    %llu predicted, %s per access\n", (unsigned long long)get_u64(doc, "cycles"),
+          real_text(get_obj(doc, "cycles_per_access"), per, sizeof per));
   write_cpus_text(out, get_obj(doc, "cpus"));
   write_phases_text(out, get_obj(doc, "phases"));
 }

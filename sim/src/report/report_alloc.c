@@ -10,7 +10,7 @@ static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_obj
 
 /* (sim - rec) / rec; null when there is nothing to compare with (rec 0). */
 static void add_error(json_object *o, const char *k, uint64_t sim, uint64_t rec) {
-  json_object_object_add(o, k, rec ? json_object_new_double(((double)sim - (double)rec) / (double)rec) : NULL);
+  json_object_object_add(o, k, rec ? report_real(((double)sim - (double)rec) / (double)rec) : NULL);
 }
 
 static json_object *policy_json(const allocreplay *r, unsigned policy, const allocreplay_live *live) {
@@ -36,9 +36,9 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
   add_u64(o, "maps", s->maps);
   add_u64(o, "unmaps", s->unmaps);
   add_u64(o, "pte_writes", s->pte_writes);
-  add_u64(o, "tlb_shootdowns", s->shootdowns);
+  add_u64(o, "shootdowns", s->shootdowns);
   add_u64(o, "ooms", s->ooms);
-  add_u64(o, "ooms_fragmented", s->ooms_fragmented);
+  add_u64(o, "ooms_enough_free", s->ooms_enough_free);
   json_object_object_add(o, "first_oom_event", oom->any ? json_object_new_uint64(oom->event) : NULL);
   json_object_object_add(o, "first_oom_request_bytes", oom->any ? json_object_new_uint64(oom->request) : NULL);
   json_object_object_add(o, "first_oom_free_bytes", oom->any ? json_object_new_uint64(oom->free_bytes) : NULL);
@@ -50,8 +50,8 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
     snprintf(key, sizeof key, "ooms_%s", vas_oom_reason_name((vas_oom_reason)k));
     add_u64(o, key, s->ooms_by_reason[k]);
   }
-  json_object_object_add(o, "external_fragmentation_max", json_object_new_double(s->external_fragmentation_max));
-  json_object_object_add(o, "external_fragmentation_end", json_object_new_double(s->external_fragmentation));
+  json_object_object_add(o, "external_fragmentation_max", report_real(s->external_fragmentation_max));
+  json_object_object_add(o, "external_fragmentation_end", report_real(s->external_fragmentation));
   add_u64(o, "free_extents_end", s->free_extents);
   add_u64(o, "live_buffers_end", live->buffers);
   add_u64(o, "live_va_span_bytes_end", live->va_span);
@@ -140,9 +140,8 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
 static void write_doc(FILE *f, report_format fmt, json_object *arr, const alloctrace *t) {
   if (fmt == REPORT_TEXT) {
     write_text(f, arr, t);
-  } else if (fmt == REPORT_JSON) {
-    json_object *doc = json_object_array_length(arr) == 1 ? json_object_array_get_idx(arr, 0) : arr;
-    fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  } else if (fmt == REPORT_JSON) { /* a list whatever the number of policies: one shape to read */
+    fprintf(f, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   } else {
     for (size_t i = 0; i < json_object_array_length(arr); i++)
       report_write_csv_row(f, json_object_array_get_idx(arr, i), i == 0);

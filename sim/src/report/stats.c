@@ -77,7 +77,7 @@ static const column_def per_level[] = {
     {"accesses", STATS_COUNT, SNAP(level[0].accesses), NONE, STEP_LEVEL, false},
     {"hits", STATS_COUNT, SNAP(level[0].hits), NONE, STEP_LEVEL, false},
     {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL, false},
-    {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL, false},
+    {"miss_ratio", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL, false},
     {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64, false},
     {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL, false},
 };

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "tlbsim/csv.h"
+#include "tlbsim/num.h"
 
-/* The columns a row names itself: the trace and the base configuration. */
+/* The columns but the one a row names first itself: the trace. */
 static bool kept(const stats_column *c) {
   if (c->kind == STATS_GROUP) return false;
-  return c->kind != STATS_LABEL || (c->at != STATS_TRACE && c->at != STATS_CONFIG);
+  return c->kind != STATS_LABEL || c->at != STATS_TRACE;
 }
 
 static long find_column(const stats_column *col, size_t n, const char *name) {
@@ -68,12 +69,15 @@ static cell row_cell(const sweep_row *r, const stats_schema *sc, const stats_col
   if (k < 0) return (cell){.kind = CELL_EMPTY};
   const stats_column *own = &sc->col[k];
   if (own->kind == STATS_LABEL)
-    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format : r->spec->format.name};
+    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format
+                                             : own->at == STATS_CONFIG     ? r->config
+                                                                           : r->spec->format.name};
   if (own->kind == STATS_COUNT) return (cell){.kind = CELL_COUNT, .count = stats_count(r->snap, own)};
+  if (!stats_denominator(r->snap, own)) return (cell){.kind = CELL_EMPTY}; /* a ratio of nothing */
   return (cell){.kind = CELL_RATIO, .ratio = stats_ratio(r->snap, own)};
 }
 
-/* A cell as text, numbers as `run` writes them (ratios through json-c). */
+/* A cell as text, numbers as `run` writes them. */
 static const char *cell_text(const cell *c, char *buf, size_t len) {
   switch (c->kind) {
   case CELL_EMPTY: return "";
@@ -82,10 +86,7 @@ static const char *cell_text(const cell *c, char *buf, size_t len) {
   case CELL_BOOL: return c->count ? "true" : "false";
   case CELL_RATIO: break;
   }
-  json_object *v = json_object_new_double(c->ratio);
-  snprintf(buf, len, "%s", json_object_to_json_string(v));
-  json_object_put(v);
-  return buf;
+  return num_format_real(c->ratio, buf, len);
 }
 
 static json_object *cell_json(const cell *c) {
@@ -96,7 +97,7 @@ static json_object *cell_json(const cell *c) {
   case CELL_BOOL: return json_object_new_boolean(c->count != 0);
   case CELL_RATIO: break;
   }
-  return json_object_new_double(c->ratio);
+  return report_real(c->ratio);
 }
 
 /* The columns before the statistics: trace, the axes, and with intervals
