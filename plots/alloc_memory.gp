@@ -32,7 +32,7 @@ set grid
 MiB = 1048576.0
 xs(c) = (xcol eq "time_us" ? column(c) / 1e6 : column(c))
 
-cmd = "plot csv using (xs(xcol)):(column(\"requested_bytes\") / MiB) with lines lw 1 lc rgb \"black\" title \"live requests\""
+cmd = sprintf("plot csv using (xs(xcol)):(column(\"%s.requested_bytes\") / MiB) with lines lw 1 lc rgb \"black\" title \"live requests (%s)\"", word(policies, 1), word(policies, 1))
 do for [i = 1:words(policies)] {
   p = word(policies, i)
   cmd = cmd . sprintf(", csv using (xs(xcol)):(column(\"%s.reserved_bytes\") / MiB) with lines lw 2 lc %d title \"%s reserved\"", p, i, p)

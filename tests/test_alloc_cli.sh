@@ -74,7 +74,7 @@ grep -q "^peak_reserved_bytes  *2,835,349,504  *1,858,076,672  *2,835,349,504$" 
 
 # --- timeline ------------------------------------------------------------------------------
 expect_rc 0 "$tlbsim" alloc --policy cuda --policy caching --timeline "$tmp/tl.csv" "$torch/tf_infer.json.gz"
-has "$tmp/tl.csv" "^event,time_us,requested_bytes,recorded.reserved_bytes,cuda.allocated_bytes,cuda.reserved_bytes,"
+has "$tmp/tl.csv" "^event,time_us,recorded.reserved_bytes,cuda.requested_bytes,cuda.allocated_bytes,cuda.reserved_bytes,"
 has "$tmp/tl.csv" ",caching.external_fragmentation,caching.driver_allocs,caching.driver_frees,caching.ooms$"
 events=$(grep -c '' "$tmp/tl.csv")
 [ "$events" -gt 1000 ] || fail "timeline has $events lines"

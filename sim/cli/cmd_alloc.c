@@ -160,13 +160,14 @@ static int build_config(const opts *o, const alloctrace *t, vas_config *vc, diag
 
 /* --- the timeline ------------------------------------------------------------- */
 
-static const char *const timeline_cols[] = {"allocated_bytes", "reserved_bytes", "free_bytes", "largest_free_extent",
+static const char *const timeline_cols[] = {"requested_bytes", "allocated_bytes", "reserved_bytes", "free_bytes",
+                                            "largest_free_extent",
                                             "free_extents", "external_fragmentation", "driver_allocs",
                                             "driver_frees", "ooms"};
 #define NTCOLS (sizeof timeline_cols / sizeof timeline_cols[0])
 
 static void timeline_header(FILE *f, const allocreplay *r, bool recorded) {
-  fprintf(f, "event,time_us,requested_bytes");
+  fprintf(f, "event,time_us");
   if (recorded) fprintf(f, ",recorded.reserved_bytes");
   for (unsigned i = 0; i < allocreplay_count(r); i++)
     for (size_t c = 0; c < NTCOLS; c++) {
@@ -179,14 +180,13 @@ static void timeline_header(FILE *f, const allocreplay *r, bool recorded) {
 }
 
 static void timeline_row(FILE *f, const alloctrace_event *ev, bool recorded, const allocreplay *r) {
-  const allocreplay_sum *sum = allocreplay_get_sum(r);
-  fprintf(f, "%llu,%llu,%llu", (unsigned long long)ev->index, (unsigned long long)ev->time_us,
-          (unsigned long long)sum->requested);
-  if (recorded) fprintf(f, ",%llu", (unsigned long long)sum->recorded_reserved);
+  fprintf(f, "%llu,%llu", (unsigned long long)ev->index, (unsigned long long)ev->time_us);
+  if (recorded) fprintf(f, ",%llu", (unsigned long long)allocreplay_get_sum(r)->recorded_reserved);
   for (unsigned i = 0; i < allocreplay_count(r); i++) {
     const vas_stats *s = vas_get_stats(allocreplay_heap(r, i));
     char frag[NUM_REAL_MAX];
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu", (unsigned long long)s->allocated_bytes,
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu",
+            (unsigned long long)allocreplay_requested(r, i, NULL), (unsigned long long)s->allocated_bytes,
             (unsigned long long)s->reserved_bytes, (unsigned long long)s->free_bytes,
             (unsigned long long)s->largest_free_extent, (unsigned long long)s->free_extents,
             num_format_real(s->external_fragmentation, frag, sizeof frag), (unsigned long long)s->driver_allocs,

@@ -82,6 +82,13 @@ for policies in (["first-fit"], ["first-fit", "buddy", "cuda"]):
     check(all("shootdowns" in p and "ooms_enough_free" in p and "ooms_fragmentation" in p for p in doc),
           "alloc json: the counters' names")
 
+# A request a policy could not serve is no live allocation of it: its peak
+# of requested bytes stays within what it allocated (and the capacity).
+for p in json.loads(out("alloc", "--format", "json", "--capacity", "64K", "--policy", "first-fit,buddy,cuda", demo)):
+    check(p["ooms"] > 0 and p["peak_requested_bytes"] <= min(p["peak_allocated_bytes"], p["capacity_bytes"]),
+          "alloc %s: peak_requested_bytes %d past what it allocated (%d) or the capacity (%d)"
+          % (p["policy"], p["peak_requested_bytes"], p["peak_allocated_bytes"], p["capacity_bytes"]))
+
 # 2. No old name and no 17-digit real in any output.
 outputs = {
     "run json": out("run", "--format", "json", demo),

@@ -25,7 +25,9 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
   add_u64(o, "capacity_bytes", vas_get_config(heap)->phys_capacity);
   add_u64(o, "peak_reserved_bytes", s->reserved_peak);
   add_u64(o, "peak_allocated_bytes", s->allocated_peak);
-  add_u64(o, "peak_requested_bytes", allocreplay_get_sum(r)->requested_peak);
+  uint64_t requested_peak;
+  allocreplay_requested(r, policy, &requested_peak);
+  add_u64(o, "peak_requested_bytes", requested_peak);
   add_u64(o, "internal_fragmentation_at_peak_bytes", s->internal_frag_at_peak);
   add_u64(o, "reserved_bytes_end", s->reserved_bytes);
   add_u64(o, "allocated_bytes_end", s->allocated_bytes);
