@@ -52,6 +52,8 @@ struct machine {
   machine_stats switched;                      /* the machine's counters at the last switch */
   uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
   bool threaded;                               /* the trace named a thread */
+  bool fresh; /* the address space the machine starts in (ASID 0) has seen no record: a trace that
+                 opens with `ctx N` takes it as N's, so no unused root table counts in any report */
 };
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
@@ -272,6 +274,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
   }
   m->spec.vas.phys_capacity = phys_capacity(m->frames);
   if (add_context(m, 0, d) || !(m->sys = system_create(&s->sys, m->ctx[0].table, NULL, d))) goto fail;
+  m->fresh = true;
   system_set_fault_handler(m->sys, demand_fault, m);
   if (!(m->cpu = system_agent(m->sys, 0, d))) goto fail;
   for (int k = ACC_READ; k <= ACC_EXEC; k++) m->serves[k] = mmu_serves(m->cpu, (acc_kind)k);
@@ -560,7 +563,10 @@ void machine_phase_get(const machine *m, size_t i, machine_phase *out) {
 static int switch_space(machine *m, uint32_t asid, const char *file, unsigned long line, diag *d) {
   unsigned i = 0;
   while (i < m->nctx && m->ctx[i].asid != asid) i++;
-  if (i == m->nctx) {
+  if (i == m->nctx && m->fresh) {
+    m->ctx[0].asid = asid; /* the first address space is the first one the trace names */
+    i = 0;
+  } else if (i == m->nctx) {
     if (m->nctx == MACHINE_MAX_CONTEXTS)
       return diag_set(d, file, line, "more than %d address spaces", MACHINE_MAX_CONTEXTS);
     diag why;
@@ -572,7 +578,9 @@ static int switch_space(machine *m, uint32_t asid, const char *file, unsigned lo
 
 static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.context_switches++;
-  return switch_space(m, r->asid, file, r->line, d);
+  int rc = switch_space(m, r->asid, file, r->line, d);
+  m->fresh = false; /* the space it names is in use */
+  return rc;
 }
 
 /* a = a + b - c over every counter of machine_stats. */
@@ -608,7 +616,10 @@ static int do_thread(machine *m, const trace_record *r, const char *file, diag *
     return diag_set(d, file, r->line, "thread %u: thread ids go up to %d", r->thread, TRACE_THREAD_MAX - 1);
   if (switch_agent(m, r->thread, file, r->line, d)) return -1;
   m->threaded = true;
-  return m->spec.thread_spaces ? switch_space(m, r->thread, file, r->line, d) : 0;
+  if (!m->spec.thread_spaces) return 0;
+  int rc = switch_space(m, r->thread, file, r->line, d);
+  m->fresh = false;
+  return rc;
 }
 
 uint64_t machine_agents(const machine *m) {
@@ -658,6 +669,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       win = mmu_repeat_window(m->cpu); /* a thread switch changes the agent */
     } else {
       m->stats.records++;
+      m->fresh = false;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
       if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
       if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
@@ -726,6 +738,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
 
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
+  if (r->kind != REC_MARK && r->kind != REC_THREAD && r->kind != REC_CTX) m->fresh = false;
   switch (r->kind) {
   case REC_ACCESS: return do_access(m, r, file, d);
   case REC_ALLOC: return do_alloc(m, r, file, d);
