@@ -172,8 +172,10 @@ static int parse_va(const pt_format *f, const char *text, uint64_t *va) {
   return EXIT_OK;
 }
 
-/* Touches every address in order through one machine, then walks each. */
-static int explain_all(const machine_spec *ms, unsigned shift, char **va_text, int n, bool json) {
+/* Touches every address in order through one machine (with touch; each
+ * page mapped as demand paging maps one, whatever the configuration does
+ * for a trace), then walks each. */
+static int explain_all(const machine_spec *ms, unsigned shift, char **va_text, int n, bool json, bool touch) {
   const pt_format *f = &ms->format;
   uint64_t *va = calloc((size_t)n, sizeof *va);
   if (!va) return fprintf(stderr, "tlbsim explain: out of memory\n"), EXIT_INPUT;
@@ -181,10 +183,11 @@ static int explain_all(const machine_spec *ms, unsigned shift, char **va_text, i
   for (int i = 0; rc == EXIT_OK && i < n; i++) rc = parse_va(f, va_text[i], &va[i]);
   machine_spec s = *ms;
   s.page_size = 1ull << shift;
+  s.demand = DEMAND_ON; /* a textbook machine does not demand-page a trace; explain maps what it touches */
   diag d;
   machine *m = rc ? NULL : machine_create(&s, &d);
   if (!rc && !m) rc = cli_input_error(&d);
-  for (int i = 0; rc == EXIT_OK && i < n; i++) {
+  for (int i = 0; touch && rc == EXIT_OK && i < n; i++) {
     trace_record r = {.kind = REC_ACCESS, .access = TRACE_READ, .addr = va[i], .size = 1, .line = (unsigned long)i + 1};
     if (machine_apply(m, &r, "explain", &d)) rc = cli_input_error(&d);
   }
@@ -209,18 +212,23 @@ int cmd_explain(int argc, char **argv) {
   cli_config conf = {0};
   uint64_t page_opt = 0;
   int format = 0;
+  bool unmapped = false;
   const cli_opt opts[] = {
       CLI_CONFIG_OPTS(&conf),
       {.name = "page-size", .kind = OPT_SIZE, .dest = &page_opt, .arg = "SIZE", .lo = 1,
        .help = "the page to map (default: the configuration's [machine] page_size)"},
+      {.name = "unmapped", .kind = OPT_FLAG, .dest = &unmapped,
+       .help = "walk without touching first: the empty table of a fresh machine, where\n"
+               "every walk stops at the root's invalid entry"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = explain_format_names,
        .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read, and per TLB\n"
                "array holding the page its set and (modulo index) its tag, the VPN above the set bits"},
   };
   const cli_spec spec = {
       .cmd = "explain", .usage = "[OPTIONS] VADDR...", .operands = "VADDR", .min_operands = 1, .max_operands = 4096,
-      .about = "Touches each VADDR in order on one machine (default preset x86-64; demand paging maps\n"
-               "each page on a frame of its physical memory), then walks each in the final table: per\n"
+      .about = "Touches each VADDR in order on one machine (default preset x86-64), which maps each page\n"
+               "on a frame of its physical memory as demand paging would (even for a machine whose\n"
+               "demand_paging is off), then walks each in the final table: per\n"
                "level the VA bits used, the index, the entry read and its contents (tlbsim's entry\n"
                "word: flags V R W X L in the top byte, the address below), and the result; then the\n"
                "set each TLB array would use.",
@@ -237,7 +245,7 @@ int cmd_explain(int argc, char **argv) {
   if (!is_pow2(page) || pt_format_leaf_level(f, log2_u64(page)) < 0)
     rc = cli_usage_error("explain", "--page-size: %llu is not a page size of %s", (unsigned long long)page, f->name);
   if (rc == EXIT_OK)
-    rc = explain_all(&ms, log2_u64(page), argv + optind_first, argc - optind_first, format == 1);
+    rc = explain_all(&ms, log2_u64(page), argv + optind_first, argc - optind_first, format == 1, !unmapped);
   cfg_destroy(c);
   return rc;
 }
