@@ -10,3 +10,4 @@ add_test(NAME run_cpus COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_cpus.sh $<TARGE
 add_test(NAME cli_options COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/options.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME cli_progress COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/progress.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME cli_shapes COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/shapes.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_error_table COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/error_table.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

@@ -40,7 +40,7 @@ expect_rc 2 "$tlbsim" alloc --synthetic=bogus=1
 expect_rc 1 "$tlbsim" alloc --set nosuch=1 "$torch/tf_infer.json.gz"
 has "$tmp/err" "^--set:1: unknown allocator parameter 'nosuch'"
 expect_rc 1 "$tlbsim" alloc "$tmp/missing.json"
-has "$tmp/err" "^$tmp/missing.json: cannot open$"
+has "$tmp/err" "^$tmp/missing.json: cannot open: No such file or directory$"
 printf '{"device_traces": [[{"action": "alloc", "addr": 1, "size": 8},\n {"action": "alloc", "addr": 2}]]}\n' >"$tmp/bad.json"
 expect_rc 1 "$tlbsim" alloc "$tmp/bad.json"
 has "$tmp/err" "^$tmp/bad.json: device_traces\[0\]\[1\]: missing 'size'$"

@@ -133,6 +133,11 @@ int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, s
   return *n ? 0 : -1;
 }
 
+int cli_check_nonempty(const trace_reader *r, diag *d) {
+  if (trace_records_read(r)) return 0;
+  return diag_set(d, trace_get_path(r), 0, "an empty trace (no records)");
+}
+
 /* On a terminal, an error starts by erasing the line it is on: a progress
  * line (cli_progress.h) a failing step left there. */
 static void fresh_line(void) {

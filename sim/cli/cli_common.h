@@ -69,6 +69,12 @@ void cli_out_discard(cli_out *o);
  * 2^(1/per_octave). -1 on a bad item, an empty list or too many. */
 int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t max, size_t *n);
 
+/* After a whole replay of r: -1 with "FILE: an empty trace (no records)"
+ * when it held none, an error (docs/OUTPUT.md): an empty input is far
+ * likelier a producer that failed than a trace, and a report of zeros
+ * would hide that. */
+int cli_check_nonempty(const trace_reader *r, diag *d);
+
 /* Prints "tlbsim: MESSAGE" for a usage error and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the diag's one line and returns EXIT_INPUT. */

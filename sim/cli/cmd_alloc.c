@@ -346,6 +346,8 @@ static int replay_all(run *x) {
   }
   cli_progress_end(&line);
   if (got < 0) return cli_input_error(&d);
+  if (got == 0 && count == 0) /* as an empty trace is to run: no report of zeros */
+    return diag_set(&d, alloctrace_path(x->t), 0, "no allocation events (an empty input)"), cli_input_error(&d);
   bool partial = got == 1;
   if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r, partial))
     return out_of_memory();

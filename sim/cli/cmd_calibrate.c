@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chase_rows.h"
 #include "cli_common.h"
@@ -242,6 +243,17 @@ int cmd_calibrate(int argc, char **argv) {
   unsigned np = list_params(sys, p), cols[MAX_PARAMS];
   double *x = NULL, *y = NULL, *base = NULL;
   rc = EXIT_INPUT;
+  /* --out is checked before the fit, which takes minutes on a full CSV; the
+     write checks again (no_clobber: a file that appeared meanwhile stays). */
+  struct stat st;
+  if (o.out && !cfg_file(c)) {
+    diag_set(&d, "--out", 0, "no preset file to start from");
+    goto out;
+  }
+  if (o.out && !stat(o.out, &st)) {
+    diag_set(&d, o.out, 0, "exists; it is never overwritten (nothing was fitted)");
+    goto out;
+  }
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
   x = malloc((n + 1) * np * sizeof *x);
   y = malloc((n + 1) * sizeof *y);
@@ -281,9 +293,7 @@ int cmd_calibrate(int argc, char **argv) {
     goto out;
   }
   report(p, np, x, base, rows, n);
-  if (o.out && (!cfg_file(c) ? diag_set(&d, "--out", 0, "no preset file to start from") :
-                               write_preset(c, o.out, o.csv, p, np, &d)))
-    goto out;
+  if (o.out && write_preset(c, o.out, o.csv, p, np, &d)) goto out;
   rc = EXIT_OK;
 out:
   if (rc) cli_input_error(&d);

@@ -76,6 +76,7 @@ static long long copy_records(trace_reader *r, trace_writer *w, const convert_op
     cli_progress_show(&line, "%lld records, %s", n, where);
   }
   cli_progress_end(&line);
+  if (k == 0 && cli_check_nonempty(r, d)) return -1; /* OUT is not written */
   return k < 0 ? -1 : n;
 }
 

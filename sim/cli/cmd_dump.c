@@ -212,6 +212,7 @@ int cmd_dump(int argc, char **argv) {
   cli_trace_watch_start(&w, "dump", quiet, r, argv[first], NULL);
   int replayed = !r ? -1 : at ? ((line = replay_to_mark(m, r, at, &w, &d)) ? 0 : w.stopped_at[0] ? 1 : -1)
                                : machine_replay(m, r, each_block, &w, &d);
+  if (replayed == 0 && !at && cli_check_nonempty(r, &d)) replayed = -1;
   cli_progress_end(&w.line);
   if (replayed >= 0) {
     if (format) {

@@ -203,6 +203,7 @@ int cmd_mrc(int argc, char **argv) {
   cli_trace_watch w;
   cli_trace_watch_start(&w, "mrc", o.quiet, r, o.trace, NULL);
   int replayed = r ? mrc_replay(m, r, each_block, &w, &d) : -1;
+  if (replayed == 0 && cli_check_nonempty(r, &d)) replayed = -1;
   cli_progress_end(&w.line);
   rc = replayed < 0 ? cli_input_error(&d) : replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
   if (replayed >= 0) {

@@ -143,6 +143,7 @@ static int replay_traces(machine *m, trace_reader **r, const run_opts *o, progre
     rc = machine_replay_cpus(m, r, o->ntraces, apply_one, &x, d);
   }
   if (rc > 0 && !p->stopped) rc = 0; /* the trace's end */
+  for (unsigned i = 0; rc == 0 && i < o->ntraces; i++) rc = cli_check_nonempty(r[i], d);
   tlblog_destroy(x.log);
   cli_progress_end(&p->w.line);
   return rc;

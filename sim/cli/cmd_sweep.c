@@ -257,6 +257,7 @@ static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_resu
     cli_trace_watch_start(&wt, "sweep", quiet, r, o->traces[t], "accesses");
     snprintf(wt.prefix, sizeof wt.prefix, "trace %zu of %zu, ", t + 1, o->ntraces);
     rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
+    if (rc == 0 && cli_check_nonempty(r, d)) rc = -1;
     if (rc >= 0) fill_rows(o, res, t, &res->snaps[t * n]);
     for (size_t i = 0; rc > 0 && i < n; i++) res->rows[t * n + i].partial = true;
     if (rc >= 0) *nrows += n;

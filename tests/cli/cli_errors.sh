@@ -55,7 +55,7 @@ check 1 "use --preset or --config, not both" -- "$tlbsim" run --preset x86-64 --
 check 1 "$work/bad.trace:2:" -- "$tlbsim" run "$work/bad.trace"
 check 1 "$work/missing.trace" -- "$tlbsim" run "$work/missing.trace"
 check 1 "$work/cut.gz" -- "$tlbsim" run "$work/cut.gz"
-check 0 "" -- "$tlbsim" run "$work/empty.trace"
+check 1 "$work/empty.trace: an empty trace (no records)" -- "$tlbsim" run "$work/empty.trace"
 check 0 "" -- "$tlbsim" run "$work/t.gz"
 check 0 "" -- "$tlbsim" run --format json "$demo"
 check 0 "" -- "$tlbsim" run --format csv "$demo"

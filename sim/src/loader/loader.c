@@ -35,6 +35,47 @@ static const loader_builtin *builtin(const char *name) {
   return NULL;
 }
 
+/* Edits (insert, delete, replace one character) between a and b, case
+ * and '_' against '-' aside, up to cap: cap for anything further. */
+static unsigned edits(const char *a, const char *b, unsigned cap) {
+  enum { N = 64 };
+  size_t la = strlen(a), lb = strlen(b);
+  if (la >= N || lb >= N) return cap;
+  unsigned row[N], next[N];
+  for (size_t j = 0; j <= lb; j++) row[j] = (unsigned)j;
+  for (size_t i = 1; i <= la; i++) {
+    next[0] = (unsigned)i;
+    for (size_t j = 1; j <= lb; j++) {
+      char x = a[i - 1] == '_' ? '-' : (char)(a[i - 1] | 0x20), y = b[j - 1] == '_' ? '-' : (char)(b[j - 1] | 0x20);
+      unsigned best = row[j - 1] + (x != y);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (next[j - 1] + 1 < best) best = next[j - 1] + 1;
+      next[j] = best;
+    }
+    memcpy(row, next, (lb + 1) * sizeof *row);
+  }
+  return row[lb] < cap ? row[lb] : cap;
+}
+
+/* The preset whose name is nearest to a name none has: at most 2 edits,
+ * and fewer than half its letters, so "x86_64" finds x86-64 and "h100"
+ * h200, and a name unlike any finds none. */
+typedef struct nearest {
+  const char *want;
+  char name[64];
+  unsigned edits;
+} nearest;
+
+static void consider(void *ctx, const char *name, const char *dir, const char *text) {
+  (void)dir, (void)text;
+  nearest *n = ctx;
+  unsigned e = edits(n->want, name, 3);
+  if (e < n->edits && 2 * e < strlen(name)) {
+    n->edits = e;
+    snprintf(n->name, sizeof n->name, "%s", name);
+  }
+}
+
 int loader_load_preset(cfg *c, const char *name, diag *d) {
   if (!*name || strchr(name, '/'))
     return diag_set(d, "--preset", 0, "'%s' is not a preset name (use --config FILE for a path)", name);
@@ -46,7 +87,12 @@ int loader_load_preset(cfg *c, const char *name, diag *d) {
     if (access(path, F_OK) == 0) return cfg_load_file(c, path, d);
   }
   const loader_builtin *b = builtin(name);
-  if (!b) return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+  if (!b) {
+    nearest n = {.want = name, .edits = 3};
+    loader_each_preset(consider, &n);
+    if (n.name[0]) return diag_set(d, "--preset", 0, "no preset named '%s': did you mean '%s'? (see tlbsim formats)", name, n.name);
+    return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+  }
   char file[64];
   snprintf(file, sizeof file, "%.59s.ini", b->name);
   return cfg_load_text(c, file, b->text, d);
