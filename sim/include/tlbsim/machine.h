@@ -83,6 +83,7 @@ typedef struct machine_stats {
   uint64_t page_faults;       /* demand-paging faults (pages mapped on first touch) */
   uint64_t faults;            /* accesses that faulted (unmapped or forbidden) */
   uint64_t access_misses[MMU_MAX_LEVELS]; /* accesses with a miss at that level */
+  uint64_t kind_misses[3][MMU_MAX_LEVELS]; /* the same by access kind (acc_kind): read, write, fetch */
   uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
   uint64_t oom;               /* alloc or map records that found no memory */
 } machine_stats;

@@ -358,6 +358,15 @@ static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *
  * counted. */
 static void translate_pages(machine *m, acc_kind kind, uint64_t va, uint64_t size);
 
+/* An access of kind missed at the levels of bit set `missed`. */
+static void count_misses(machine *m, acc_kind kind, uint32_t missed) {
+  for (; missed; missed &= missed - 1) {
+    unsigned l = (unsigned)__builtin_ctz(missed);
+    m->stats.access_misses[l]++;
+    m->stats.kind_misses[kind][l]++;
+  }
+}
+
 static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
   mmu_outcome o;
   uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
@@ -370,7 +379,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   }
   mmu_translate(m->cpu, va, kind, &o);
   if (o.status != MMU_OK) m->stats.faults++;
-  for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  if (o.missed) count_misses(m, kind, o.missed);
   return 0;
 }
 
@@ -394,7 +403,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   }
   if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
-  for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  count_misses(m, kind, missed);
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {

@@ -259,6 +259,18 @@ static void write_cpus_text(FILE *out, json_object *cpus) {
   fprintf(out, "(misses per TLB level; each CPU its own TLBs but for levels shared_by several)\n");
 }
 
+/* Each level's misses by the kind of access (reads, writes, fetches with
+ * a miss there), as Dinero and cachegrind break them down. */
+static void write_kinds_text(FILE *out, json_object *levels) {
+  fprintf(out, "\n%-10s %14s %14s %14s   (accesses with a miss at the level, by kind)\n", "misses", "reads",
+          "writes", "fetches");
+  json_object_object_foreach(levels, name, lv) {
+    if (strchr(name, ':')) continue; /* an array of a level: the level says it */
+    fprintf(out, "%-10s %14llu %14llu %14llu\n", name, (unsigned long long)get_u64(lv, "read_misses"),
+            (unsigned long long)get_u64(lv, "write_misses"), (unsigned long long)get_u64(lv, "fetch_misses"));
+  }
+}
+
 static void write_text(FILE *out, json_object *doc) {
   fprintf(out, "trace     %s (%s)\n", json_object_get_string(get_obj(doc, "trace")),
           json_object_get_string(get_obj(doc, "trace_format")));
@@ -285,6 +297,7 @@ static void write_text(FILE *out, json_object *doc) {
             (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss, pct,
             (unsigned long long)get_u64(lv, "evictions"));
   }
+  write_kinds_text(out, get_obj(doc, "tlb"));
   fprintf(out, "\nwalks     %llu (%llu page-table references)\n", (unsigned long long)get_u64(doc, "walks"),
           (unsigned long long)get_u64(doc, "walk_refs"));
   json_object_object_foreach(get_obj(doc, "pwc"), lname, p)
