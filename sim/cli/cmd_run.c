@@ -7,6 +7,7 @@
 #include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/report.h"
+#include "tlbsim/sweep.h"
 #include "tlbsim/tlblog.h"
 
 typedef struct run_opts {
@@ -14,6 +15,7 @@ typedef struct run_opts {
   int format, trace_fmt; /* report_format, trace_format */
   bool verbose, log, dump_pt, quiet;
   uint64_t thread; /* the thread (CPU) of records that name none */
+  sweep_window window; /* --skip, --warmup, --max (as sweep's) */
   char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
   unsigned ntraces;
 } run_opts;
@@ -33,6 +35,13 @@ static int parse_run(int argc, char **argv, run_opts *o) {
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
       {.name = "dump-pt", .kind = OPT_FLAG, .dest = &o->dump_pt,
        .help = "print the page table after the replay, before the report (as tlbsim dump)"},
+      {.name = "skip", .kind = OPT_WHOLE, .dest = &o->window.skip, .arg = "N",
+       .help = "do not replay the first N accesses (other records still apply), as sweep"},
+      {.name = "warmup", .kind = OPT_WHOLE, .dest = &o->window.warmup, .arg = "N",
+       .help = "count from the access after the first N replayed (the TLBs warm, the\n"
+               "counts restart: phases and CPUs too), as sweep"},
+      {.name = "max", .kind = OPT_WHOLE, .dest = &o->window.max, .arg = "N", .lo = 1,
+       .help = "stop after N replayed accesses (warm-up included), as sweep"},
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
@@ -50,6 +59,14 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   if (o->ntraces > 1 && o->thread)
     return cli_usage_error("run", "--thread names one trace's CPU; several traces are CPUs 0, 1, ... in order");
   if (o->log && o->format == REPORT_CSV) return cli_usage_error("run", "--log writes text or JSON lines, not CSV");
+  const sweep_window *w = &o->window;
+  if (w->skip || w->warmup || w->max) {
+    if (o->ntraces > 1) return cli_usage_error("run", "--skip, --warmup and --max window one trace, not several CPUs");
+    if (o->log) return cli_usage_error("run", "--skip, --warmup and --max replay by block: not with --log");
+  }
+  if (w->max && w->warmup >= w->max)
+    return cli_usage_error("run", "--warmup (%llu) leaves nothing of --max (%llu) to count",
+                           (unsigned long long)w->warmup, (unsigned long long)w->max);
   if (o->dump_pt && o->format != REPORT_TEXT) return cli_usage_error("run", "--dump-pt goes with the text report only");
   return 0;
 }
@@ -68,6 +85,12 @@ typedef struct progress {
 static int each_block(void *ctx) {
   progress *p = ctx;
   return p->stopped = cli_trace_watch_tick(&p->w, machine_get_stats(p->m)->records);
+}
+
+/* The same for a windowed replay (sweep.h), which counts accesses read. */
+static int each_window_block(void *ctx, uint64_t accesses) {
+  progress *p = ctx;
+  return p->stopped = cli_trace_watch_tick(&p->w, accesses);
 }
 
 static void print_levels(const machine *m) {
@@ -136,9 +159,14 @@ static int replay_traces(machine *m, trace_reader **r, const run_opts *o, progre
   if (o->log && !(x.log = tlblog_create(m, stdout, o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, d)))
     return -1;
   int rc;
+  sweep_window w = o->window;
+  w.each_block = each_window_block;
+  w.block_ctx = p;
   if (o->ntraces == 1) {
     trace_set_thread(r[0], (uint32_t)o->thread);
-    rc = o->log ? replay_logged(&x, r[0], d) : machine_replay(m, r[0], each_block, p, d);
+    rc = o->log                               ? replay_logged(&x, r[0], d)
+         : w.skip || w.warmup || w.max       ? sweep_replay_window(m, r[0], &w, d)
+                                              : machine_replay(m, r[0], each_block, p, d);
   } else {
     rc = machine_replay_cpus(m, r, o->ntraces, apply_one, &x, d);
   }

@@ -43,5 +43,26 @@ b=$("$tlbsim" alloc --format csv --capacity 64K --policy first-fit --policy budd
 same "alloc --policy a,b and --policy a --policy b" "$a" "$b"
 [ "$(printf '%s\n' "$a" | cut -d, -f1 | tr '\n' ' ')" = "policy first-fit buddy cuda " ] && ok || bad "alloc --policy list: $a"
 
+# run --skip/--warmup/--max as sweep's: the same window, the same counts
+# (sweep's row of the preset's own value; run's columns are a subset).
+for window in "--skip 100" "--warmup 300" "--max 500" "--skip 50 --warmup 100 --max 900" "--warmup 99999"; do
+  for t in "$src/traces/samples/stride.lackey" "$demo"; do
+    # shellcheck disable=SC2086
+    r=$("$tlbsim" run $window --format csv "$t")
+    # shellcheck disable=SC2086
+    w=$("$tlbsim" sweep $window --vary tlb.l1d.ways=4 "$t")
+    diffs=$(python3 -c '
+import csv, io, sys
+r = next(csv.DictReader(io.StringIO(sys.argv[1])))
+w = next(csv.DictReader(io.StringIO(sys.argv[2])))
+print(" ".join(k for k in r if k != "trace" and r[k] != w.get(k)))' "$r" "$w")
+    [ -z "$diffs" ] && ok || bad "run $window $t differs from sweep's row in: $diffs"
+  done
+done
+out=$("$tlbsim" run --warmup 40 --format json "$demo")
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["accesses"] == 6, d["accesses"]
+assert sum(p["accesses"] for p in d["phases"]) == 6, d["phases"]' "$out" && ok || bad "run --warmup 40: 6 accesses counted, phases too"
+"$tlbsim" run --warmup 5 --max 5 "$demo" 2>"$work/err" >/dev/null; [ $? = 2 ] && grep -q "leaves nothing of --max" "$work/err" && ok || bad "--warmup >= --max"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -145,6 +145,12 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max);
  * live or found no memory. */
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out);
 
+/* Zeroes every count (the machine's, each agent's, each MMU's and TLB
+ * level's; the phases closed so far) and keeps every state (TLB and
+ * walk-cache contents, page tables, allocations) and every level (tables
+ * and memory in use, their peaks): what follows a warm-up is counted as
+ * if the replay started there. */
+void machine_reset_counters(machine *m);
 const machine_stats *machine_get_stats(const machine *m);
 /* The agents (the trace's threads) that made accesses, bit a for agent a;
  * 0 for a trace that named no thread. */

@@ -95,6 +95,13 @@ typedef struct sweep_window {
 int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const sweep_window *w, unsigned jobs,
                 stats_snapshot *out, diag *d);
 
+/* The same window over one machine the caller built and keeps (`run
+ * --skip/--warmup/--max`), on the caller's thread: at the warm-up's end the
+ * machine's counters restart (machine_reset_counters), so every report of
+ * it, phases and CPUs too, counts from there as a sweep's row does. No
+ * intervals (w->interval 0). 0; 1 when each_block stopped it; -1 (d). */
+int sweep_replay_window(machine *m, trace_reader *r, const sweep_window *w, diag *d);
+
 typedef struct sweep_columns {
   bool intervals; /* rows carry `interval` and `accesses_end` after the axes */
   bool partial;   /* rows end with `partial`: an interrupted sweep (sweep_row.partial) */

@@ -762,6 +762,15 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   return diag_set(d, file, r->line, "unknown record kind");
 }
 
+void machine_reset_counters(machine *m) {
+  m->stats = (machine_stats){0};
+  m->switched = (machine_stats){0};
+  for (unsigned a = 0; a < TRACE_THREAD_MAX; a++) m->agent_stats[a] = (machine_stats){0};
+  m->agents_seen = 0;
+  m->nphases = 0; /* the open phase goes on, from zero */
+  system_reset_stats(m->sys);
+}
+
 const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }
 const machine_spec *machine_get_spec(const machine *m) { return &m->spec; }
 const hwsystem *machine_get_system(const machine *m) { return m->sys; }
