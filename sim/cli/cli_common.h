@@ -34,6 +34,12 @@ typedef struct cli_config {
       {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
+/* The TLB geometry of a configuration, level by level ("tlb l1d serves
+ * data, next stlb, latency 1: [64 entries, 4-way, lru, 4KiB] ..."), then
+ * its walk caches, line cache and latencies: what run --verbose and
+ * formats --preset print. */
+void cli_print_machine(FILE *f, const machine_spec *ms);
+
 /* --quiet as a cli_opt entry: no progress line (cli_progress.h). */
 #define CLI_QUIET_OPT(q)                                                                                      \
   {.name = "quiet", .kind = OPT_FLAG, .dest = (q),                                                          \

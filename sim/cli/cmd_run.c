@@ -30,7 +30,9 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
        .help = "the thread (CPU) of the records that name none (default 0): a ChampSim trace is one\n"
                "CPU's; with it the report has per-thread counts ([machine] address_spaces)"},
-      {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
+      {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose,
+       .help = "print the configuration's TLB levels, walk caches and latencies first\n"
+               "(on stderr; tlbsim formats --preset prints them too)"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
       {.name = "dump-pt", .kind = OPT_FLAG, .dest = &o->dump_pt,
@@ -91,26 +93,6 @@ static int each_block(void *ctx) {
 static int each_window_block(void *ctx, uint64_t accesses) {
   progress *p = ctx;
   return p->stopped = cli_trace_watch_tick(&p->w, accesses);
-}
-
-static void print_levels(const machine *m) {
-  const mmu_config *mc = &machine_get_spec(m)->sys.mmu;
-  for (unsigned i = 0; i < mc->nlevels; i++) {
-    const mmu_level_config *lv = &mc->level[i];
-    fprintf(stderr, "tlb %-8s serves %s, next %s, latency %u:", lv->name,
-            lv->serves == SERVES_DATA ? "data" : lv->serves == SERVES_INST ? "inst" : "both",
-            lv->next < 0 ? "walk" : mc->level[lv->next].name, lv->latency);
-    for (unsigned a = 0; a < lv->narrays; a++) {
-      const tlb_geometry *g = &lv->array[a];
-      fprintf(stderr, " [%u entries, %u-way, %s", g->entries, g->ways, tlb_policy_name(g->policy));
-      for (unsigned k = 0; k < g->npage_shifts; k++) {
-        char buf[32];
-        fprintf(stderr, "%s%s", k ? "/" : ", ", num_format_size(1ull << g->page_shift[k], buf, sizeof buf));
-      }
-      fprintf(stderr, "]");
-    }
-    fputc('\n', stderr);
-  }
 }
 
 /* Where records replayed one by one go: the log (when logging) or the
@@ -216,7 +198,7 @@ int cmd_run(int argc, char **argv) {
   const char *label;
   machine *m = cli_load_machine(&o.conf, "x86-64", &label, &d);
   if (!m) return cli_input_error(&d);
-  if (o.verbose) print_levels(m);
+  if (o.verbose) cli_print_machine(stderr, machine_get_spec(m));
   trace_reader *r[TRACE_THREAD_MAX];
   unsigned opened = 0;
   while (opened < o.ntraces && (r[opened] = trace_open(o.trace[opened], (trace_format)o.trace_fmt, &d))) opened++;

@@ -171,3 +171,21 @@ void loader_each_preset(loader_preset_fn each, void *ctx) {
   }
   for (const loader_builtin *b = loader_builtins; b->name; b++) each(ctx, b->name, NULL, b->text);
 }
+
+static void each_of(const cfg_keys *k, loader_key_fn each, void *ctx) {
+  for (size_t i = 0; i < k->n; i++)
+    each(ctx, k->section, k->key[i].name, k->key[i].unit, k->key[i].default_text, k->key[i].doc);
+}
+
+void loader_each_key(loader_key_fn each, void *ctx) {
+  each_of(machine_spec_keys(0), each, ctx);
+  each_of(pt_format_config_keys(), each, ctx);
+  each_of(machine_spec_keys(1), each, ctx);
+  for (size_t i = 0; i < vas_param_count(); i++) {
+    const char *doc, *name = vas_param_at(i, &doc);
+    if (strcmp(name, "capacity")) each(ctx, "vas", name, "value", "the policy's", doc); /* capacity: phys_memory */
+  }
+  each_of(memsys_config_keys(), each, ctx);
+  for (size_t i = 0; mmu_config_keys(i); i++) each_of(mmu_config_keys(i), each, ctx);
+  each_of(gpu_config_keys(), each, ctx);
+}
