@@ -42,9 +42,9 @@ static void dump_table(void *ctx, unsigned level, uint64_t va_base, uint64_t tab
   if ((int)level != c->last_level) fprintf(c->out, "\nlevel %u (%s)\n", level, l->name);
   c->last_level = (int)level;
   table_span s = span_of(l, va_base, nentries, raw);
-  fprintf(c->out, "%s table at %#llx: VA %#llx-%#llx, index VA[%u:%u], %u entries x %u B, %u valid\n", l->name,
+  fprintf(c->out, "%s table at %#llx: VA %#llx-%#llx, index VA[%u:%u], %u %s x %u B, %u valid\n", l->name,
           (unsigned long long)table_pa, (unsigned long long)va_base, (unsigned long long)s.last, s.hi, s.lo,
-          nentries, l->entry_bytes, s.valid);
+          nentries, num_noun(nentries, "entry", "entries"), l->entry_bytes, s.valid);
   for (uint32_t i = 0; i < nentries; i++) {
     if (!raw[i]) continue;
     pt_entry e;
@@ -63,8 +63,9 @@ int dump_pt(FILE *out, const machine *m) {
   const pt *t = machine_get_pt(m);
   const pt_format *f = pt_get_format(t);
   char buf[32];
-  fprintf(out, "page table: format %s, %llu pages mapped, %s of tables\n", f->name,
-          (unsigned long long)pt_mapped_pages(t), num_format_size(pt_total_bytes(t), buf, sizeof buf));
+  uint64_t pages = pt_mapped_pages(t);
+  fprintf(out, "page table: format %s, %llu %s mapped, %s of tables\n", f->name, (unsigned long long)pages,
+          num_noun(pages, "page", "pages"), num_format_size(pt_total_bytes(t), buf, sizeof buf));
   fprintf(out, "entry = 0xFFAAAAAAAAAAAAAA: flags FF = V 0x01 | R 0x02 | W 0x04 | X 0x08 | L(leaf) 0x10 |"
                " leaf size k << 5; AAAA.. = next table, or the frame's address (frame = address / page size)\n");
   dump_ctx c = {.out = out, .f = f, .last_level = -1};
@@ -187,7 +188,7 @@ int cmd_dump(int argc, char **argv) {
       {.name = "trace-format", .kind = OPT_CHOICE, .dest = &trace_fmt, .arg = "F", .choices = trace_format_names,
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "at-mark", .kind = OPT_TEXT, .dest = &at, .arg = "LABEL",
-       .help = "stop at the first `mark LABEL` record and dump the table as it stands there"},
+       .help = "stop at the first 'mark LABEL' record and dump the table as it stands there"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = formats,
        .help = "text (default) or json: levels[] of tables[], each with its valid_entries[]"},
       CLI_QUIET_OPT(&quiet),

@@ -76,7 +76,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
       .operands = "TRACE", .min_operands = 0, .max_operands = SWEEP_MAX_TRACES + 1,
       .about = "Replays each TRACE once through one machine per combination of the --vary values\n"
                "(default preset x86-64) and writes one row per trace and combination: trace, one\n"
-               "column per varied key, then every column of `tlbsim run`. The columns are the\n"
+               "column per varied key, then every column of tlbsim run. The columns are the\n"
                "same for every row (the union over the configurations; empty where one lacks a\n"
                "TLB level or walk cache).",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0],
