@@ -149,10 +149,10 @@ static void explain_one(const pt *t, const mmu_config *mc, unsigned shift, uint6
   printf("  offset VA[%2u: 0] = %#llx\n", shift - 1, (unsigned long long)off);
   uint64_t frame_pa = w.mapped ? w.map.pa : 0, pa = frame_pa + off, frame = frame_pa >> shift;
   if (w.mapped)
-    printf("  PA %#llx (frame %#llx at %#llx + offset); %u entries read\n", (unsigned long long)pa,
-           (unsigned long long)frame, (unsigned long long)frame_pa, w.nsteps);
+    printf("  PA %#llx (frame %#llx at %#llx + offset); %u %s read\n", (unsigned long long)pa,
+           (unsigned long long)frame, (unsigned long long)frame_pa, w.nsteps, num_noun(w.nsteps, "entry", "entries"));
   else
-    printf("  not mapped: an access faults; %u entries read\n", w.nsteps);
+    printf("  not mapped: an access faults; %u %s read\n", w.nsteps, num_noun(w.nsteps, "entry", "entries"));
   print_sets(mc, va, shift);
 }
 

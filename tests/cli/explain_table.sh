@@ -31,7 +31,7 @@ ok
 # --unmapped: nothing is touched, nothing mapped: the walk stops at the empty L1 entry
 out=$("$tlbsim" explain --preset teaching --unmapped 0x1234)
 has "$out" "  L1     VA[15:12] = 1     entry 0x1000000000002 (table 0x1000000000000 + 1 x 2 B) = 0x0000000000000000 not valid"
-has "$out" "  not mapped: an access faults; 1 entries read"
+has "$out" "  not mapped: an access faults; 1 entry read"
 
 # x86-64: two pages 2 MiB apart share PML4, PDPT and PD tables, not the PT
 out=$("$tlbsim" explain 0x7f0000001234 0x7f0000201234)

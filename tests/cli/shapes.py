@@ -142,5 +142,17 @@ check(all(k in sweep[1] for k in run), "sweep lacks run's columns: %s" % [k for 
 check(sweep[1]["config"] == run["config"] == "x86-64", "sweep's config column: %r" % sweep[1].get("config"))
 check(all(sweep[1][k] == v for k, v in run.items() if k != "trace"), "sweep's row differs from run's")
 
+# 6. Text counts its nouns: "1 write", "1 faulting access", "1 entry read", never "1 writes".
+one = os.path.join(work, "one.trace")
+with open(one, "w") as f:
+    f.write("map 0x1000 4K prot=r\nw 0x1000 8\nr 0x1000 8\nunmap 0x1000 4K\n")
+text = out("run", one)
+check("accesses  2 (1 read, 1 write, 0 fetches; 0 straddle pages)" in text, "run text: 1 read, 1 write: %s" % text[:200])
+check("1 faulting access\n" in text and "layout    0 allocs, 0 frees, 1 map, 1 unmap, 0 OOMs" in text,
+      "run text: 1 faulting access, 1 map")
+check("; 1 entry read" in out("explain", "--preset", "csapp", "0x3d4"), "explain: 1 entry read")
+check(not re.search(r"\b1 (entries|writes|reads|fetches|accesses|lookups|maps|unmaps|requests|pages)\b", text + out(
+    "dump", "--preset", "teaching", os.path.join(src, "traces/samples/teaching.trace"))), "a '1 <plural>' left")
+
 print("shapes: %d checks, %d failed" % (checks, len(failures)))
 sys.exit(1 if failures else 0)

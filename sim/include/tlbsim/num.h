@@ -186,6 +186,10 @@ static inline uint64_t num_add_sat(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* The noun for n things in a text report: one for 1, many otherwise ("1
+ * write", "2 writes"; "1 entry", "0 entries"). */
+static inline const char *num_noun(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
 /* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *num_format_size(uint64_t bytes, char *buf, size_t len);
 /* Writes a finite real in the fewest significant digits that read back

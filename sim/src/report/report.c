@@ -277,10 +277,13 @@ static void write_text(FILE *out, json_object *doc) {
   if (get_obj(doc, "partial")) fprintf(out, "partial   interrupted: the counts are of the records read before it\n");
   fprintf(out, "config    %s, page table %s\n", json_object_get_string(get_obj(doc, "config")),
           json_object_get_string(get_obj(doc, "page_table_format")));
-  fprintf(out, "accesses  %llu (%llu reads, %llu writes, %llu fetches; %llu straddle pages)\n",
-          (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)get_u64(doc, "reads"),
-          (unsigned long long)get_u64(doc, "writes"), (unsigned long long)get_u64(doc, "fetches"),
-          (unsigned long long)get_u64(doc, "straddles"));
+  uint64_t reads = get_u64(doc, "reads"), writes = get_u64(doc, "writes"), fetches = get_u64(doc, "fetches");
+  uint64_t straddles = get_u64(doc, "straddles");
+  fprintf(out, "accesses  %llu (%llu %s, %llu %s, %llu %s; %llu %s pages)\n",
+          (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)reads, num_noun(reads, "read", "reads"),
+          (unsigned long long)writes, num_noun(writes, "write", "writes"), (unsigned long long)fetches,
+          num_noun(fetches, "fetch", "fetches"), (unsigned long long)straddles,
+          num_noun(straddles, "straddles", "straddle"));
   fprintf(out, "\n%-10s %14s %14s %14s %9s %14s %14s\n", "TLB", "lookups", "hits", "misses", "miss %", "evictions",
           "fills");
   json_object_object_foreach(get_obj(doc, "tlb"), name, lv) {
@@ -300,22 +303,28 @@ static void write_text(FILE *out, json_object *doc) {
   write_kinds_text(out, get_obj(doc, "tlb"));
   fprintf(out, "\nwalks     %llu (%llu page-table references)\n", (unsigned long long)get_u64(doc, "walks"),
           (unsigned long long)get_u64(doc, "walk_refs"));
-  json_object_object_foreach(get_obj(doc, "pwc"), lname, p)
-    fprintf(out, "  walk cache %-6s %llu of %llu lookups hit\n", lname, (unsigned long long)get_u64(p, "hits"),
-            (unsigned long long)get_u64(p, "lookups"));
-  fprintf(out, "faults    %llu demand-paging faults, %llu faulting accesses\n",
-          (unsigned long long)get_u64(doc, "page_faults"), (unsigned long long)get_u64(doc, "faults"));
-  fprintf(out, "shootdown %llu requests, %llu entries invalidated\n", (unsigned long long)get_u64(doc, "shootdowns"),
-          (unsigned long long)get_u64(doc, "entries_invalidated"));
+  json_object_object_foreach(get_obj(doc, "pwc"), lname, p) {
+    uint64_t lookups = get_u64(p, "lookups");
+    fprintf(out, "  walk cache %-6s %llu of %llu %s hit\n", lname, (unsigned long long)get_u64(p, "hits"),
+            (unsigned long long)lookups, num_noun(lookups, "lookup", "lookups"));
+  }
+  uint64_t pf = get_u64(doc, "page_faults"), faults = get_u64(doc, "faults");
+  fprintf(out, "faults    %llu demand-paging %s, %llu faulting %s\n", (unsigned long long)pf,
+          num_noun(pf, "fault", "faults"), (unsigned long long)faults, num_noun(faults, "access", "accesses"));
+  uint64_t sd = get_u64(doc, "shootdowns"), inv = get_u64(doc, "entries_invalidated");
+  fprintf(out, "shootdown %llu %s, %llu %s invalidated\n", (unsigned long long)sd, num_noun(sd, "request", "requests"),
+          (unsigned long long)inv, num_noun(inv, "entry", "entries"));
   fprintf(out, "page table %llu bytes now:", (unsigned long long)get_u64(doc, "page_table_bytes"));
   json_object_object_foreach(get_obj(doc, "page_table"), tname, t)
     fprintf(out, " %s %llu", tname, (unsigned long long)get_u64(t, "tables"));
   fprintf(out, " tables\n");
-  if (get_u64(doc, "allocs") || get_u64(doc, "maps"))
-    fprintf(out, "layout    %llu allocs, %llu frees, %llu maps, %llu unmaps, %llu OOMs\n",
-            (unsigned long long)get_u64(doc, "allocs"), (unsigned long long)get_u64(doc, "frees"),
-            (unsigned long long)get_u64(doc, "maps"), (unsigned long long)get_u64(doc, "unmaps"),
-            (unsigned long long)get_u64(doc, "ooms"));
+  uint64_t al = get_u64(doc, "allocs"), fr = get_u64(doc, "frees"), mp = get_u64(doc, "maps");
+  uint64_t um = get_u64(doc, "unmaps"), ooms = get_u64(doc, "ooms");
+  if (al || mp)
+    fprintf(out, "layout    %llu %s, %llu %s, %llu %s, %llu %s, %llu %s\n", (unsigned long long)al,
+            num_noun(al, "alloc", "allocs"), (unsigned long long)fr, num_noun(fr, "free", "frees"), (unsigned long long)mp,
+            num_noun(mp, "map", "maps"), (unsigned long long)um, num_noun(um, "unmap", "unmaps"),
+            (unsigned long long)ooms, num_noun(ooms, "OOM", "OOMs"));
   char per[32];
   fprintf(out, "cycles    %llu predicted, %s per access\n", (unsigned long long)get_u64(doc, "cycles"),
           real_text(get_obj(doc, "cycles_per_access"), per, sizeof per));

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlbsim/num.h"
+
 static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_object_add(o, k, json_object_new_uint64(v)); }
 
 /* (sim - rec) / rec; null when there is nothing to compare with (rec 0). */
@@ -105,8 +107,9 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   size_t n = json_object_array_length(arr);
   json_object *first = json_object_array_get_idx(arr, 0), *rec = NULL;
   json_object_object_get_ex(first, "recorded", &rec);
-  fprintf(f, "trace %s (%s): %llu allocs, %llu frees", alloctrace_path(t), alloctrace_format_name(in->format),
-          (unsigned long long)in->allocs, (unsigned long long)in->frees);
+  fprintf(f, "trace %s (%s): %llu %s, %llu %s", alloctrace_path(t), alloctrace_format_name(in->format),
+          (unsigned long long)in->allocs, num_noun(in->allocs, "alloc", "allocs"), (unsigned long long)in->frees,
+          num_noun(in->frees, "free", "frees"));
   if (in->has_settings) fprintf(f, "; recorded with expandable_segments %s", in->expandable_segments ? "True" : "False");
   if (*in->unmodelled) fprintf(f, "; it used %s, which the models ignore", in->unmodelled);
   if (in->unmatched_frees) fprintf(f, "; %llu frees of allocations made before recording began were skipped",
