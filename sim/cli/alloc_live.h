@@ -36,6 +36,7 @@ typedef struct live_map {
   uint64_t request;             /* ... its size */
   const char *reason;           /* ... vas_oom_reason_name */
   uint64_t free_bytes, largest; /* ... and what was free then */
+  uint64_t range;               /* ... the longest run of it (vas_stats.largest_free_range) */
 } live_map;
 
 /* Sorts b (n blocks) into m->used (a copy) and sets the window from the

@@ -238,6 +238,7 @@ static int capture(run *x, unsigned p, const alloctrace_event *ev) {
     m->reason = vas_oom_reason_name(s->last_oom_reason);
     m->free_bytes = s->free_bytes;
     m->largest = s->largest_free_extent;
+    m->range = s->largest_free_range;
   }
   int rc = live_map_fill(m, b, n, c->va_base, c->va_size, c->phys_capacity);
   free(b);

@@ -33,6 +33,7 @@ typedef struct allocreplay_oom {
   uint64_t request;     /* bytes asked */
   uint64_t free_bytes;  /* free in all then */
   uint64_t largest;     /* the largest free extent then */
+  uint64_t range;       /* the longest run of free memory then (vas_stats.largest_free_range) */
   vas_oom_reason reason;
 } allocreplay_oom;
 

@@ -131,7 +131,8 @@ static int alloc_one(allocreplay *r, policy_heap *p, const alloctrace_event *ev,
   if (p->oom.any) return 0;
   const vas_stats *s = vas_get_stats(p->heap);
   p->oom = (allocreplay_oom){.any = true, .event = ev->index, .request = ev->size, .free_bytes = s->free_bytes,
-                             .largest = s->largest_free_extent, .reason = s->last_oom_reason};
+                             .largest = s->largest_free_extent, .range = s->largest_free_range,
+                             .reason = s->last_oom_reason};
   return 0;
 }
 

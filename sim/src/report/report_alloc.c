@@ -47,6 +47,7 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
   json_object_object_add(o, "first_oom_request_bytes", oom->any ? json_object_new_uint64(oom->request) : NULL);
   json_object_object_add(o, "first_oom_free_bytes", oom->any ? json_object_new_uint64(oom->free_bytes) : NULL);
   json_object_object_add(o, "first_oom_largest_free_extent", oom->any ? json_object_new_uint64(oom->largest) : NULL);
+  json_object_object_add(o, "first_oom_largest_free_range", oom->any ? json_object_new_uint64(oom->range) : NULL);
   json_object_object_add(o, "first_oom_reason",
                          oom->any ? json_object_new_string(vas_oom_reason_name(oom->reason)) : NULL);
   for (int k = VAS_OOM_EXHAUSTED; k < VAS_OOM_NREASONS; k++) {
