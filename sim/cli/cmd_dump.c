@@ -10,153 +10,7 @@
 #include "cli_common.h"
 #include "cli_progress.h"
 #include "cmds.h"
-#include "tlbsim/machine.h"
-
-typedef struct dump_ctx {
-  FILE *out;
-  const pt_format *f;
-  int last_level;
-} dump_ctx;
-
-/* The VA bits a table of nentries at `level` indexes, and the last VA it covers. */
-typedef struct table_span {
-  unsigned lo, hi;
-  uint64_t last;
-  uint32_t valid;
-} table_span;
-
-static table_span span_of(const pt_level_format *l, uint64_t va_base, uint32_t nentries, const uint64_t *raw) {
-  unsigned bits = 0;
-  while ((UINT32_C(1) << bits) < nentries) bits++;
-  table_span s = {.lo = l->shift + l->bits - bits}; /* a larger leaf's table indexes fewer, higher bits */
-  s.hi = s.lo + bits - 1;
-  s.last = va_base + (((uint64_t)nentries << s.lo) - 1);
-  for (uint32_t i = 0; i < nentries; i++) s.valid += raw[i] != 0;
-  return s;
-}
-
-static void dump_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
-                       const uint64_t *raw) {
-  dump_ctx *c = ctx;
-  const pt_level_format *l = &c->f->level[level];
-  if ((int)level != c->last_level) fprintf(c->out, "\nlevel %u (%s)\n", level, l->name);
-  c->last_level = (int)level;
-  table_span s = span_of(l, va_base, nentries, raw);
-  fprintf(c->out, "%s table at %#llx: VA %#llx-%#llx, index VA[%u:%u], %u %s x %u B, %u valid\n", l->name,
-          (unsigned long long)table_pa, (unsigned long long)va_base, (unsigned long long)s.last, s.hi, s.lo,
-          nentries, num_noun(nentries, "entry", "entries"), l->entry_bytes, s.valid);
-  for (uint32_t i = 0; i < nentries; i++) {
-    if (!raw[i]) continue;
-    pt_entry e;
-    diag d;
-    char what[160];
-    if (pt_entry_decode(c->f, level, raw[i], &e, &d)) { /* never: the pt wrote it */
-      fprintf(c->out, "  %3u: 0x%016llx  undecodable: %s\n", i, (unsigned long long)raw[i], d.msg);
-      continue;
-    }
-    explain_entry_text(&e, what, sizeof what);
-    fprintf(c->out, "  %3u: 0x%016llx  %s\n", i, (unsigned long long)raw[i], what);
-  }
-}
-
-int dump_pt(FILE *out, const machine *m) {
-  const pt *t = machine_get_pt(m);
-  const pt_format *f = pt_get_format(t);
-  char buf[32];
-  uint64_t pages = pt_mapped_pages(t);
-  fprintf(out, "page table: format %s, %llu %s mapped, %s of tables\n", f->name, (unsigned long long)pages,
-          num_noun(pages, "page", "pages"), num_format_size(pt_total_bytes(t), buf, sizeof buf));
-  fprintf(out, "entry = 0xFFAAAAAAAAAAAAAA: flags FF = V 0x01 | R 0x02 | W 0x04 | X 0x08 | L(leaf) 0x10 |"
-               " leaf size k << 5; AAAA.. = next table, or the frame's address (frame = address / page size)\n");
-  dump_ctx c = {.out = out, .f = f, .last_level = -1};
-  return pt_each_table(t, dump_table, &c);
-}
-
-/* --- JSON: the same tables and entries as data ------------------------------------ */
-
-typedef struct json_ctx {
-  const pt_format *f;
-  json_object *levels; /* one object per level, tables[] under each */
-} json_ctx;
-
-static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_object_add(o, k, json_object_new_uint64(v)); }
-
-static json_object *entry_json(const pt_format *f, unsigned level, uint32_t index, uint64_t raw) {
-  json_object *o = json_object_new_object();
-  char hex[24], p[4];
-  snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)raw); /* 64 bits: more than a JSON number holds exactly */
-  add_u64(o, "index", index);
-  json_object_object_add(o, "raw", json_object_new_string(hex));
-  pt_entry e;
-  diag d;
-  if (pt_entry_decode(f, level, raw, &e, &d)) return o; /* never: the pt wrote it */
-  json_object_object_add(o, "leaf", json_object_new_boolean(e.leaf));
-  if (!e.leaf) {
-    add_u64(o, "next_table", e.addr);
-    return o;
-  }
-  p[0] = e.prot & PT_R ? 'r' : '-', p[1] = e.prot & PT_W ? 'w' : '-', p[2] = e.prot & PT_X ? 'x' : '-', p[3] = '\0';
-  json_object_object_add(o, "prot", json_object_new_string(p));
-  add_u64(o, "page_size", UINT64_C(1) << e.page_shift);
-  add_u64(o, "frame", e.frame);
-  add_u64(o, "pa", e.addr);
-  return o;
-}
-
-static void json_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
-                       const uint64_t *raw) {
-  json_ctx *c = ctx;
-  const pt_level_format *l = &c->f->level[level];
-  json_object *lv = json_object_array_get_idx(c->levels, level), *tables;
-  json_object_object_get_ex(lv, "tables", &tables);
-  table_span s = span_of(l, va_base, nentries, raw);
-  json_object *t = json_object_new_object(), *ents = json_object_new_array();
-  add_u64(t, "table_pa", table_pa);
-  add_u64(t, "va_first", va_base);
-  add_u64(t, "va_last", s.last);
-  add_u64(t, "index_hi", s.hi);
-  add_u64(t, "index_lo", s.lo);
-  add_u64(t, "entries", nentries);
-  add_u64(t, "entry_bytes", l->entry_bytes);
-  add_u64(t, "valid", s.valid);
-  for (uint32_t i = 0; i < nentries; i++)
-    if (raw[i]) json_object_array_add(ents, entry_json(c->f, level, i, raw[i]));
-  json_object_object_add(t, "valid_entries", ents);
-  json_object_array_add(tables, t);
-}
-
-/* The page table as one JSON object (keys in README, "Page tables you can
- * see"); NULL when out of memory. at_label: the mark it stands at, or NULL. */
-static json_object *dump_json(const machine *m, const char *at_label, unsigned long at_line) {
-  const pt *t = machine_get_pt(m);
-  const pt_format *f = pt_get_format(t);
-  json_object *doc = json_object_new_object(), *levels = json_object_new_array();
-  json_object_object_add(doc, "format", json_object_new_string(f->name));
-  add_u64(doc, "va_bits", f->va_bits);
-  add_u64(doc, "pages_mapped", pt_mapped_pages(t));
-  add_u64(doc, "table_bytes", pt_total_bytes(t));
-  json_object *mark = NULL;
-  if (at_label) {
-    mark = json_object_new_object();
-    json_object_object_add(mark, "label", json_object_new_string(at_label));
-    add_u64(mark, "line", at_line);
-  }
-  json_object_object_add(doc, "at_mark", mark);
-  for (unsigned l = 0; l < f->nlevels; l++) {
-    json_object *lv = json_object_new_object();
-    add_u64(lv, "level", l);
-    json_object_object_add(lv, "name", json_object_new_string(f->level[l].name));
-    json_object_object_add(lv, "tables", json_object_new_array());
-    json_object_array_add(levels, lv);
-  }
-  json_object_object_add(doc, "levels", levels);
-  json_ctx c = {.f = f, .levels = levels};
-  if (pt_each_table(t, json_table, &c)) {
-    json_object_put(doc);
-    return NULL;
-  }
-  return doc;
-}
+#include "tlbsim/ptview.h"
 
 #define PROGRESS_RECORDS 4096 /* records replayed one by one between looks at the clock and ^C */
 
@@ -217,7 +71,7 @@ int cmd_dump(int argc, char **argv) {
   cli_progress_end(&w.line);
   if (replayed >= 0) {
     if (format) {
-      json_object *doc = dump_json(m, at, line);
+      json_object *doc = ptview_dump_json(m, at, line);
       if (doc) {
         if (replayed) json_object_object_add(doc, "partial", json_object_new_boolean(1));
         printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -227,7 +81,7 @@ int cmd_dump(int argc, char **argv) {
     } else {
       if (replayed) printf("partial: interrupted, the table as the records read before it left it\n");
       if (at && line) printf("at mark %s (%s:%lu)\n", at, trace_get_path(r), line);
-      if (dump_pt(stdout, m) == 0) rc = EXIT_OK;
+      if (ptview_dump_text(stdout, m) == 0) rc = EXIT_OK;
     }
     if (rc) diag_set(&d, NULL, 0, "out of memory");
     else if (replayed) rc = CLI_EXIT_INTERRUPTED, cli_interrupted_note("dump", w.stopped_at);

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "cmds.h"
+#include "tlbsim/ptview.h"
 #include "tlbsim/quiz.h"
 
 static machine *build(void *ctx, const char *preset, const char *const *sets, size_t nsets, diag *d) {
@@ -18,7 +19,7 @@ static machine *build(void *ctx, const char *preset, const char *const *sets, si
 
 static int show_pt(void *ctx, FILE *out, const machine *m) {
   (void)ctx;
-  return dump_pt(out, m);
+  return ptview_dump_text(out, m);
 }
 
 static const char *const quiz_formats[] = {"text", "json", NULL};

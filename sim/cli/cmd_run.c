@@ -6,6 +6,7 @@
 #include "cli_common.h"
 #include "cli_progress.h"
 #include "cmds.h"
+#include "tlbsim/ptview.h"
 #include "tlbsim/report.h"
 #include "tlbsim/sweep.h"
 #include "tlbsim/tlblog.h"
@@ -205,7 +206,7 @@ int cmd_run(int argc, char **argv) {
   rc = EXIT_INPUT;
   progress p;
   int replayed = opened == o.ntraces ? replay_traces(m, r, &o, &p, &d) : -1;
-  if (replayed >= 0 && (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
+  if (replayed >= 0 && (!o.dump_pt || ptview_dump_text(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
     if (o.dump_pt) putchar('\n');
     if (report(m, r, &o, label, replayed == 1, &d) == 0) rc = replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
   }
