@@ -248,6 +248,64 @@ static void test_chase_rows(void) {
   tlbsim_machine_destroy(m);
 }
 
+#define TEACHING TLBSIM_SOURCE_DIR "/traces/samples/teaching.trace"
+
+/* explain, dump, the per-access log, the quiz and sweep: each the very text
+ * of its command. */
+static void test_views(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("teaching", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const uint64_t va[] = {0x1234, 0xffff};
+  char *got = tlbsim_explain(m, va, 2, 0, "json", err), *want = program_output("explain --preset teaching --format json 0x1234 0xffff");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_explain(m, va, 2, 0, NULL, err), want = program_output("explain --preset teaching 0x1234 0xffff");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  const uint64_t wide[] = {0x10000};
+  CU_ASSERT_PTR_NULL(tlbsim_explain(m, wide, 1, 0, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_explain: 0x10000 is beyond the 16-bit address space of teaching16");
+  /* the log of the trace, then its table: run --log's lines, then dump's */
+  got = tlbsim_log(m, TEACHING, NULL, 0, NULL, NULL, err), want = program_output("run --preset teaching --log " TEACHING);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+  CU_ASSERT_EQUAL(strncmp(want, got, strlen(got)), 0); /* the CLI's report follows its log */
+  CU_ASSERT_PTR_NOT_NULL(strstr(got, "\n31: r 0x2400 1 | vpn 0x24 l1d set 0 miss, l2 set 4 miss;"));
+  tlbsim_free(got), free(want);
+  got = tlbsim_dump(m, NULL, err), want = program_output("dump --preset teaching " TEACHING);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_log(m, NULL, "r 0x3000 4\n", 11, NULL, "json", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  const char *line = "{\"line\":1,\"record\":\"access\",";
+  CU_ASSERT_EQUAL(strncmp(got, line, strlen(line)), 0);
+  tlbsim_free(got);
+  CU_ASSERT_PTR_NULL(tlbsim_dump(m, "xml", err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_dump: format 'xml' is not text or json");
+  tlbsim_machine_destroy(m);
+  got = tlbsim_quiz(7, NULL, 1, NULL, err), want = program_output("quiz --seed 7 --answers");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_quiz(3, "tlb,alloc", 0, "json", err), want = program_output("quiz --seed 3 --kind tlb,alloc --format json");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  CU_ASSERT_PTR_NULL(tlbsim_quiz(1, "tlb,maths", 0, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_quiz: 'maths' is not a kind (translate, tlb, pt-size, alloc, pool)");
+  const char *vary[] = {"tlb.l1d.entries=16,64", "tlb.stlb.ways=6,12"}, *sets[] = {"latency.data_cycles=2"};
+  got = tlbsim_sweep(STRIDE, NULL, "x86-64", NULL, sets, 1, vary, 2, err);
+  want = program_output("sweep --preset x86-64 --set latency.data_cycles=2 --vary tlb.l1d.entries=16,64 "
+                        "--vary tlb.stlb.ways=6,12 " STRIDE);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  const char *bad[] = {"tlb.l1.entries=16,32"};
+  CU_ASSERT_PTR_NULL(tlbsim_sweep(STRIDE, NULL, NULL, NULL, NULL, 0, bad, 1, err));
+  const char *no_l1 = "tlbsim_sweep:1: [tlb.l1]: no TLB level 'l1' in the configuration";
+  CU_ASSERT_EQUAL(strncmp(err, no_l1, strlen(no_l1)), 0);
+}
+
 /* The object of `policy` in a summary: from its "policy" key on. */
 static const char *policy_object(const char *doc, const char *policy) {
   char key[64];
@@ -361,6 +419,7 @@ int main(void) {
                                     {"mrc", test_mrc},
                                     {"chase", test_chase},
                                     {"chase_rows", test_chase_rows},
+                                    {"views", test_views},
                                     {"alloc_snapshot", test_alloc_snapshot},
                                     {"alloc_native_oom", test_alloc_native_oom},
                                     {"alloc_synthetic", test_alloc_synthetic},
