@@ -2,22 +2,33 @@
 
     import tlbsim
     tlbsim.run("traces/samples/demo.trace", preset="x86-64")   # the report, a dict
+    tlbsim.log("traces/samples/teaching.trace", preset="teaching")  # run --log: a dict per record
+    tlbsim.explain([0x1234, 0xffff], preset="teaching")        # walks entry by entry, a dict
     tlbsim.mrc("trace.lackey", page_sizes="4K,2M")              # miss-ratio curve rows
+    tlbsim.sweep("trace.lackey", vary=["tlb.l1d.entries=16,64"])  # a row per configuration
     tlbsim.chase(["1M", "64M"], stride="2M", preset="h200")     # pointer-chase points
     tlbsim.alloc("traces/torch/mlp_train.json.gz")              # allocator policies compared
+    tlbsim.quiz(seed=7, answers=True)                           # exercises, a dict
+    m = tlbsim.Machine(preset="teaching"); m.feed("alloc 1 4K\nr @1 4\n"); m.dump()
 
-Row results (mrc, chase, alloc) are a pandas DataFrame when pandas imports
-(or frame=True), else a list of dicts (frame=False). The library is
-$TLBSIM_LIBRARY when set, else the installed libtlbsim.so.0. Errors raise
+Row results (mrc, sweep, chase, alloc) are a pandas DataFrame when pandas
+imports (or frame=True), else a list of dicts (frame=False), keyed as the
+command's CSV header or JSON keys (docs/OUTPUT.md). The library is
+$TLBSIM_LIBRARY when set, else libtlbsim.so.0 beside the package (the
+build tree's python/ has one), then where the package was installed from
+(the install's lib directory), then a build directory of the source tree
+the package is in (build*/), then the dynamic linker's search; when none
+loads, ImportError says where it looked and what to set. Errors raise
 tlbsim.Error with libtlbsim's one line "FILE:LINE: what is wrong".
 """
 import csv
 import ctypes
+import glob
 import io
 import json
 import os
 
-__all__ = ["Error", "Machine", "run", "mrc", "chase", "alloc", "version"]
+__all__ = ["Error", "Machine", "run", "log", "explain", "dump", "mrc", "sweep", "chase", "alloc", "quiz", "version"]
 
 _ERROR_MAX = 512
 
@@ -26,8 +37,42 @@ class Error(Exception):
     """What libtlbsim reported: one line "FILE:LINE: what is wrong"."""
 
 
+_SONAME = "libtlbsim.so.0"
+
+
+def _candidates():
+    """Where libtlbsim may be, in the order tried (the docstring's)."""
+    if os.environ.get("TLBSIM_LIBRARY"):
+        return [os.environ["TLBSIM_LIBRARY"]]
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = [os.path.join(here, _SONAME)]
+    try:  # written by the build (python/python.cmake): the build tree's, or the install's lib directory
+        from . import _where
+        found += [os.path.normpath(os.path.join(here, d, _SONAME)) for d in _where.LIBRARY_DIRS]
+    except ImportError:
+        pass
+    tree = os.path.dirname(os.path.dirname(here))  # python/tlbsim in a source tree: its build directories
+    found += sorted(glob.glob(os.path.join(tree, "build*", _SONAME)), key=os.path.getmtime, reverse=True)
+    return found + [_SONAME]
+
+
+def _open_library():
+    tried = []
+    for path in _candidates():
+        if path != _SONAME and not os.path.exists(path):
+            tried.append(path + " (none)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:  # e.g. a sanitized build's library, which needs its runtime preloaded
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("tlbsim: cannot load libtlbsim; tried " + "; ".join(tried) +
+                      ". Build it (cmake -S . -B build && cmake --build build) and set "
+                      "TLBSIM_LIBRARY=/path/to/build/libtlbsim.so.0, or install tlbsim (cmake --install build)")
+
+
 def _load():
-    lib = ctypes.CDLL(os.environ.get("TLBSIM_LIBRARY") or "libtlbsim.so.0")
+    lib = _open_library()
     P, S, U64, I = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int
     sig = {
         "tlbsim_version": (S, []),
@@ -42,6 +87,12 @@ def _load():
         "tlbsim_mrc": (P, [S, S, S, ctypes.c_uint32, S]),
         "tlbsim_chase_rows": (P, [P, ctypes.POINTER(U64), ctypes.c_size_t, U64, U64, S, S, S]),
         "tlbsim_alloc": (P, [S, S, ctypes.POINTER(S), ctypes.c_size_t, S, U64, ctypes.POINTER(S), ctypes.c_size_t,
+                             S]),
+        "tlbsim_explain": (P, [P, ctypes.POINTER(U64), ctypes.c_size_t, U64, S, S]),
+        "tlbsim_dump": (P, [P, S, S]),
+        "tlbsim_log": (P, [P, S, S, ctypes.c_size_t, S, S, S]),
+        "tlbsim_quiz": (P, [U64, S, I, S, S]),
+        "tlbsim_sweep": (P, [S, S, S, S, ctypes.POINTER(S), ctypes.c_size_t, ctypes.POINTER(S), ctypes.c_size_t,
                              S]),
         "tlbsim_size": (I, [S, ctypes.POINTER(U64), S]),
         "tlbsim_free": (None, [P]),
@@ -100,6 +151,8 @@ class Machine:
     """One simulated machine: a preset (default x86-64) or an INI file, then
     "SECTION.KEY=VALUE" overrides, as `tlbsim run --preset/--config/--set`."""
 
+    _m = None  # a Machine whose __init__ failed holds nothing to close
+
     def __init__(self, preset=None, config=None, sets=()):
         self._m = _call(_lib.tlbsim_machine_create, _b(preset), _b(config), *_strings(sets))
 
@@ -149,6 +202,32 @@ class Machine:
         text = _text(_call(_lib.tlbsim_report, self._m, _b(format)))
         return json.loads(text) if format == "json" else text
 
+    def log(self, trace=None, text=None, trace_format=None, format="json"):
+        """`tlbsim run --log`: the trace file (or trace text) replayed record by
+        record into this machine (which keeps its state, as after feed); a
+        dict per record for "json", else the text lines."""
+        if (trace is None) == (text is None):
+            raise Error("Machine.log: a trace file or text=, not both or neither")
+        data = text.encode() if isinstance(text, str) else (bytes(text) if text is not None else None)
+        out = _text(_call(_lib.tlbsim_log, self._m, _b(trace), data, len(data) if data else 0, _b(trace_format),
+                          _b(format)))
+        return [json.loads(line) for line in out.splitlines()] if format == "json" else out
+
+    def dump(self, format="text"):
+        """`tlbsim dump`: the page table as it stands, its text or (json) a dict."""
+        out = _text(_call(_lib.tlbsim_dump, self._m, _b(format)))
+        return json.loads(out) if format == "json" else out
+
+    def explain(self, addresses, page_size=0, format="json"):
+        """`tlbsim explain`: the addresses touched in order on a fresh machine of
+        this configuration (this one unchanged), each walked; a dict for
+        "json", else the text."""
+        if isinstance(addresses, int):
+            addresses = [addresses]
+        vas = (ctypes.c_uint64 * max(len(addresses), 1))(*addresses)
+        out = _text(_call(_lib.tlbsim_explain, self._m, vas, len(addresses), _size(page_size), _b(format)))
+        return json.loads(out) if format == "json" else out
+
     def chase(self, footprint, stride, page_size=0, order="seq", mapping="contiguous"):
         """One pointer-chase point on this machine's format and MMU: a dict
         keyed as `tlbsim chase --format csv` heads its columns."""
@@ -197,6 +276,45 @@ def run(trace, preset=None, config=None, sets=(), trace_format=None):
     with Machine(preset, config, sets) as m:
         m.run_trace(trace, trace_format)
         return m.report("json")
+
+
+def log(trace, preset=None, config=None, sets=(), trace_format=None, format="json"):
+    """`tlbsim run --log`: a dict per record (format "json"), or the lines."""
+    with Machine(preset, config, sets) as m:
+        return m.log(trace, trace_format=trace_format, format=format)
+
+
+def explain(addresses, preset=None, config=None, sets=(), page_size=0, format="json"):
+    """`tlbsim explain`: each address's walk, entry by entry (a dict for json)."""
+    with Machine(preset, config, sets) as m:
+        return m.explain(addresses, page_size, format)
+
+
+def dump(trace, preset=None, config=None, sets=(), trace_format=None, format="text"):
+    """`tlbsim dump`: the page table a trace leaves, its text or a dict."""
+    with Machine(preset, config, sets) as m:
+        m.run_trace(trace, trace_format)
+        return m.dump(format)
+
+
+def quiz(seed=1, kinds=None, answers=False, format="json"):
+    """`tlbsim quiz`: seed's exercises (kinds: a comma list or a list of
+    translate, tlb, pt-size, alloc, pool; None: all); a dict for json."""
+    if kinds is not None and not isinstance(kinds, str):
+        kinds = ",".join(kinds)
+    out = _text(_call(_lib.tlbsim_quiz, seed, _b(kinds), 1 if answers else 0, _b(format)))
+    return json.loads(out) if format == "json" else out
+
+
+def sweep(trace, vary=(), preset=None, config=None, sets=(), trace_format=None, frame=None):
+    """`tlbsim sweep`: one row per combination of the vary axes
+    ("tlb.l1d.entries=16,32,64"), keyed as its CSV header (trace, the
+    varied keys, then run's columns)."""
+    if isinstance(vary, str):
+        vary = [vary]
+    text = _text(_call(_lib.tlbsim_sweep, _b(trace), _b(trace_format), _b(preset), _b(config), *_strings(sets),
+                       *_strings(vary)))
+    return _rows(_csv_rows(text), frame)
 
 
 def mrc(trace, page_sizes="4K", max_entries=0, trace_format=None, frame=None):
