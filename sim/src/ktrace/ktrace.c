@@ -36,7 +36,7 @@ static int detect(ktrace_in *in, ktrace_source *src, diag *d) {
   }
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
   size_t left = (size_t)(end - p);
-  if (left && (*p == '-' || *p == '#')) *src = KSRC_TRACEG;
+  if (left && *p == '-') *src = KSRC_TRACEG;
   else if ((left >= 6 && !memcmp(p, "kernel", 6)) || (left >= 6 && !memcmp(p, "Memcpy", 6))) *src = KSRC_LIST;
   else
     return diag_set(d, in->name, 0,
