@@ -55,6 +55,7 @@ static int begin(bin_cur *c) {
 static bool at_end(const bin_cur *c) { return c->p >= c->end && c->r->in.eof; }
 
 static int num(bin_cur *c, uint64_t hi, uint64_t *v, const char *what) {
+  *v = 0;
   if (!(c->p = num_get_leb128(c->p, v))) return bad(c, "%s: a number longer than 64 bits", what);
   if (c->p > c->end) return bad(c, "cut off at the end of the input");
   if (*v > hi) return bad(c, "%s %llu is out of range (0..%llu)", what, (unsigned long long)*v, (unsigned long long)hi);

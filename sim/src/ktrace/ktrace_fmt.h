@@ -16,6 +16,8 @@
 #include "tlbsim/ktrace.h"
 #include "trace_src.h"
 
+#include <string.h>
+
 #define KTRACE_PAD 512
 
 typedef struct ktrace_in {
@@ -59,10 +61,20 @@ void ktrace_optab_free(ktrace_optab *t);
  * string is not an opcode (empty, too long, a byte outside [A-Za-z0-9_.])
  * and -2 when the table is full. */
 int ktrace_optab_intern(ktrace_optab *t, const char *s, size_t len);
-/* The hash ktrace_optab_intern uses, for a caller that computes it while
- * scanning; then ktrace_optab_find. */
-static inline uint32_t ktrace_op_hash(uint32_t h, unsigned char c) { return (h ^ c) * 16777619u; }
-#define KTRACE_OP_HASH0 2166136261u
+/* The hash of an opcode string s[0, len) (len < KTRACE_OP_NAME_MAX): its
+ * first 16 bytes and its length, read in two words (the bytes past len are
+ * masked off), so the hot path does not hash byte by byte. The caller keeps
+ * 16 bytes at s readable (the input buffers' padding does). */
+static inline uint32_t ktrace_op_hash(const char *s, size_t len) {
+  uint64_t a, b;
+  memcpy(&a, s, 8);
+  memcpy(&b, s + 8, 8);
+  a &= len >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << 8 * len) - 1;
+  b &= len >= 16 ? ~UINT64_C(0) : len <= 8 ? 0 : (UINT64_C(1) << 8 * (len - 8)) - 1;
+  uint64_t h = (a * 0x9e3779b97f4a7c15ull ^ b) * 0xc2b2ae3d27d4eb4full ^ len;
+  return (uint32_t)(h >> 32);
+}
+/* The id of s[0, len) by its hash (interned if new), as ktrace_optab_intern. */
 int ktrace_optab_find(ktrace_optab *t, const char *s, size_t len, uint32_t hash);
 
 /* ---- the thread block under construction --------------------------------- */

@@ -128,9 +128,10 @@ int ktrace_optab_find(ktrace_optab *t, const char *s, size_t len, uint32_t hash)
 }
 
 int ktrace_optab_intern(ktrace_optab *t, const char *s, size_t len) {
-  uint32_t h = KTRACE_OP_HASH0;
-  for (size_t k = 0; k < len; k++) h = ktrace_op_hash(h, (unsigned char)s[k]);
-  return ktrace_optab_find(t, s, len, h);
+  char padded[KTRACE_OP_NAME_MAX + 16] = {0}; /* ktrace_op_hash reads 16 bytes */
+  if (len >= KTRACE_OP_NAME_MAX) return -1;
+  memcpy(padded, s, len);
+  return ktrace_optab_find(t, s, len, ktrace_op_hash(padded, len));
 }
 
 /* Accel-Sim's LOCAL_MEM_SIZE_MAX (gpgpu-sim's abstract_hardware_model.h):

@@ -315,9 +315,9 @@ static inline int reg_field(const inst_ctx *c, const char **p, uint8_t *out) {
 /* The opcode token: its id in the reader's table. */
 static inline int op_field(const inst_ctx *c, const char **p, uint16_t *out) {
   const char *s = ktrace_blanks(*p), *at = s;
-  uint32_t h = KTRACE_OP_HASH0;
-  while (!ktrace_field_end(*s)) h = ktrace_op_hash(h, (unsigned char)*s++);
-  int id = ktrace_optab_find(&c->r->ops, at, (size_t)(s - at), h);
+  while (!ktrace_field_end(*s)) s++;
+  size_t len = (size_t)(s - at);
+  int id = len < KTRACE_OP_NAME_MAX ? ktrace_optab_find(&c->r->ops, at, len, ktrace_op_hash(at, len)) : -1;
   if (id == -2) return fail(&c->r->in, c->d, "more than %d distinct opcodes", KTRACE_OPS_MAX);
   if (id < 0) return bad_field(c, "an opcode (letters, digits, '_' and '.', at most 63)", at);
   *out = (uint16_t)id;
@@ -351,45 +351,47 @@ static inline int add_delta(uint64_t a, int64_t delta, uint64_t *out) {
   return 0;
 }
 
-static int wraps(const inst_ctx *c, const uint64_t *a, unsigned k) {
+static int wraps(const inst_ctx *c, uint64_t before, unsigned k) {
   return fail(&c->r->in, c->d, "the address of active lane %u wraps past 0 or 2^64 (the lane before it: 0x%llx)", k,
-              (unsigned long long)a[k - 1]);
+              (unsigned long long)before);
 }
 
 /* The addresses after FORMAT, n of them (the mask's active lanes), into a. */
 static int addresses(const inst_ctx *c, const char **p, unsigned fmt, uint32_t mask, unsigned n, uint64_t *a) {
-  char more[96];
-  snprintf(more, sizeof more, "the mask %08x has %u active lanes", mask, n);
   if (fmt == 0) {
     for (unsigned k = 0; k < n; k++) {
       if (*ktrace_blanks(*p) == '\0')
-        return fail(&c->r->in, c->d, "%s but the list gives %u addresses", more, k);
+        return fail(&c->r->in, c->d, "the mask %08x has %u active lanes but the list gives %u addresses", mask, n, k);
       if (hex_field(c, p, UINT64_MAX, &a[k], "an address (hex)")) return -1;
     }
     return 0;
   }
-  uint64_t base;
+  uint64_t base = 0; /* set by every path that returns 0: compilers cannot tell */
   if (hex_field(c, p, UINT64_MAX, &base, "a base address (hex)")) return -1;
   if (fmt == 1) {
-    int64_t stride;
+    int64_t stride = 0;
     if (signed_field(c, p, INT32_MIN, INT32_MAX, &stride, "a stride (decimal)")) return -1;
     if (!n) return 0; /* the tracer writes "1 0x0 0" for an instruction no lane executes */
     uint32_t run = mask >> __builtin_ctz(mask);
     if (run & (run + 1))
       return fail(&c->r->in, c->d, "base_stride needs contiguous active lanes, but the mask is %08x", mask);
-    a[0] = base;
-    for (unsigned k = 1; k < n; k++)
-      if (add_delta(a[k - 1], stride, &a[k])) return wraps(c, a, k);
+    __int128 last = (__int128)base + (__int128)stride * (n - 1);
+    if (last < 0 || last > (__int128)UINT64_MAX)
+      return fail(&c->r->in, c->d, "the address of active lane %u wraps past 0 or 2^64 (base 0x%llx, stride %lld)",
+                  n - 1, (unsigned long long)base, (long long)stride);
+    for (unsigned k = 0; k < n; k++) a[k] = base + (uint64_t)stride * k;
     return 0;
   }
   if (!n) return 0;
-  a[0] = base;
+  uint64_t x = a[0] = base;
   for (unsigned k = 1; k < n; k++) {
-    int64_t delta;
+    int64_t delta = 0;
     if (*ktrace_blanks(*p) == '\0')
-      return fail(&c->r->in, c->d, "%s, so %u deltas after the base, but the line gives %u", more, n - 1, k - 1);
+      return fail(&c->r->in, c->d, "the mask %08x has %u active lanes, so %u deltas after the base, but the line gives %u",
+                  mask, n, n - 1, k - 1);
     if (signed_field(c, p, INT64_MIN, INT64_MAX, &delta, "a delta (decimal)")) return -1;
-    if (add_delta(a[k - 1], delta, &a[k])) return wraps(c, a, k);
+    if (add_delta(x, delta, &x)) return wraps(c, x, k);
+    a[k] = x;
   }
   return 0;
 }
@@ -418,7 +420,7 @@ static int parse_inst(const inst_ctx *c, const char *s) {
   ktrace_tb *tb = c->tb;
   const ktrace_kernel *k = &r->k;
   const char *p = s;
-  uint64_t pc, mask, n, width, fmt = 0;
+  uint64_t pc = 0, mask = 0, n = 0, width = 0, fmt = 0;
   uint32_t i = tb->ninst;
   if (k->tracer_version < 3 && old_prefix(c, &p)) return -1;
   if (k->lineinfo && dec_field(c, &p, NUM_U32_MAX, &n, "a source line number")) return -1;
