@@ -220,8 +220,8 @@ typedef struct ktrace_counts {
 } ktrace_counts;
 
 /* Distinct lines and pages are counted exactly: the summary's memory grows
- * with the lines a kernel touches (16 bytes each at most), not with the
- * trace's length. */
+ * with the lines a kernel touches (16 to 32 bytes each: a set kept at most
+ * half full), not with the trace's length. */
 typedef struct ktrace_summary ktrace_summary;
 
 ktrace_summary *ktrace_summary_new(void);
