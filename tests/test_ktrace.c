@@ -551,7 +551,7 @@ static void test_errors_header(void) {
       {"-shmem base_addr = 0xzz\n", "not a hex address", 1},
       {"-accelsim tracer version = four\n", "not a version", 1},
       {"-enable lineinfo = 2\n", "-enable lineinfo: '2' is out of range (0..1)", 1},
-      {"-grid dim\n", "has no '='", 1},
+      {"-grid dim = (1,1,1)\n-block dim\n", "has no '='", 2},
       {"-grid dim = (1,1,1)\nbogus\n", "expected a '-KEY = VALUE' header line", 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -571,6 +571,10 @@ static void test_errors_header(void) {
   write_file(path, "r 0x1000 8\n", 11);
   CU_ASSERT(ktrace_open(path, &d) == NULL && strstr(d.msg, "not a kernel trace"));
   CU_ASSERT(!ktrace_sniff(path) && ktrace_sniff(FIXTURE));
+  /* a binary record whose first byte is '-' (a ChampSim ip's low byte) is not a header */
+  const uint8_t champsim[16] = {'-', 0x10, 0x40, 0, 0, 0, 0, 0, 0, 0, '=', 0, 0, 0, 0, '\n'};
+  write_file(path, champsim, sizeof champsim);
+  CU_ASSERT(!ktrace_sniff(path));
   unlink(path);
   ktrace_tb_free(tb);
 }

@@ -25,6 +25,19 @@ int ktrace_set_string(char **dst, const char *s, size_t len) {
   return 0;
 }
 
+/* Whether the line at p (up to end) is printable text and, when `need` is
+ * set, holds it: a binary trace's first bytes (a ChampSim record's, say)
+ * are not taken for a text header by their first character alone. */
+static bool text_line(const char *p, const char *end, char need) {
+  bool found = !need;
+  for (; p < end && *p != '\n'; p++) {
+    if ((unsigned char)*p < ' ' && *p != '\t' && *p != '\r') return false;
+    if ((unsigned char)*p > '~') return false;
+    found |= *p == need;
+  }
+  return found;
+}
+
 /* What the first bytes of an input say it is: 0 with *src, or -1 when it
  * is none of the three. */
 static int detect(ktrace_in *in, ktrace_source *src, diag *d) {
@@ -36,12 +49,12 @@ static int detect(ktrace_in *in, ktrace_source *src, diag *d) {
   }
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
   size_t left = (size_t)(end - p);
-  if (left && *p == '-') *src = KSRC_TRACEG;
-  else if ((left >= 6 && !memcmp(p, "kernel", 6)) || (left >= 6 && !memcmp(p, "Memcpy", 6))) *src = KSRC_LIST;
+  if (left && *p == '-' && text_line(p, end, '=')) *src = KSRC_TRACEG;
+  else if (left >= 6 && (!memcmp(p, "kernel", 6) || !memcmp(p, "Memcpy", 6)) && text_line(p, end, 0)) *src = KSRC_LIST;
   else
     return diag_set(d, in->name, 0,
                     "not a kernel trace: a kernelslist(.g) starts with kernel-N or Memcpy lines, a kernel-N.traceg "
-                    "with '-' header lines, tlbsim's binary kernel trace with its magic bytes");
+                    "with '-KEY = VALUE' header lines, tlbsim's binary kernel trace with its magic bytes");
   return 0;
 }
 
