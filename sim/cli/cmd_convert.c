@@ -42,7 +42,7 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
                "hold is an error naming its line, and OUT is not written. traces/FORMAT.md describes\n"
                "every format; the binary one is the fastest to replay. A GPU kernel trace (an Accel-Sim\n"
                "kernelslist.g or kernel-N.traceg, told by its first bytes) converts to tlbsim's binary\n"
-               "kernel trace, which tlbsim kernel reads at the speed of reading.",
+               "kernel trace, which tlbsim kernel reads at the speed of reading.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;

@@ -32,7 +32,7 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
                "gzip, zstd or xz. traces/FORMAT.md, \"Kernel traces\", says what is read and checked.",
       .notes = "Classes follow Accel-Sim's trace_driven.cc: a generic LD/ST counts as the space its\n"
                "first active address falls in. Lines and pages count global and local accesses (what\n"
-               "a TLB translates). Predicting a kernel's time (--preset) is issue #23's next step.",
+               "a TLB translates). Predicting a kernel's time (--preset) is issue #23's next step.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;

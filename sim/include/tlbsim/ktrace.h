@@ -74,10 +74,9 @@ typedef enum {
 /* "none", "global_load", ... by ktrace_class, NULL-terminated. */
 extern const char *const ktrace_class_names[];
 
-static inline bool ktrace_class_is_memory(unsigned c) { return c != KTRACE_NONE; }
 /* Whether the class's addresses are virtual addresses in global memory
  * (local memory lives there too): what a TLB translates. */
-static inline bool ktrace_class_is_global(unsigned c) {
+static inline bool ktrace_class_is_translated(unsigned c) {
   return (c >= KTRACE_GLOBAL_LOAD && c <= KTRACE_GLOBAL_ATOMIC) || c == KTRACE_LOCAL_LOAD || c == KTRACE_LOCAL_STORE;
 }
 

@@ -78,7 +78,7 @@ int ktrace_summary_add(ktrace_summary *s, const ktrace_tb *tb) {
     uint32_t at = tb->addr_at[i], n = tb->addr_at[i + 1] - at;
     c->insts[cls]++;
     c->bytes[cls] += (uint64_t)n * width;
-    if (!ktrace_class_is_global(cls)) continue;
+    if (!ktrace_class_is_translated(cls)) continue;
     for (uint32_t k = 0; k < n; k++)
       if (touch(s, tb->addr[at + k], width)) return -1;
   }
