@@ -21,6 +21,7 @@ int cmd_mrc(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 
 /* Shared by explain, dump and run --dump-pt (cmd_explain.c, cmd_dump.c). */

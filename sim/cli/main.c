@@ -21,6 +21,7 @@ static const command commands[] = {
     {"calibrate", cmd_calibrate, "fit a preset's latencies to a measured chase CSV"},
     {"mrc", cmd_mrc, "miss-ratio curves: LRU misses of many TLB geometries in one pass"},
     {"sweep", cmd_sweep, "many configurations (every combination of --vary values) over one read of each trace"},
+    {"kernel", cmd_kernel, "summarize a GPU kernel trace (Accel-Sim's kernelslist.g, kernel-N.traceg)"},
     {"alloc", cmd_alloc, "replay allocations through allocator policies and compare them"},
     {"formats", cmd_formats, "list page-table formats, presets and policies"},
     {"quiz", cmd_quiz, "seeded exercises with answers the simulator computes"},
