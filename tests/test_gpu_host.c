@@ -268,16 +268,18 @@ static void test_csv_row(void) {
   r.base_samples = 4;
   r.disruptor_footprint = 64 * GiB;
   r.disruptor_stride = 2 * MiB;
+  r.population = "gpu:4";
+  r.region = 3;
   CU_ASSERT_EQUAL(gpu_csv_chase_row(f, &r, &d), 0);
   const char *want =
       "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,ns_per_access,load,"
       "sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes,skew_bytes,va_base,cycles_min,"
       "cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,disruptor_footprint_bytes,"
-      "disruptor_stride_bytes\n"
+      "disruptor_stride_bytes,population,region\n"
       "chase,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,NVIDIA H200,5,11.250,1,4,"
-      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,,,,,\n"
+      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,,,,,,,0\n"
       "share,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,\"GPU, \"\"x\"\"\",5,11.250,"
-      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,261.500,255.000,270.000,4,7,68719476736,2097152\n";
+      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,261.500,255.000,270.000,4,7,68719476736,2097152,gpu:4,3\n";
   CU_ASSERT_STRING_EQUAL(slurp(f), want);
   fclose(f);
 }

@@ -179,17 +179,13 @@ static int launch_pinned(const gpu_ctx *c, int sm, unsigned *claim_dev, L launch
   return claim ? 0 : -1;
 }
 
-/* The data-latency baseline of a chain: node indices k*n/S for S samples. */
-static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const gpu_chain_spec *spec,
-                      chase_scratch *s, chase_result *res) {
-  unsigned n = spec->nodes < GPU_BASE_SAMPLES ? spec->nodes : GPU_BASE_SAMPLES;
-  uint64_t node[GPU_BASE_SAMPLES];
-  for (unsigned k = 0; k < n; k++)
-    node[k] = base + gpu_chain_node_offset(spec, (uint32_t)((uint64_t)k * spec->nodes / n));
+/* The data-latency baseline over up to GPU_BASE_SAMPLES nodes (addresses). */
+static int chase_base_nodes(const gpu_ctx *c, int sm, int load_ca, const uint64_t *node, unsigned n, chase_scratch *s,
+                            chase_result *res) {
   CK(cudaMemcpy(s->base_node, node, n * sizeof(uint64_t), cudaMemcpyHostToDevice));
-  base_args a = {s->base_node, n, o->sm, s->claim, s->base_cycles};
-  if (launch_pinned(c, o->sm, s->claim, [&](unsigned grid) {
-        if (o->load_ca) base_kernel<true><<<grid, 32>>>(a);
+  base_args a = {s->base_node, n, sm, s->claim, s->base_cycles};
+  if (launch_pinned(c, sm, s->claim, [&](unsigned grid) {
+        if (load_ca) base_kernel<true><<<grid, 32>>>(a);
         else base_kernel<false><<<grid, 32>>>(a);
       }))
     return -1;
@@ -201,6 +197,16 @@ static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const 
   res->base_mean = sum / n;
   res->base_samples = n;
   return 0;
+}
+
+/* The data-latency baseline of a chain: node indices k*n/S for S samples. */
+static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const gpu_chain_spec *spec,
+                      chase_scratch *s, chase_result *res) {
+  unsigned n = spec->nodes < GPU_BASE_SAMPLES ? spec->nodes : GPU_BASE_SAMPLES;
+  uint64_t node[GPU_BASE_SAMPLES];
+  for (unsigned k = 0; k < n; k++)
+    node[k] = base + gpu_chain_node_offset(spec, (uint32_t)((uint64_t)k * spec->nodes / n));
+  return chase_base_nodes(c, o->sm, o->load_ca, node, n, s, res);
 }
 
 /* Runs the walk of one chain already written; checks where every lane
@@ -274,7 +280,7 @@ uint64_t gpu_region_cap(gpu_mapping m) {
   return fr;
 }
 
-int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE *csv) {
+int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsigned region, FILE *csv) {
   gpu_sweep s = *sw;
   uint64_t cap = gpu_region_cap(s.mapping);
   if (s.fmax > cap) {
@@ -308,6 +314,11 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
   if (pts.n) {
     gpu_region reg;
     gpu_region_create(c, &reg, s.mapping, gpu_point_list_max_footprint(&pts), o->chunk, o->seed, max_nodes);
+    char pop[64] = "";
+    if (s.mapping == GPU_MAP_MANAGED) {
+      gpu_region_populate(c, &reg, &s.population);
+      gpu_population_name(&s.population, pop, sizeof pop);
+    }
     chase_scratch scr;
     scratch_reserve(&scr, max_nodes, o->repeats);
     std::vector<uint64_t> off;
@@ -359,6 +370,8 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
         row.base_mean = res.base_mean;
         row.base = res.base;
         row.base_samples = res.base_samples;
+        row.population = pop;
+        row.region = region;
         if (gpu_csv_chase_row(csv, &row, &d)) {
           fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
           rc = -1;
@@ -381,11 +394,15 @@ int gpu_cmd_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return GPU_EXIT_FAIL;
   }
+  unsigned region = 0;
   for (int m = 0; m < GPU_MAP_COUNT; m++) {
     if (!(o->mappings & (1u << m))) continue;
-    gpu_sweep s = o->sweep;
-    s.mapping = (gpu_mapping)m;
-    if (gpu_run_sweep(c, o, &s, csv)) return GPU_EXIT_FAIL;
+    for (size_t p = 0; p < o->npops; p++) {
+      gpu_sweep s = o->sweep;
+      s.mapping = (gpu_mapping)m;
+      s.population = o->pops[p];
+      if (gpu_run_sweep(c, o, &s, region++, csv)) return GPU_EXIT_FAIL;
+    }
   }
   return 0;
 }
@@ -399,11 +416,11 @@ int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<u
   return rc;
 }
 
-int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64_t warmup, uint64_t steps,
-                    unsigned repeats, int sm, gpu_chase_out *out) {
+int gpu_chase_visit(const gpu_ctx *c, const gpu_chase_visit_cfg *v, gpu_chase_out *out) {
+  const std::vector<uint64_t> &visit = *v->visit;
   uint32_t n = (uint32_t)visit.size();
   chase_scratch s;
-  scratch_reserve(&s, n, repeats);
+  scratch_reserve(&s, n, v->repeats);
   /* Absolute addresses as offsets from 0: the chain-writing kernel links
    * visit[k] to visit[k+1]. */
   CK(cudaMemcpy(s.off, visit.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
@@ -411,18 +428,36 @@ int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64
   chain_write_kernel<<<blocks < 1024 ? blocks : 1024, 256>>>(0, s.off, n);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
+  if (v->flush_bytes) {
+    unsigned *sink = nullptr;
+    CK(cudaMalloc(&sink, sizeof *sink));
+    gpu_stream_read_launch(c, v->flush_base, v->flush_bytes, 1, sink);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(sink));
+  }
   gpu_opts o;
   gpu_opts_defaults(&o, GPU_CMD_CHASE);
-  o.steps = steps;
-  o.repeats = repeats;
-  o.sm = sm;
+  o.steps = v->steps;
+  o.repeats = v->repeats;
+  o.sm = v->sm;
   chase_result res;
   memset(&res, 0, sizeof res);
-  int rc = chase_run(c, &o, 0, visit, warmup, &s, &res);
+  int rc = chase_run(c, &o, 0, visit, v->warmup, &s, &res);
+  if (!rc && v->base) {
+    unsigned k = n < GPU_BASE_SAMPLES ? n : GPU_BASE_SAMPLES;
+    uint64_t node[GPU_BASE_SAMPLES];
+    for (unsigned i = 0; i < k; i++) node[i] = visit[(uint64_t)i * n / k];
+    rc = chase_base_nodes(c, v->sm, 0, node, k, &s, &res);
+  }
   scratch_free(&s);
+  memset(out, 0, sizeof *out);
   out->cycles = res.cycles;
   out->ns = res.ns;
   out->khz = res.khz;
   out->sm = res.sm;
+  out->base = res.base;
+  out->base_mean = res.base_mean;
+  out->base_samples = res.base_samples;
   return rc;
 }

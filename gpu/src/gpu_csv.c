@@ -46,10 +46,12 @@ int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d) {
   else
     bad |= fputs(",,,,", f) < 0;
   if (!strcmp(r->pattern, "share"))
-    bad |= fprintf(f, "%d,%" PRIu64 ",%" PRIu64 "\n", r->disruptor_sm, r->disruptor_footprint,
+    bad |= fprintf(f, "%d,%" PRIu64 ",%" PRIu64 ",", r->disruptor_sm, r->disruptor_footprint,
                    r->disruptor_stride) < 0;
   else
-    bad |= fputs(",,\n", f) < 0;
+    bad |= fputs(",,,", f) < 0;
+  bad |= gpu_csv_field(f, r->population ? r->population : "");
+  bad |= fprintf(f, ",%u\n", r->region) < 0;
   if (bad || fflush(f)) return diag_set(d, NULL, 0, "csv: write failed");
   return 0;
 }
@@ -136,4 +138,66 @@ int gpu_csv_layout_row(FILE *f, const char *source, const char *set, uint64_t in
   /* No flush per row: layouts run to tens of thousands of rows. */
   if (bad) return diag_set(d, NULL, 0, "csv: write failed");
   return 0;
+}
+
+int gpu_csv_blocks_header(FILE *f, diag *d) { return header(f, GPU_BLOCKS_HEADER, d); }
+
+int gpu_csv_blocks_row(FILE *f, const gpu_blocks_row *r, diag *d) {
+  int bad = fprintf(f, "blocks,%" PRIu32 ",%" PRIu32 ",%u,%" PRIu64 ",%" PRIu32 ",%u,%" PRIu64 ",%" PRIu64 ",%u,",
+                    r->grid, r->block_threads, r->repeat, r->spin_ns, r->block, r->sm, r->start_ns, r->end_ns,
+                    r->sms) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fputc('\n', f) == EOF;
+  /* No flush per row: a launch writes up to thousands. */
+  if (bad) return diag_set(d, NULL, 0, "csv: write failed");
+  return 0;
+}
+
+int gpu_csv_embed_header(FILE *f, diag *d) { return header(f, GPU_EMBED_HEADER, d); }
+
+int gpu_csv_embed_row(FILE *f, const gpu_embed_row *r, diag *d) {
+  double lookups = (double)r->bags * r->ids_per_bag;
+  double gbps = r->ns.median > 0 ? lookups * r->row_bytes / r->ns.median : 0;
+  int bad = fputs("embed,", f) < 0;
+  bad |= gpu_csv_field(f, r->kernel);
+  bad |= fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.4f,%.4f,%.4f,%.1f,%" PRIu64 ",%" PRIu32
+                 ",%" PRIu32 ",%" PRIu64 ",%.0f,%g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f,%u,2097152,nc,0x%" PRIx64
+                 ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,",
+                 r->grid, r->block, r->warp_instructions, r->memory_instructions, r->ns.median,
+                 r->ns.median > 0 ? lookups / r->ns.median : 0, r->ns.max > 0 ? lookups / r->ns.max : 0,
+                 r->ns.min > 0 ? lookups / r->ns.min : 0, r->first_ns, r->table_bytes, r->row_bytes,
+                 r->ids_per_bag, r->bags, lookups, r->alpha, r->seed, r->rows, r->distinct_rows, gbps, r->regs,
+                 r->table_va, r->ids_va, r->out_va, r->table_alloc, r->repeats) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fputc('\n', f) == EOF;
+  return row_end(f, bad, d);
+}
+
+int gpu_csv_stream_header(FILE *f, diag *d) { return header(f, GPU_STREAM_HEADER, d); }
+
+int gpu_csv_stream_row(FILE *f, const gpu_stream_row *r, diag *d) {
+  int bad = fputs("stream,", f) < 0;
+  bad |= gpu_csv_field(f, r->kind);
+  bad |= fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%.2f,%.2f,%.2f,%.1f,%u,%u,%u,cg,0x%" PRIx64 ",",
+                 r->size_bytes, r->footprint_bytes, r->bytes_per_launch, r->passes, r->gbps.median, r->gbps.min,
+                 r->gbps.max, r->ns_per_launch, r->repeats, r->blocks, r->block_threads, r->va_base) < 0;
+  bad |= gpu_csv_field(f, r->device);
+  bad |= fputc('\n', f) == EOF;
+  return row_end(f, bad, d);
+}
+
+int gpu_csv_uvm_header(FILE *f, diag *d) { return header(f, GPU_UVM_HEADER, d); }
+
+/* A measured value, or an empty field for a negative one. */
+static int opt_value(FILE *f, double v) { return v < 0 ? 0 : fprintf(f, "%.4g", v) < 0; }
+
+int gpu_csv_uvm_row(FILE *f, const gpu_uvm_row *r, diag *d) {
+  int bad = gpu_csv_field(f, r->init);
+  bad |= fputc(',', f) == EOF;
+  bad |= gpu_csv_field(f, r->first);
+  bad |= fprintf(f, ",%" PRIu64, r->size) < 0;
+  const double v[] = {r->prefetch_ms, r->cold_ms, r->stream_ms, r->stream_gbps, r->gather_lpns, r->gather2_lpns};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) bad |= fputc(',', f) == EOF || opt_value(f, v[i]);
+  bad |= fputc('\n', f) == EOF;
+  return row_end(f, bad, d);
 }

@@ -62,13 +62,18 @@ typedef struct gpu_chase_row {
   /* share only: */
   int disruptor_sm;             /* -1: prober alone */
   uint64_t disruptor_footprint, disruptor_stride;
+  /* How the region's pages became resident (gpu_population_name; "" when
+   * not managed), and which region of the run the row chased: rows with the
+   * same region ran in file order over one allocation. */
+  const char *population;
+  unsigned region;
 } gpu_chase_row;
 
 #define GPU_CHASE_HEADER                                                                          \
   "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,"       \
   "ns_per_access,load,sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes," \
   "skew_bytes,va_base,cycles_min,cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,"  \
-  "disruptor_footprint_bytes,disruptor_stride_bytes"
+  "disruptor_footprint_bytes,disruptor_stride_bytes,population,region"
 
 int gpu_csv_chase_header(FILE *f, diag *d);
 int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d);
@@ -173,6 +178,84 @@ int gpu_csv_bufset_row(FILE *f, const gpu_bufset_row *r, diag *d);
  * the va_first column of its bufset row). */
 int gpu_csv_layout_row(FILE *f, const char *source, const char *set, uint64_t index, uint64_t id, uint64_t size,
                        uint64_t va, uint64_t first, diag *d);
+
+/* One block of a launch (`blocks`): the SM it ran on and its start and end
+ * (%globaltimer, ns from the launch's first block start). */
+typedef struct gpu_blocks_row {
+  uint32_t grid, block_threads;
+  unsigned repeat;
+  uint64_t spin_ns;
+  uint32_t block;
+  unsigned sm;
+  uint64_t start_ns, end_ns;
+  unsigned sms;                 /* the device's SM count */
+  const char *device;
+} gpu_blocks_row;
+
+#define GPU_BLOCKS_HEADER "pattern,grid,block_threads,repeat,spin_ns,block,sm,start_ns,end_ns,sms,device"
+
+int gpu_csv_blocks_header(FILE *f, diag *d);
+int gpu_csv_blocks_row(FILE *f, const gpu_blocks_row *r, diag *d);
+
+/* One embedding-bag point (`embed`): the kernel's shape, its measured time
+ * and what it looked up. */
+typedef struct gpu_embed_row {
+  const char *kernel;           /* mangled name */
+  uint32_t grid, block;
+  uint64_t warp_instructions, memory_instructions; /* from its SASS; 0 when not known */
+  gpu_summary ns;               /* per launch, over the timed launches */
+  double first_ns;              /* the warm-up launch */
+  uint64_t table_bytes;
+  uint32_t row_bytes, ids_per_bag;
+  uint64_t bags;
+  double alpha;
+  uint64_t seed, rows, distinct_rows;
+  unsigned regs;
+  uint64_t table_va, ids_va, out_va, table_alloc;
+  unsigned repeats;
+  const char *device;
+} gpu_embed_row;
+
+#define GPU_EMBED_HEADER                                                                                        \
+  "pattern,kernel,grid,block,warp_instructions,memory_instructions,ns,lookups_per_ns,lookups_per_ns_min,"       \
+  "lookups_per_ns_max,first_ns,table_bytes,row_bytes,ids_per_bag,bags,lookups,alpha,seed,rows,distinct_rows,"   \
+  "gbps,regs,page_bytes,load,table_va,ids_va,out_va,table_alloc_bytes,repeats,device"
+
+int gpu_csv_embed_header(FILE *f, diag *d);
+int gpu_csv_embed_row(FILE *f, const gpu_embed_row *r, diag *d);
+
+/* One bandwidth point (`stream`): kind read or copy over size_bytes (copy:
+ * size_bytes read and written), passes over the buffer per launch. */
+typedef struct gpu_stream_row {
+  const char *kind;
+  uint64_t size_bytes, footprint_bytes, bytes_per_launch;
+  unsigned passes;
+  gpu_summary gbps;             /* over the timed launches */
+  double ns_per_launch;         /* median */
+  unsigned repeats, blocks, block_threads;
+  uint64_t va_base;
+  const char *device;
+} gpu_stream_row;
+
+#define GPU_STREAM_HEADER                                                                                   \
+  "pattern,kind,size_bytes,footprint_bytes,bytes_per_launch,passes,gbps,gbps_min,gbps_max,ns_per_launch,"   \
+  "repeats,blocks,block_threads,load,va_base,device"
+
+int gpu_csv_stream_header(FILE *f, diag *d);
+int gpu_csv_stream_row(FILE *f, const gpu_stream_row *r, diag *d);
+
+/* One managed-memory point (`uvm`), exactly the columns of issue #24; a
+ * negative value is written as an empty field (not measured: no prefetch). */
+typedef struct gpu_uvm_row {
+  const char *init, *first;
+  uint64_t size;
+  double prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns, gather2_lpns;
+} gpu_uvm_row;
+
+#define GPU_UVM_HEADER "init,first,size,prefetch_ms,cold_ms,stream_ms,stream_gbps,gather_lpns,gather2_lpns"
+
+int gpu_csv_uvm_header(FILE *f, diag *d);
+int gpu_csv_uvm_row(FILE *f, const gpu_uvm_row *r, diag *d);
 
 /* Writes s as one CSV field (quoted only when needed). */
 int gpu_csv_field(FILE *f, const char *s);

@@ -1,6 +1,7 @@
 #include "gpu_plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,30 @@ const char *gpu_mapping_name(gpu_mapping m) { return m < GPU_MAP_COUNT ? mapping
 
 uint64_t gpu_mapping_page_bytes(gpu_mapping m, uint64_t granularity) {
   return m == GPU_MAP_MANAGED ? GPU_MANAGED_PAGE : granularity;
+}
+
+static const char *const pop_names[] = {"chain", "gpu", "host", "host_prefetch", "advise"};
+
+int gpu_population_parse(const char *text, gpu_population *out) {
+  const char *colon = strchr(text, ':');
+  size_t len = colon ? (size_t)(colon - text) : strlen(text);
+  for (int k = 0; k <= GPU_POP_ADVISE; k++) {
+    if (strlen(pop_names[k]) != len || strncmp(text, pop_names[k], len)) continue;
+    bool every = k == GPU_POP_GPU || k == GPU_POP_HOST;
+    uint64_t x = 0;
+    if (every != (colon != NULL) || (every && (num_parse_whole(colon + 1, &x) || !x || x > (1u << 20)))) return -1;
+    out->kind = (gpu_pop_kind)k;
+    out->every = (uint32_t)x;
+    return 0;
+  }
+  return -1;
+}
+
+const char *gpu_population_name(const gpu_population *p, char *buf, size_t len) {
+  const char *n = p->kind <= GPU_POP_ADVISE ? pop_names[p->kind] : "?";
+  if (p->kind == GPU_POP_GPU || p->kind == GPU_POP_HOST) snprintf(buf, len, "%s:%u", n, p->every);
+  else snprintf(buf, len, "%s", n);
+  return buf;
 }
 
 static int check_sweep(const gpu_sweep *s, diag *d) {

@@ -2,6 +2,9 @@
  * aliased), one cudaMalloc, or one cudaMallocManaged region. */
 #include <stdlib.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "gpu_cuda.h"
 
 /* Alignment of a VMM reservation: the region's size rounded up to a power
@@ -128,4 +131,56 @@ void gpu_region_destroy(const gpu_ctx *c, gpu_region *r) {
   }
   r->handles.clear();
   r->base = r->size = 0;
+}
+
+/* ---- managed populations ---- */
+
+__global__ void populate_kernel(uint64_t base, uint64_t count, uint64_t step) {
+  for (uint64_t q = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; q < count; q += (uint64_t)gridDim.x * blockDim.x)
+    *(volatile uint64_t *)(uintptr_t)(base + q * step) = q;
+}
+
+void gpu_host_fill(uint64_t base, uint64_t bytes) {
+  unsigned nt = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  uint64_t words = bytes / 8, per = (words + nt - 1) / nt;
+  std::vector<std::thread> th;
+  for (unsigned t = 0; t < nt; t++)
+    th.emplace_back([=]() {
+      uint64_t *w = (uint64_t *)(uintptr_t)base;
+      for (uint64_t i = t * per; i < std::min(words, (t + 1) * per); i++) w[i] = i;
+    });
+  for (std::thread &x : th) x.join();
+}
+
+cudaMemLocation gpu_device_location(const gpu_ctx *c) {
+  cudaMemLocation l = {};
+  l.type = cudaMemLocationTypeDevice;
+  l.id = c->device;
+  return l;
+}
+
+void gpu_region_populate(const gpu_ctx *c, const gpu_region *r, const gpu_population *p) {
+  uint64_t pages = r->size / GPU_POP_PAGE, step = (uint64_t)p->every * GPU_POP_PAGE;
+  double t0 = gpu_now_s();
+  switch (p->kind) {
+  case GPU_POP_CHAIN: return;
+  case GPU_POP_GPU:
+    populate_kernel<<<(unsigned)c->prop.multiProcessorCount * 8, 256>>>(r->base, (pages + p->every - 1) / p->every,
+                                                                      step);
+    CK(cudaGetLastError());
+    break;
+  case GPU_POP_HOST:
+    for (uint64_t q = 0; q * p->every < pages; q++) *(volatile uint64_t *)(uintptr_t)(r->base + q * step) = q;
+    break;
+  case GPU_POP_HOST_PREFETCH:
+  case GPU_POP_ADVISE:
+    gpu_host_fill(r->base, r->size);
+    if (p->kind == GPU_POP_ADVISE)
+      CK(cudaMemAdvise((void *)(uintptr_t)r->base, r->size, cudaMemAdviseSetPreferredLocation, gpu_device_location(c)));
+    CK(cudaMemPrefetchAsync((void *)(uintptr_t)r->base, r->size, gpu_device_location(c), 0, 0));
+    break;
+  }
+  CK(cudaDeviceSynchronize());
+  char name[64];
+  gpu_progress("managed region populated (%s) in %.2f s", gpu_population_name(p, name, sizeof name), gpu_now_s() - t0);
 }

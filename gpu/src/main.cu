@@ -43,6 +43,12 @@ static cmd_fn command_fn(gpu_cmd cmd) {
   case GPU_CMD_CHASERS: return gpu_cmd_chasers;
   case GPU_CMD_SMALLBUFS: return gpu_cmd_smallbufs;
   case GPU_CMD_CHURN_GATHER: return gpu_cmd_churn_gather;
+  case GPU_CMD_BLOCKS: return gpu_cmd_blocks;
+  case GPU_CMD_EMBED: return gpu_cmd_embed;
+  case GPU_CMD_STREAM: return gpu_cmd_stream;
+  case GPU_CMD_DRAM_CHASE: return gpu_cmd_dram_chase;
+  case GPU_CMD_L2_CHASE: return gpu_cmd_l2_chase;
+  case GPU_CMD_UVM: return gpu_cmd_uvm;
   default: return NULL;
   }
 }
@@ -86,9 +92,11 @@ static int run_side_experiments(const gpu_ctx *c, const gpu_opts *o, const char 
   return 0;
 }
 
-static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, size_t n, FILE *csv) {
+/* Sweeps sw[0..n) as regions first, first + 1, ... of the run. */
+static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, size_t n, unsigned first,
+                      FILE *csv) {
   for (size_t i = 0; i < n; i++)
-    if (gpu_run_sweep(c, o, &sw[i], csv)) return GPU_EXIT_FAIL;
+    if (gpu_run_sweep(c, o, &sw[i], first + (unsigned)i, csv)) return GPU_EXIT_FAIL;
   return 0;
 }
 
@@ -118,6 +126,7 @@ static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like
   diag d;
   if (!csv) return GPU_EXIT_FAIL;
   int rc = gpu_csv_chase_header(csv, &d) ? GPU_EXIT_FAIL : 0;
+  unsigned region = 0;
   for (const extra_sweep &e : extra_sweeps) {
     if (rc) break;
     gpu_progress("extra: %s", e.what);
@@ -130,7 +139,7 @@ static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like
     s.mapping = e.mapping;
     memcpy(s.strides, e.strides, sizeof e.strides);
     s.nstrides = e.nstrides;
-    rc = run_sweeps(c, &eo, &s, 1, csv);
+    rc = run_sweeps(c, &eo, &s, 1, region++, csv);
   }
   int rc2 = close_out(csv, path);
   return rc ? rc : rc2;
@@ -168,9 +177,9 @@ static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
     return GPU_EXIT_FAIL;
   }
   size_t first = n < 3 ? n : 3; /* contiguous, shuffled, cudamalloc */
-  int rc = run_sweeps(c, o, sw, first, csv);
+  int rc = run_sweeps(c, o, sw, first, 0, csv);
   if (!rc) rc = run_side_experiments(c, o, o->outdir, false);
-  if (!rc) rc = run_sweeps(c, o, sw + first, n - first, csv);
+  if (!rc) rc = run_sweeps(c, o, sw + first, n - first, (unsigned)first, csv);
   int rc2 = close_out(csv, path);
   if (!rc && !rc2) rc = run_extras(c, o, &sw[0], o->outdir);
   return rc ? rc : rc2;
@@ -252,6 +261,7 @@ int main(int argc, char **argv) {
     fputs(gpu_usage, stdout);
     return 0;
   }
+  if (o.cmd == GPU_CMD_EMBED && o.dry_run) return gpu_embed_dry_run(&o);
   gpu_ctx c;
   int rc = gpu_ctx_init(&c);
   if (rc) return rc;
