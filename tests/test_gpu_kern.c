@@ -311,7 +311,7 @@ static void test_kern_rows(void) {
   gpu_blocks_row b = {16, 256, 2, 20000, 3, 124, 32, 20064, 132, "NVIDIA H200"};
   CU_ASSERT_EQUAL(gpu_csv_blocks_header(f, &d), 0);
   CU_ASSERT_EQUAL(gpu_csv_blocks_row(f, &b, &d), 0);
-  CU_ASSERT_STRING_EQUAL(slurp(f), GPU_BLOCKS_HEADER "\nblocks,16,256,2,20000,3,124,32,20064,132,NVIDIA H200\n");
+  CU_ASSERT_STRING_EQUAL(slurp(f), "pattern,grid,block_threads,repeat,spin_ns,block,sm,start_ns,end_ns,sms,device\nblocks,16,256,2,20000,3,124,32,20064,132,NVIDIA H200\n");
   fclose(f);
   f = tmpfile();
   gpu_uvm_row u = {"host_prefetch", "gather", 256 * MiB, 5.606, 0.3608, 0.06624, 4052.4, 51.67, 52.04};

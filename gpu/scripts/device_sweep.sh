@@ -39,22 +39,24 @@ deadline=$(($(date +%s) + limit))
   nvidia-smi
 } >"$out/env.txt" 2>&1 || true
 
-# The base module's sources as CMake lists them, wherever its .cmake file
-# lives under sim/src: tlbsim_module(base SOURCES a.c b.c DEPS m)
-base_cmake=
-for f in sim/src/*.cmake sim/src/*/*.cmake; do
-  if [ -f "$f" ] && grep -q 'tlbsim_module(base[[:space:]]' "$f"; then
-    base_cmake=$f
-    break
-  fi
-done
-[ -n "$base_cmake" ] || { echo "device_sweep: no tlbsim_module(base ...) under sim/src" >&2; exit 1; }
-base_srcs=$(sed -n 's/.*tlbsim_module(base[[:space:]]*SOURCES[[:space:]]*\([^)]*\)).*/\1/p' "$base_cmake" |
-  sed 's/[[:space:]]DEPS[[:space:]].*//')
-[ -n "$base_srcs" ] || { echo "device_sweep: no SOURCES in $base_cmake" >&2; exit 1; }
+# The sources of the sim modules the host library links (base, rows), as
+# their .cmake files list them: tlbsim_module(NAME SOURCES a.c b.c DEPS ...)
+module_srcs() {
+  local f
+  for f in sim/src/*.cmake sim/src/*/*.cmake; do
+    if [ -f "$f" ] && grep -q "tlbsim_module($1[[:space:]]" "$f"; then
+      sed -n "s/.*tlbsim_module($1[[:space:]]*SOURCES[[:space:]]*\([^)]*\)).*/\1/p" "$f" |
+        sed 's/[[:space:]]DEPS[[:space:]].*//' | tr ' ' '\n' | sed "/^$/d; s|^|$(dirname "$f")/|"
+      return 0
+    fi
+  done
+  echo "device_sweep: no tlbsim_module($1 ...) under sim/src" >&2
+  return 1
+}
+sim_srcs="$(module_srcs base) $(module_srcs rows)" || exit 1
 
 t0=$(date +%s)
-for f in $(printf "$(dirname "$base_cmake")/%s " $base_srcs) gpu/src/gpu_*.c; do
+for f in $sim_srcs gpu/src/gpu_*.c; do
   "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
     -c "$f" -o "$bld/$(basename "$f" .c).o" &
 done

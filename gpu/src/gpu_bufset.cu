@@ -170,7 +170,7 @@ static FILE *open_layout(const gpu_opts *o) {
   if (!o->layout) return NULL;
   FILE *f = fopen(o->layout, "w");
   if (!f) fprintf(stderr, "tlbsim-gpu: %s: %s\n", o->layout, strerror(errno));
-  else fputs(GPU_LAYOUT_HEADER "\n", f);
+  else rows_header(f, ROWS_LAYOUT, NULL); /* a failed write shows at close */
   return f;
 }
 

@@ -255,7 +255,7 @@ static int chase_run(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const s
   return 0;
 }
 
-static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m) {
+static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, region_mapping m) {
   gpu_chase_row r;
   memset(&r, 0, sizeof r);
   r.pattern = "chase";
@@ -273,10 +273,10 @@ static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m
 
 /* The region a sweep needs: its largest footprint, capped by what can be
  * allocated now (aliased needs VA only; managed stays well inside free). */
-uint64_t gpu_region_cap(gpu_mapping m) {
+uint64_t gpu_region_cap(region_mapping m) {
   uint64_t fr = gpu_free_bytes();
-  if (m == GPU_MAP_ALIASED) return UINT64_MAX;
-  if (m == GPU_MAP_MANAGED) return fr > (4ull << 30) ? fr - (4ull << 30) : 0;
+  if (m == REGION_ALIASED) return UINT64_MAX;
+  if (m == REGION_MANAGED) return fr > (4ull << 30) ? fr - (4ull << 30) : 0;
   return fr;
 }
 
@@ -284,14 +284,14 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsi
   gpu_sweep s = *sw;
   uint64_t cap = gpu_region_cap(s.mapping);
   if (s.fmax > cap) {
-    gpu_progress("%s: footprints capped at %.1f GiB by free memory", gpu_mapping_name(s.mapping),
+    gpu_progress("%s: footprints capped at %.1f GiB by free memory", region_mapping_names[s.mapping],
                  (double)cap / (1ull << 30));
     s.fmax = cap;
     for (size_t i = 0; i < s.nfootprints; i++)
       if (s.footprints[i] > cap) s.footprints[i] = cap;
   }
   uint64_t chunk = o->chunk ? o->chunk : c->granularity;
-  if (s.mapping == GPU_MAP_ALIASED)
+  if (s.mapping == REGION_ALIASED)
     for (size_t i = 0; i < s.nstrides; i++)
       if (s.strides[i] % chunk) {
         fprintf(stderr, "tlbsim-gpu: aliased: stride %llu is not a multiple of the %llu-byte chunk\n",
@@ -306,7 +306,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsi
   }
   if (pts.skipped_nodes)
     gpu_progress("%s: skipped %zu points needing more than %llu nodes (they would not stay in L2)",
-                 gpu_mapping_name(s.mapping), pts.skipped_nodes, (unsigned long long)s.max_nodes);
+                 region_mapping_names[s.mapping], pts.skipped_nodes, (unsigned long long)s.max_nodes);
   uint32_t max_nodes = 0;
   for (size_t i = 0; i < pts.n; i++)
     if (pts.v[i].nodes > max_nodes) max_nodes = pts.v[i].nodes;
@@ -315,7 +315,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsi
     gpu_region reg;
     gpu_region_create(c, &reg, s.mapping, gpu_point_list_max_footprint(&pts), o->chunk, o->seed, max_nodes);
     char pop[64] = "";
-    if (s.mapping == GPU_MAP_MANAGED) {
+    if (s.mapping == REGION_MANAGED) {
       gpu_region_populate(c, &reg, &s.population);
       gpu_population_name(&s.population, pop, sizeof pop);
     }
@@ -327,7 +327,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsi
     for (size_t i = 0; i < pts.n && !rc; i++) {
       const gpu_point *p = &pts.v[i];
       gpu_chain_spec spec = {p->nodes, p->stride, GPU_ORDER_SEQ, o->seed, 0, 0};
-      if (s.mapping == GPU_MAP_ALIASED) {
+      if (s.mapping == REGION_ALIASED) {
         spec.skew_line = GPU_ALIAS_LINE;
         spec.skew_period = reg.chunk / GPU_ALIAS_LINE;
         if (p->stride != aliased_stride) {
@@ -378,7 +378,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsi
         }
       }
       if (i + 1 == pts.n || pts.v[i + 1].stride != p->stride)
-        gpu_progress("%s stride %llu KiB: done, %zu/%zu points, %.1f s", gpu_mapping_name(s.mapping),
+        gpu_progress("%s stride %llu KiB: done, %zu/%zu points, %.1f s", region_mapping_names[s.mapping],
                      (unsigned long long)(p->stride >> 10), i + 1, pts.n, gpu_now_s() - t0);
     }
     scratch_free(&scr);
@@ -395,11 +395,11 @@ int gpu_cmd_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     return GPU_EXIT_FAIL;
   }
   unsigned region = 0;
-  for (int m = 0; m < GPU_MAP_COUNT; m++) {
+  for (int m = 0; m < REGION_MAPPING_COUNT; m++) {
     if (!(o->mappings & (1u << m))) continue;
     for (size_t p = 0; p < o->npops; p++) {
       gpu_sweep s = o->sweep;
-      s.mapping = (gpu_mapping)m;
+      s.mapping = (region_mapping)m;
       s.population = o->pops[p];
       if (gpu_run_sweep(c, o, &s, region++, csv)) return GPU_EXIT_FAIL;
     }

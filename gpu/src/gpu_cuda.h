@@ -72,7 +72,7 @@ double gpu_now_s(void);
 void gpu_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct gpu_region {
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t base = 0, size = 0, chunk = 0; /* chunk: VMM chunk bytes */
   uint64_t reserved = 0;                  /* VMM: VA bytes reserved */
   std::vector<CUmemGenericAllocationHandle> handles;
@@ -81,7 +81,7 @@ struct gpu_region {
 
 /* Backs `size` bytes with the mapping; shuffled orders chunks by seed.
  * Aliased reserves VA only (see gpu_region_alias). */
-void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t size, uint64_t chunk,
+void gpu_region_create(const gpu_ctx *c, gpu_region *r, region_mapping m, uint64_t size, uint64_t chunk,
                        uint64_t seed, uint32_t alias_nodes);
 /* Aliased: maps the chunk of each node i < nodes at this stride to the
  * physical chunk i / (chunk / GPU_ALIAS_LINE). */
@@ -173,7 +173,7 @@ void gpu_gather_fill(const gpu_gather_cfg *g);
  * predicts. -1 after a message on a failed check. */
 int gpu_gather_measure(const gpu_ctx *c, const gpu_gather_cfg *g, gpu_gather_result *r);
 /* The region a sweep of this mapping may use now (gpu_chase.cu). */
-uint64_t gpu_region_cap(gpu_mapping m);
+uint64_t gpu_region_cap(region_mapping m);
 
 /* One sweep of chase points into csv (the header already written); region
  * numbers the sweep's allocation in the run (the rows' region column). */

@@ -33,7 +33,7 @@ static gpu_chase_row lat_row(const gpu_ctx *c, const gpu_opts *o, const char *pa
   memset(&row, 0, sizeof row);
   row.pattern = pattern;
   row.order = GPU_ORDER_RANDOM;
-  row.mapping = GPU_MAP_CUDAMALLOC;
+  row.mapping = REGION_CUDAMALLOC;
   row.page_bytes = c->granularity;
   row.stride_bytes = MEMLAT_LINE;
   row.footprint_bytes = footprint;

@@ -187,45 +187,12 @@ static const struct opt_def *find_opt(const char *name, size_t len) {
   return NULL;
 }
 
-/* One item: a number, or a doubling range "LO..HI" of powers-of-two steps. */
-static int list_item(const char *item, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
-  const char *dots = strstr(item, "..");
-  uint64_t lo, hi;
-  if (!dots) {
-    if (parse(item, &lo) || *n == max) return -1;
-    v[(*n)++] = lo;
-    return 0;
-  }
-  char a[64];
-  size_t la = (size_t)(dots - item);
-  if (la >= sizeof a) return -1;
-  memcpy(a, item, la);
-  a[la] = '\0';
-  if (parse(a, &lo) || parse(dots + 2, &hi) || !lo || lo > hi) return -1;
-  for (uint64_t x = lo; x <= hi; x *= 2) {
-    if (*n == max) return -1;
-    v[(*n)++] = x;
-    if (x > UINT64_MAX / 2) break;
-  }
-  return 0;
-}
-
-static int number_list(const char *text, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
-  char buf[512];
-  *n = 0;
-  if (!text || !*text || strlen(text) >= sizeof buf) return -1;
-  strcpy(buf, text);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-    if (list_item(tok, parse, v, max, n)) return -1;
-  return *n ? 0 : -1;
-}
-
 int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
-  return number_list(text, num_parse_size, v, max, n);
+  return num_parse_list(text, NUM_SIZE, 1, v, max, n);
 }
 
 int gpu_whole_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
-  return number_list(text, num_parse_whole, v, max, n);
+  return num_parse_list(text, NUM_WHOLE, 1, v, max, n);
 }
 
 /* Parses a comma-separated list of names into a bit mask through `parse`. */
@@ -243,16 +210,7 @@ static int name_mask(const char *text, int (*parse)(const char *, int *), unsign
 }
 
 int gpu_real_list_parse(const char *text, double lo, double hi, double *v, size_t max, size_t *n) {
-  char buf[512];
-  *n = 0;
-  if (!text || !*text || strlen(text) >= sizeof buf) return -1;
-  strcpy(buf, text);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    double x;
-    if (*n == max || num_parse_real(tok, &x) || !(x >= lo && x <= hi)) return -1;
-    v[(*n)++] = x;
-  }
-  return *n ? 0 : -1;
+  return num_parse_real_list(text, lo, hi, v, max, n);
 }
 
 /* A name of names[0..count) as its index. */
@@ -285,30 +243,27 @@ static int parse_order_int(const char *t, int *v) {
 }
 
 static int parse_mapping_int(const char *t, int *v) {
-  gpu_mapping m;
-  if (gpu_mapping_parse(t, &m)) return -1;
+  region_mapping m;
+  if (region_mapping_parse(t, &m)) return -1;
   *v = (int)m;
   return 0;
 }
 
 static int int_list(const char *text, int *v, size_t max, size_t *n) {
-  char buf[1024];
-  if (!*text || strlen(text) >= sizeof buf) return -1;
-  strcpy(buf, text);
-  *n = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    uint64_t x;
-    if (num_parse_whole(tok, &x) || x > 100000 || *n == max) return -1;
-    v[(*n)++] = (int)x;
+  uint64_t x[GPU_MAX_LIST * 4];
+  if (num_parse_list(text, NUM_WHOLE, 1, x, max < GPU_MAX_LIST * 4 ? max : GPU_MAX_LIST * 4, n)) return -1;
+  for (size_t i = 0; i < *n; i++) {
+    if (x[i] > 100000) return -1;
+    v[i] = (int)x[i];
   }
-  return *n ? 0 : -1;
+  return 0;
 }
 
 static void defaults(gpu_opts *o) {
   memset(o, 0, sizeof *o);
   o->cmd = GPU_CMD_HELP;
-  o->mappings = 1u << GPU_MAP_CONTIGUOUS;
-  o->sweep.mapping = GPU_MAP_CONTIGUOUS;
+  o->mappings = 1u << REGION_CONTIGUOUS;
+  o->sweep.mapping = REGION_CONTIGUOUS;
   o->sweep.orders = (1u << GPU_ORDER_SEQ) | (1u << GPU_ORDER_RANDOM);
   o->sweep.strides[0] = 2u << 20;
   o->sweep.nstrides = 1;
@@ -651,7 +606,7 @@ static int finish(gpu_opts *o, diag *d) {
   }
   if (o->cmd == GPU_CMD_CHASE && !o->npops) o->npops = 1; /* chain */
   for (size_t i = 0; i < o->npops; i++)
-    if (o->pops[i].kind != GPU_POP_CHAIN && o->mappings != 1u << GPU_MAP_MANAGED)
+    if (o->pops[i].kind != GPU_POP_CHAIN && o->mappings != 1u << REGION_MANAGED)
       return diag_set(d, NULL, 0, "tlbsim-gpu: chase: --population other than chain needs --mapping managed alone");
   return newcmd ? finish_new(o, d) : 0;
 }

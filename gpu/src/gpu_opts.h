@@ -47,7 +47,7 @@ const char *gpu_cmd_name(gpu_cmd c);
 
 typedef struct gpu_opts {
   gpu_cmd cmd;
-  unsigned mappings;          /* bit (1u << gpu_mapping) per mapping */
+  unsigned mappings;          /* bit (1u << region_mapping) per mapping */
   gpu_sweep sweep;            /* orders, strides, footprints, node cap; mapping set per run */
   uint64_t steps;             /* accesses per timed pass */
   uint64_t warmup;            /* untimed accesses: max(this, nodes) */

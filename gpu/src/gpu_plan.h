@@ -1,6 +1,6 @@
 /* gpu_plan.h — which chase points a sweep measures.
  *
- * gpu_mapping   how the chased region is backed; decides what the TLB sees
+ * region_mapping   how the chased region is backed; decides what the TLB sees
  *               (see gpu/README.md): VMM chunks in VA order (contiguous) or
  *               in a seeded shuffled order, VMM with few physical chunks
  *               aliased at many VAs, one cudaMalloc, one cudaMallocManaged.
@@ -18,25 +18,16 @@
 #define TLBSIM_GPU_PLAN_H
 
 #include "gpu_chain.h"
+#include "tlbsim/rows.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum gpu_mapping {
-  GPU_MAP_CONTIGUOUS,
-  GPU_MAP_SHUFFLED,
-  GPU_MAP_ALIASED,
-  GPU_MAP_CUDAMALLOC,
-  GPU_MAP_MANAGED,
-  GPU_MAP_COUNT
-} gpu_mapping;
-
-int gpu_mapping_parse(const char *text, gpu_mapping *out);
-const char *gpu_mapping_name(gpu_mapping m);
-/* Page size the driver uses for the mapping: the VMM granularity for VMM
+/* The mappings are the simulator's list (region_mapping, tlbsim/rows.h:
+ * REGION_CONTIGUOUS ... REGION_MANAGED, region_mapping_names). Page size the driver uses for the mapping: the VMM granularity for VMM
  * chunks and large cudaMalloc regions, 64 KiB for managed memory. */
-uint64_t gpu_mapping_page_bytes(gpu_mapping m, uint64_t granularity);
+uint64_t gpu_mapping_page_bytes(region_mapping m, uint64_t granularity);
 
 #define GPU_MAX_LIST 64
 
@@ -62,7 +53,7 @@ int gpu_population_parse(const char *text, gpu_population *out);
 const char *gpu_population_name(const gpu_population *p, char *buf, size_t len);
 
 typedef struct gpu_sweep {
-  gpu_mapping mapping;
+  region_mapping mapping;
   unsigned orders;                   /* bit (1u << gpu_order) per order */
   uint64_t strides[GPU_MAX_LIST];
   size_t nstrides;

@@ -60,7 +60,7 @@ static void create_chunks(const gpu_ctx *c, gpu_region *r, size_t n) {
   for (size_t i = 0; i < n; i++) CKD(c, c->drv.create(&r->handles[i], r->chunk, &prop, 0));
 }
 
-void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t size, uint64_t chunk,
+void gpu_region_create(const gpu_ctx *c, gpu_region *r, region_mapping m, uint64_t size, uint64_t chunk,
                        uint64_t seed, uint32_t alias_nodes) {
   double t0 = gpu_now_s();
   r->mapping = m;
@@ -71,17 +71,17 @@ void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t 
     exit(GPU_EXIT_FAIL);
   }
   r->size = (size + r->chunk - 1) / r->chunk * r->chunk;
-  if (m == GPU_MAP_CUDAMALLOC) {
+  if (m == REGION_CUDAMALLOC) {
     void *p = NULL;
     CK(cudaMalloc(&p, r->size));
     r->base = (uint64_t)(uintptr_t)p;
     r->chunk = 0;
-  } else if (m == GPU_MAP_MANAGED) {
+  } else if (m == REGION_MANAGED) {
     void *p = NULL;
     CK(cudaMallocManaged(&p, r->size, cudaMemAttachGlobal));
     r->base = (uint64_t)(uintptr_t)p;
     r->chunk = 0;
-  } else if (m == GPU_MAP_ALIASED) {
+  } else if (m == REGION_ALIASED) {
     /* Enough physical chunks that every node owns a distinct line. */
     uint64_t per_chunk = r->chunk / GPU_ALIAS_LINE;
     create_chunks(c, r, (size_t)((alias_nodes + per_chunk - 1) / per_chunk));
@@ -91,14 +91,14 @@ void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t 
     create_chunks(c, r, n);
     vmm_reserve(c, r, r->size);
     std::vector<uint32_t> perm(n);
-    if (m == GPU_MAP_SHUFFLED) gpu_permute(perm.data(), (uint32_t)n, seed);
+    if (m == REGION_SHUFFLED) gpu_permute(perm.data(), (uint32_t)n, seed);
     else
       for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
     /* VA chunk v is backed by the chunk created perm[v]-th. */
     for (size_t v = 0; v < n; v++) CKD(c, c->drv.map(r->base + v * r->chunk, r->chunk, 0, r->handles[perm[v]], 0));
     set_access_chunks(c, r);
   }
-  gpu_progress("%s region: %.2f GiB at 0x%llx in %.2f s", gpu_mapping_name(m), (double)r->size / (1ull << 30),
+  gpu_progress("%s region: %.2f GiB at 0x%llx in %.2f s", region_mapping_names[m], (double)r->size / (1ull << 30),
                (unsigned long long)r->base, gpu_now_s() - t0);
 }
 
@@ -120,10 +120,10 @@ void gpu_region_unalias(const gpu_ctx *c, gpu_region *r) {
 
 void gpu_region_destroy(const gpu_ctx *c, gpu_region *r) {
   CK(cudaDeviceSynchronize());
-  if (r->mapping == GPU_MAP_CUDAMALLOC || r->mapping == GPU_MAP_MANAGED) {
+  if (r->mapping == REGION_CUDAMALLOC || r->mapping == REGION_MANAGED) {
     CK(cudaFree((void *)(uintptr_t)r->base));
   } else {
-    if (r->mapping == GPU_MAP_ALIASED) gpu_region_unalias(c, r);
+    if (r->mapping == REGION_ALIASED) gpu_region_unalias(c, r);
     else
       unmap_chunks(c, r);
     CKD(c, c->drv.address_free(r->base, r->reserved));

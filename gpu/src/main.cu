@@ -105,7 +105,7 @@ static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, 
  * SM far from SM 0. */
 static const struct extra_sweep {
   const char *what;
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t strides[3];
   size_t nstrides;
   unsigned lanes;
@@ -113,10 +113,10 @@ static const struct extra_sweep {
   uint64_t chunk;
   int sm; /* clamped to the last SM */
 } extra_sweeps[] = {
-    {"warp of 32 lanes", GPU_MAP_CONTIGUOUS, {2ull << 20}, 1, 32, 0, 0, 0},
-    {"ld.global.ca", GPU_MAP_CONTIGUOUS, {64ull << 10, 2ull << 20, 32ull << 20}, 3, 1, 1, 0, 0},
-    {"1 GiB chunks", GPU_MAP_CONTIGUOUS, {2ull << 20, 32ull << 20}, 2, 1, 0, 1ull << 30, 0},
-    {"SM 65", GPU_MAP_SHUFFLED, {2ull << 20}, 1, 1, 0, 0, 65},
+    {"warp of 32 lanes", REGION_CONTIGUOUS, {2ull << 20}, 1, 32, 0, 0, 0},
+    {"ld.global.ca", REGION_CONTIGUOUS, {64ull << 10, 2ull << 20, 32ull << 20}, 3, 1, 1, 0, 0},
+    {"1 GiB chunks", REGION_CONTIGUOUS, {2ull << 20, 32ull << 20}, 2, 1, 0, 1ull << 30, 0},
+    {"SM 65", REGION_SHUFFLED, {2ull << 20}, 1, 1, 0, 0, 65},
 };
 
 static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like, const char *dir) {
@@ -191,7 +191,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts g;
   gpu_opts_defaults(&g, GPU_CMD_GATHER);
   g.seed = o->seed;
-  g.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  g.mappings = 1u << REGION_CONTIGUOUS;
   g.sweep.footprints[0] = 256ull << 20, g.sweep.footprints[1] = 4ull << 30;
   g.sweep.nfootprints = 2;
   g.nodes[0] = 4096;
@@ -205,7 +205,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts ch;
   gpu_opts_defaults(&ch, GPU_CMD_CHASERS);
   ch.seed = o->seed;
-  ch.mappings = 1u << GPU_MAP_CUDAMALLOC;
+  ch.mappings = 1u << REGION_CUDAMALLOC;
   ch.sweep.footprints[0] = 64ull << 20;
   ch.sweep.nfootprints = 1;
   gpu_sm_sets_parse("0/0,1", ch.sm_sets, GPU_MAX_SM_SETS, &ch.nsm_sets);
@@ -229,7 +229,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
 /* A few points of everything, to stdout. */
 static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts so = *o;
-  so.mappings = (1u << GPU_MAP_COUNT) - 1;
+  so.mappings = (1u << REGION_MAPPING_COUNT) - 1;
   so.sweep.strides[0] = 2u << 20;
   so.sweep.nstrides = 1;
   so.sweep.fmin = 2u << 20;
@@ -240,7 +240,7 @@ static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   int rc = run_to(gpu_cmd_chase, c, &so, NULL);
   if (rc) return rc;
   gpu_progress("smoke: warp of 32 lanes, ld.global.ca");
-  so.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  so.mappings = 1u << REGION_CONTIGUOUS;
   so.sweep.fmin = so.sweep.fmax = 64u << 20;
   so.lanes = 32;
   so.load_ca = 1;

@@ -41,8 +41,7 @@
 #include "tlbsim/mmu.h"
 #include "tlbsim/region.h"
 
-#define GPU_MAX_GROUP_SMS 16
-#define GPU_MAX_SMS 256
+#define GPU_MAX_GROUP_SMS 16 /* GPU_MAX_SMS: tlbsim/rows.h, through region.h */
 
 typedef struct gpu_config {
   uint32_t sms;                 /* 0: no [gpu] section (not a GPU preset) */
