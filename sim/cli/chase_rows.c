@@ -3,6 +3,7 @@
 
 #include "cli_common.h"
 #include "tlbsim/csv.h"
+#include "tlbsim/rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +11,13 @@
 
 enum { C_PATTERN, C_ORDER, C_MAPPING, C_PAGE, C_STRIDE, C_FOOTPRINT, C_STEPS, C_CYCLES, C_SEED, C_NODES,
        C_WARMUP, C_REPEATS, C_CHUNK, C_VA_BASE, C_BASE_CYCLES, C_LANES, C_LOAD, NCOLS };
-static const char *const col_names[NCOLS] = {"pattern", "order", "mapping", "page_bytes", "stride_bytes",
-                                             "footprint_bytes", "steps", "cycles_per_access", "seed", "nodes",
-                                             "warmup", "repeats", "chunk_bytes", "va_base", "base_cycles",
-                                             "lanes", "load"};
+/* The columns read, as tlbsim/rows.h declares them (ROWS_CHASE). */
+static const int col_id[NCOLS] = {ROWS_CHASE_PATTERN, ROWS_CHASE_ORDER,   ROWS_CHASE_MAPPING, ROWS_CHASE_PAGE,
+                                  ROWS_CHASE_STRIDE,  ROWS_CHASE_FOOTPRINT, ROWS_CHASE_STEPS, ROWS_CHASE_CYCLES,
+                                  ROWS_CHASE_SEED,    ROWS_CHASE_NODES,   ROWS_CHASE_WARMUP,  ROWS_CHASE_REPEATS,
+                                  ROWS_CHASE_CHUNK,   ROWS_CHASE_VA_BASE, ROWS_CHASE_BASE,    ROWS_CHASE_LANES,
+                                  ROWS_CHASE_LOAD};
+#define COL_NAME(c) rows_column(ROWS_CHASE, col_id[c])
 static const bool col_required[NCOLS] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 
@@ -24,7 +28,7 @@ static int field_u64(char **l, const int *col, int c, uint64_t def, uint64_t *ou
   if (col[c] < 0 || !*l[col[c]]) return *out = def, 0;
   num_status st = num_whole_in(l[col[c]], 0, UINT64_MAX, out);
   char why[160];
-  return st == NUM_OK ? 0 : diag_set(d, file, ln, "%s: %s", col_names[c],
+  return st == NUM_OK ? 0 : diag_set(d, file, ln, "%s: %s", COL_NAME(c),
                                      num_complaint(st, NUM_WHOLE, l[col[c]], 0, UINT64_MAX, why, sizeof why));
 }
 
@@ -81,7 +85,9 @@ int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **row
   *rows = NULL;
   *n = *skipped = 0;
   int col[NCOLS];
-  csv_table *t = csv_table_open(path, col_names, col_required, col, NCOLS, d);
+  const char *names[NCOLS];
+  for (int c = 0; c < NCOLS; c++) names[c] = COL_NAME(c);
+  csv_table *t = csv_table_open(path, names, col_required, col, NCOLS, d);
   if (!t) return -1;
   size_t cap = 0;
   uint64_t passed = 0; /* rows kept before sampling */

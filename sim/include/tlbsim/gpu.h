@@ -12,9 +12,9 @@
 #define TLBSIM_GPU_H
 
 #include "tlbsim/config.h"
+#include "tlbsim/rows.h"
 
-#define GPU_MAX_GROUP_SMS 16
-#define GPU_MAX_SMS 256
+#define GPU_MAX_GROUP_SMS 16 /* GPU_MAX_SMS: tlbsim/rows.h (the SM numbers rows may name) */
 
 typedef struct gpu_config {
   uint32_t sms;                 /* 0: no [gpu] section (not a GPU preset) */

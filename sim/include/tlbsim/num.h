@@ -146,6 +146,15 @@ int num_parse_whole(const char *s, uint64_t *out);
 int num_parse_size(const char *s, uint64_t *out);
 int num_parse_real(const char *s, double *out);
 
+/* A comma list of numbers of kind k (whole numbers or sizes) and ranges
+ * LO..HI: per_octave values per doubling from LO while they stay at most HI,
+ * each rounded to a whole number (per_octave 1: LO, 2LO, 4LO, ...). -1 on a
+ * bad item, an empty list or item, LO 0 or above HI, or more than max values.
+ * The one list every command line and tlbsim-gpu option reads sizes with. */
+int num_parse_list(const char *s, num_kind k, unsigned per_octave, uint64_t *out, size_t max, size_t *n);
+/* A comma list of reals, each in [lo, hi]. -1 as num_parse_list. */
+int num_parse_real_list(const char *s, double lo, double hi, double *out, size_t max, size_t *n);
+
 /* The same with a range check. */
 num_status num_whole_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 num_status num_size_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);

@@ -21,12 +21,7 @@
 #define TLBSIM_REGION_H
 
 #include "tlbsim/pt.h"
-
-typedef enum { REGION_CONTIGUOUS, REGION_SHUFFLED, REGION_CUDAMALLOC, REGION_ALIASED, REGION_MANAGED } region_mapping;
-
-/* Names by region_mapping, NULL-terminated. */
-extern const char *const region_mapping_names[];
-int region_mapping_parse(const char *s, region_mapping *out);
+#include "tlbsim/rows.h" /* region_mapping: the mapping column's values */
 
 /* tlbsim-gpu's skew of aliased nodes, so nodes sharing physical memory
  * never share a line (GPU_ALIAS_LINE). */

@@ -7,16 +7,6 @@
 
 #include "gpu_chain.h"
 
-const char *const region_mapping_names[] = {[REGION_CONTIGUOUS] = "contiguous", [REGION_SHUFFLED] = "shuffled",
-                                            [REGION_CUDAMALLOC] = "cudamalloc", [REGION_ALIASED] = "aliased",
-                                            [REGION_MANAGED] = "managed",       NULL};
-
-int region_mapping_parse(const char *s, region_mapping *out) {
-  for (int i = 0; region_mapping_names[i]; i++)
-    if (!strcmp(s, region_mapping_names[i])) return *out = (region_mapping)i, 0;
-  return -1;
-}
-
 uint64_t region_node_va(const region *r, uint32_t i) {
   uint64_t va = r->base + (uint64_t)i * r->stride;
   if (r->mapping == REGION_ALIASED) va += (i % (r->chunk / REGION_ALIAS_LINE)) * REGION_ALIAS_LINE;
@@ -104,6 +94,7 @@ int region_map(pt *t, const region *r, diag *d) {
   case REGION_CONTIGUOUS:
   case REGION_SHUFFLED:
   case REGION_CUDAMALLOC: return map_chunks(t, r, d);
+  case REGION_MAPPING_COUNT: break;
   }
   return diag_set(d, NULL, 0, "region: unknown mapping");
 }
