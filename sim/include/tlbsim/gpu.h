@@ -35,6 +35,9 @@ typedef struct gpu_config {
   double data_spread_cycles;    /* the data latency's range over L2 slices, around data_cycles */
   double l1_hit_cycles;         /* a load the SM's L1 data cache serves (the table mode's offsets) */
   double launch_gap_ns;         /* between two back-to-back launches */
+  uint32_t max_threads_per_sm;  /* resident threads an SM holds (blocks it takes at once: launch.h) */
+  uint32_t max_blocks_per_sm;   /* resident blocks an SM holds */
+  uint16_t block_order[GPU_MAX_SMS]; /* the SMs in the order the block scheduler fills them (launch.h) */
 } gpu_config;
 
 /* Reads [gpu] into *g (all 0 without one: not a GPU preset). */
