@@ -117,9 +117,16 @@ static int fail(trace_reader *r, diag *d) {
   return -1;
 }
 
-/* Moves the unconsumed tail to the front and reads behind it. */
+/* Moves the unconsumed tail to the front and reads behind it. A full
+ * buffer would read nothing and look like the end of the input: the
+ * callers never refill one (a line is at most a quarter of it, a binary
+ * record far less), and this says so rather than cut the trace short. */
 static int refill(trace_reader *r, diag *d) {
   size_t keep = r->end - r->start;
+  if (keep >= BUF_BYTES) {
+    diag_set(&r->err, r->name, r->line.no + 1, "internal error: the reader's buffer is full");
+    return fail(r, d);
+  }
   memmove(r->buf, r->buf + r->start, keep);
   r->start = 0;
   r->end = keep;
@@ -297,8 +304,8 @@ static void decode_block(trace_reader *r, trace_block *b) {
     r->bin.last = r->eof;
     int rc = r->decode(&r->bin, b, &r->err);
     r->start = (size_t)((const char *)r->bin.p - r->buf);
-    if (rc) r->failed = true;
-    if (rc || b->n == TRACE_BLOCK_MAX || b->nother == TRACE_BLOCK_OTHER_MAX || (r->eof && r->start >= r->end)) return;
+    if (rc < 0) r->failed = true;
+    if (rc || (r->eof && r->start >= r->end)) return;
     if (refill(r, NULL)) return;
   }
 }

@@ -198,6 +198,7 @@ int trace_bin_decode(trace_bytes *in, trace_block *b, diag *d) {
   }
   in->prev_addr = addr;
   in->prev_delta = delta;
+  if (!rc && (b->n == TRACE_BLOCK_MAX || b->nother == TRACE_BLOCK_OTHER_MAX)) return TRACE_DECODE_FULL;
   return rc;
 }
 

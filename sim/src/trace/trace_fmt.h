@@ -132,7 +132,11 @@ typedef struct trace_bytes {
 
 /* Decodes records from in->p into b while a whole record of at most
  * max_record bytes is held (every record when in->last) and b has room for
- * one record's entries; 0, or -1 with d as "FILE:RECORD: ...". */
+ * one record's entries. TRACE_DECODE_FULL when it stopped because b has no
+ * room for another record (however few entries b holds: a record may need
+ * several), 0 when it needs more input (or took the last), -1 with d as
+ * "FILE:RECORD: ...". */
+#define TRACE_DECODE_FULL 1
 typedef int trace_decode_fn(trace_bytes *in, trace_block *b, diag *d);
 trace_decode_fn trace_bin_decode, trace_champsim_decode;
 /* Whether the first n bytes of an input look like this binary format (one
