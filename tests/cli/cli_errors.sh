@@ -180,6 +180,14 @@ printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,ste
 check 1 "$work/wrap.csv:2: chase: 4 nodes at a 9223372036854775808-byte stride run past the top of memory" -- \
   "$tlbsim" validate --preset x86-64 "$work/wrap.csv"
 
+# Issue #26: hostile input, round 3. Each of these was refused with the wrong
+# reason, answered wrongly or exited 0.
+# Several traces: the 64-trace limit named; stdin read only once.
+many=(); for i in $(seq 65); do many+=("$demo"); done
+check 2 "65 TRACE arguments: at most 64" -- "$tlbsim" run "${many[@]}"
+check 2 "TRACE 1 and 2 are both '-': stdin can be read only once" -- "$tlbsim" run - -
+check 2 "TRACE 2 and 3 are both '-': stdin can be read only once" -- "$tlbsim" sweep --vary tlb.l1d.entries=16 "$demo" - -
+check 2 "expected IN and OUT" -- "$tlbsim" convert "$demo"
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done
