@@ -188,6 +188,12 @@ check 2 "65 TRACE arguments: at most 64" -- "$tlbsim" run "${many[@]}"
 check 2 "TRACE 1 and 2 are both '-': stdin can be read only once" -- "$tlbsim" run - -
 check 2 "TRACE 2 and 3 are both '-': stdin can be read only once" -- "$tlbsim" sweep --vary tlb.l1d.entries=16 "$demo" - -
 check 2 "expected IN and OUT" -- "$tlbsim" convert "$demo"
+# gather --from-alloc with nothing alive: an error, not an empty qsort(NULL) (UBSan).
+printf 'alloc 1 4K\nfree 1\n' >"$work/dead.trace"
+for c in churned fresh pool; do
+  check 1 "$work/dead.trace: no allocation is alive at the end of the trace" -- \
+    "$tlbsim" gather --preset h200 --from-alloc "$work/dead.trace" --case "$c"
+done
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done

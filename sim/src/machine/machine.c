@@ -731,7 +731,7 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
     if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
     n++;
   }
-  if (n <= max) qsort(out, n, sizeof *out, by_seq);
+  if (n && n <= max) qsort(out, n, sizeof *out, by_seq); /* out may be NULL when max is 0 */
   return n;
 }
 
