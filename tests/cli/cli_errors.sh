@@ -194,6 +194,15 @@ for c in churned fresh pool; do
   check 1 "$work/dead.trace: no allocation is alive at the end of the trace" -- \
     "$tlbsim" gather --preset h200 --from-alloc "$work/dead.trace" --case "$c"
 done
+# alloc: --map=EVENT past the last event, and a snapshot's device size that is none.
+printf 'alloc 1 4K\nalloc 2 4K\nfree 1\n' >"$work/three.trace"
+check 1 "$work/three.trace: --map=9: the trace has no event 9 (its last is 3)" -- "$tlbsim" alloc --map=9 "$work/three.trace"
+check 0 "" -- "$tlbsim" alloc --map=2 "$work/three.trace"
+for v in -5 '"80G"' 0 1.5e10; do
+  printf '{"device_traces":[[{"action":"alloc","addr":16,"size":100}]],"capture":{"device_total_memory":%s}}' "$v" \
+    >"$work/dev.json"
+  check 1 "$work/dev.json: capture.device_total_memory: $v is not a size of device memory" -- "$tlbsim" alloc "$work/dev.json"
+done
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done
