@@ -180,6 +180,13 @@ static void test_binary_errors(void) {
       {{0x1f, 0x05, 0x80}, 3, 1, "cut off"},
       {{0x1f, 0x00}, 2, 1, "mark label of 0"},
       {{0x1f, 0x02, 'a', 0x01}, 4, 1, "not printable"},
+      /* the native reader's label grammar: no blank, '=', non-ASCII byte or leading '#' */
+      {{0x1f, 0x02, 'a', ' '}, 4, 1, "not printable ASCII (or is a blank)"},
+      {{0x1f, 0x02, 'a', 0xc3}, 4, 1, "not printable ASCII"},
+      {{0x1f, 0x03, 'a', '=', 'b'}, 5, 1, "a mark label with '='"},
+      {{0x1f, 0x02, '#', 'a'}, 4, 1, "starts with '#'"},
+      /* map VA 0 SIZE 100 page=4096: whole pages, as native's page= requires */
+      {{0x0f, 0x00, 0x64, 0x80, 0x20, 0x03}, 6, 1, "not a multiple of its page size"},
       {{0x0f, 0x00, 0x01, 0x00, 0x10}, 5, 1, "beyond r, w and x"},
       {{0x07, 0x01, 0x10, 0x03, 0x00}, 5, 1, "not a power of two"},
       {{0x1b, 0x80, 0x80, 0x80, 0x80, 0x10}, 6, 1, "beyond 32 bits"},
@@ -268,6 +275,36 @@ static void test_writer_refusals(void) {
   CU_ASSERT_EQUAL(write_records(recs, (size_t)n, TRACE_LACKEY, TRACE_PLAIN, path, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "in.trace:7: lackey holds accesses to addresses only"));
   unlink(path);
+  /* What a writer writes reads back as the record, or the record is refused:
+   * a label or a map range neither reader takes, a field no format holds. */
+  static const struct {
+    trace_record rec;
+    trace_format fmt;
+    const char *msg;
+  } unheld[] = {
+      {{.kind = REC_MARK, .label = "a b", .line = 4}, TRACE_NATIVE,
+       "in.trace:4: native cannot hold this record: it would read back as an error (unexpected field 'b'"},
+      {{.kind = REC_MARK, .label = "a b", .line = 4}, TRACE_BINARY,
+       "in.trace:4: binary cannot hold this record: it would read back as an error (binary record 1: a mark label "
+       "byte that is not printable ASCII (or is a blank))"},
+      {{.kind = REC_MARK, .label = "x=1", .line = 5}, TRACE_NATIVE, "in.trace:5: native cannot hold this record"},
+      {{.kind = REC_MAP, .addr = 0, .size = 100, .page_size = 4096, .prot = 3, .line = 6}, TRACE_NATIVE,
+       "in.trace:6: native cannot hold this record: it would read back as an error (map VA 0x0 and SIZE 0x64 must be "
+       "multiples of page=4096)"},
+      {{.kind = REC_MAP, .addr = 0, .size = 100, .page_size = 4096, .prot = 3, .line = 6}, TRACE_BINARY,
+       "in.trace:6: binary cannot hold this record: it would read back as an error (binary record 1: a map whose VA"},
+      {{.kind = REC_ACCESS, .addr = 0x10, .size = 1, .prot = 3, .line = 7}, TRACE_BINARY,
+       "in.trace:7: binary cannot hold this record: it would read back as another record"},
+      {{.kind = REC_ACCESS, .addr = 0x10, .size = 1, .asid = 2, .line = 7}, TRACE_LACKEY,
+       "in.trace:7: lackey cannot hold this record: it would read back as another record"},
+  };
+  for (size_t i = 0; i < sizeof unheld / sizeof unheld[0]; i++) {
+    CU_ASSERT_EQUAL(write_records(&unheld[i].rec, 1, unheld[i].fmt, TRACE_PLAIN, path, &d), -1);
+    CU_ASSERT_EQUAL(strncmp(d.msg, unheld[i].msg, strlen(unheld[i].msg)), 0);
+    if (strncmp(d.msg, unheld[i].msg, strlen(unheld[i].msg)))
+      fprintf(stderr, "\n  case %zu: wanted %s, got %s\n", i, unheld[i].msg, d.msg);
+    unlink(path);
+  }
   /* what they hold, they keep */
   trace_record acc[2] = {{.kind = REC_ACCESS, .access = TRACE_WRITE, .addr = 0xabc, .size = 1, .line = 1},
                          {.kind = REC_ACCESS, .access = TRACE_EXEC, .addr = 0x400000, .size = 1, .line = 2}},

@@ -350,10 +350,25 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   return r->failed ? fail(r, d) : 0;
 }
 
-/* A trace_acc as the record it stands for. */
-static void expand(const trace_acc *a, unsigned long line, trace_record *rec) {
-  *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)a->kind, .addr = a->addr, .size = a->size,
-                        .line = line};
+const char *trace_label_problem(const char *s, size_t len) {
+  if (len == 0) return "an empty mark label";
+  if (len >= TRACE_LABEL_MAX) return "a mark label longer than 63 bytes";
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c <= ' ' || c >= 127) return "a mark label byte that is not printable ASCII (or is a blank)";
+    if (c == '=') return "a mark label with '='";
+  }
+  if (*s == '#') return "a mark label that starts with '#'";
+  return NULL;
+}
+_Static_assert(TRACE_LABEL_MAX == 64, "trace_label_problem names the length limit");
+
+void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec) {
+  const trace_acc *a = &b->acc[i];
+  if (a->kind == TRACE_ACC_OTHER) *rec = b->other[(*other)++];
+  else
+    *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)a->kind, .addr = a->addr, .size = a->size,
+                          .line = b->line[i]};
 }
 
 int trace_next(trace_reader *r, trace_record *rec, diag *d) {
@@ -373,10 +388,7 @@ int trace_next(trace_reader *r, trace_record *rec, diag *d) {
     }
     r->one_at = r->one_other = 0;
   }
-  const trace_acc *a = &b->acc[r->one_at];
-  if (a->kind == TRACE_ACC_OTHER) *rec = b->other[r->one_other++];
-  else expand(a, b->line[r->one_at], rec);
-  r->one_at++;
+  trace_block_record(b, r->one_at++, &r->one_other, rec);
   return 1;
 }
 

@@ -166,6 +166,25 @@ typedef struct trace_enc {
 typedef size_t trace_encode_fn(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why);
 trace_encode_fn trace_native_encode, trace_lackey_encode, trace_din_encode, trace_bin_encode;
 
+/* ---- what the native and binary formats share ------------------------------
+ *
+ * One grammar for the records both tlbsim formats hold (traces/FORMAT.md),
+ * checked by both readers, so that what one reads the other can write. */
+
+/* A mark's label: 1 to TRACE_LABEL_MAX - 1 bytes of printable ASCII other
+ * than a blank (the native format's field separator) and '=' (an
+ * option's), not starting with '#' (a comment's). NULL when s[0, len) is
+ * one, else what is wrong. */
+const char *trace_label_problem(const char *s, size_t len);
+/* Whether a map record covers whole pages of its page= size (any range
+ * when the size is left to the configuration: the replayer checks it). */
+static inline bool trace_map_whole_pages(const trace_record *rec) {
+  return !rec->page_size || !((rec->addr | rec->size) & (rec->page_size - 1));
+}
+/* Entry i of b as a record (an access expanded, else the `other` record
+ * *other counts to, which it then moves past). */
+void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec);
+
 /* A line valgrind writes about the run rather than the trace:
  * "==PID== ...", "--PID-- ..." or "**PID** ...". */
 bool trace_is_banner(const char *s, size_t len);
