@@ -203,6 +203,34 @@ for v in -5 '"80G"' 0 1.5e10; do
     >"$work/dev.json"
   check 1 "$work/dev.json: capture.device_total_memory: $v is not a size of device memory" -- "$tlbsim" alloc "$work/dev.json"
 done
+# Page-table formats with wide levels: 24 index bits a level (128 MiB of
+# simulated table a node) cost host memory by the entries used, and a host
+# allocation that fails is an error at the record, never a simulated fault.
+printf '[machine]\nformat = wide\n[format.wide]\nva_bits = 60\nlevels = L0:36:24:8,L1:12:24:8\nleaves = 4K@L1\n[tlb.l1d]\nentries = 64\nways = 4\n' >"$work/wide.ini"
+awk 'BEGIN { x = 12345; for (i = 0; i < 300; i++) { x = (x * 1103515245 + 12345) % 2147483648
+  printf "r 0x%x%07x000\n", x % 65536, (x * 7) % 268435456 } }' >"$work/scattered.trace"
+check 0 "" -- timeout 20 "$tlbsim" run --config "$work/wide.ini" --format csv "$work/scattered.trace"
+[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["page_faults"], $c["faults"] }' \
+  "$work/out")" = "300 0" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: wide format: not 300 page faults"; }
+# One wide table's entries outgrow the host: under ASan (which cannot run with ulimit -v) any
+# allocation above 1 MiB fails, the 16384-cell table of 6000 pages; else a 40 MB address space
+# fails the 2^18-cell table of 200000 pages.
+asan=$(ldd "$tlbsim" 2>/dev/null | grep -c libasan)
+awk -v n=$([ "$asan" = 0 ] && echo 200000 || echo 6000) 'BEGIN { for (i = 0; i < n; i++) printf "r 0x%x\n", i * 4096 }' \
+  >"$work/seq.trace"
+if [ "$asan" != 0 ]; then
+  ASAN_OPTIONS=max_allocation_size_mb=1:allocator_may_return_null=1 "$tlbsim" run --config "$work/wide.ini" \
+    "$work/seq.trace" >/dev/null 2>"$work/err"
+else
+  (ulimit -v 40000 && exec "$tlbsim" run --config "$work/wide.ini" "$work/seq.trace") >/dev/null 2>"$work/err"
+fi
+rc=$?
+if [ $rc = 1 ] && [ "$(grep -v '^==' "$work/err" | grep -c .)" = 1 ] &&
+   grep -q "^$work/seq.trace:[0-9]*: access 0x[0-9a-f]*: out of host memory for the page tables and frames it needs$" "$work/err"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL: host memory running out is not one error (exit $rc):"; grep -v '^==' "$work/err" | head -3
+fi
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done
