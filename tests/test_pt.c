@@ -453,6 +453,9 @@ static void t_wide_levels(void) {
   pt_format f = wide_format();
   pt *t = pt_create(&f);
   CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  tally none = {0};
+  CU_ASSERT_EQUAL(pt_each_table(t, count_tables, &none), 0); /* a wide root that never held an entry */
+  CU_ASSERT(none.tables == 1 && none.valid == 0);
   enum { SLOTS = 512 };
   static uint64_t va[SLOTS];
   static bool on[SLOTS];

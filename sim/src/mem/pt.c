@@ -578,7 +578,7 @@ typedef struct entry_buf {
 /* n's valid entries into buf: their count, or -1 when out of host memory. */
 static long valid_entries(const pt *t, const pt_node *n, entry_buf *buf) {
   size_t most = is_wide(n) ? n->ncells : (size_t)1 << n->bits, k = 0;
-  if (most > buf->cap) {
+  if (most > buf->cap || !buf->e) { /* never NULL after: qsort and memcpy take it with k = 0 too */
     pt_table_entry *grown = realloc(buf->e, (most ? most : 1) * sizeof *grown);
     if (!grown) return -1;
     buf->e = grown;
