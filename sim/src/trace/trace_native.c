@@ -99,6 +99,7 @@ static void set_access(trace_record *rec, trace_access a, uint64_t addr, uint64_
   rec->prot = 0;
   rec->asid = 0;
   rec->stream = 0;
+  rec->thread = 0;
   rec->alloc_id = 0;
   rec->addr = addr;
   rec->size = size;
