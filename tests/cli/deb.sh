@@ -41,7 +41,8 @@ for f in bin/tlbsim include/tlbsim/tlbsim.h share/tlbsim/presets/x86-64.ini shar
   [ -f "$usr/$f" ] || fail "no $f in the package"
 done
 libdir=$(dirname "$(find "$usr" -name libtlbsim.so.0)")
-export LD_LIBRARY_PATH=$libdir TLBSIM_PRESET_PATH=$usr/share/tlbsim/presets
+unset TLBSIM_PRESET_PATH # the presets are compiled in
+export LD_LIBRARY_PATH=$libdir
 ! ldd "$libdir/libtlbsim.so.0" | grep -q "not found" || fail "libtlbsim.so.0: $(ldd "$libdir/libtlbsim.so.0" | grep 'not found')"
 
 "$usr/bin/tlbsim" formats >"$work/formats"
