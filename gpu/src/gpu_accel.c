@@ -33,6 +33,11 @@ unsigned gpu_accel_width(const char *opcode) {
 
 /* ---- number formatting (the hot path of a trace of 10^7 lines) ---- */
 
+static char *put_str(char *p, const char *s) {
+  while (*s) *p++ = *s++;
+  return p;
+}
+
 static char *put_hex(char *p, uint64_t v) {
   char tmp[16];
   int n = 0;
@@ -82,16 +87,16 @@ size_t gpu_accel_addr_text(const uint64_t addr[32], uint32_t mask, char *out) {
   uint64_t base;
   int32_t stride;
   if (base_stride(addr, mask, &base, &stride)) {
-    memcpy(p, "1 0x", 4), p += 4;
+    p = put_str(p, "1 0x");
     p = put_hex(p, base);
     *p++ = ' ';
     p = put_dec(p, stride);
     *p++ = ' ';
     return (size_t)(p - out);
   }
-  memcpy(p, "2 0x", 4), p += 4;
+  p = put_str(p, "2 0x");
   int s = 0;
-  while (s < 32 && !(mask >> s & 1)) s++;
+  while (!(mask >> s & 1)) s++; /* mask != 0: a warp with no active lane is base_stride's */
   p = put_hex(p, addr[s]);
   *p++ = ' ';
   for (uint64_t prev = addr[s++]; s < 32; s++)
@@ -126,6 +131,9 @@ void gpu_embed_dry_map(gpu_embed_trace *t, const gpu_embed_allocs *a) {
 /* ---- lines ---- */
 
 /* "PC mask dest_num [Rd] opcode src_num [Rs...] " of one instruction. */
+/* The longest instruction prefix (PC, mask, dests, opcode, sources). */
+#define PREFIX_MAX 512
+
 static size_t line_prefix(const gpu_sass_inst *in, char *buf, size_t len) {
   int n = snprintf(buf, len, "%04x ffffffff ", in->pc);
   n += in->dst >= 0 ? snprintf(buf + n, len - n, "1 R%d ", in->dst) : snprintf(buf + n, len - n, "0 ");
@@ -146,11 +154,16 @@ static void lane_addrs(const gpu_embed_trace *t, const gpu_sass_inst *in, uint64
 }
 
 /* One warp's lines into buf (large enough: ninst * 1024). */
-static size_t warp_text(const gpu_embed_trace *t, char *const *prefix, const size_t *plen, uint64_t bag, char *buf) {
+typedef struct prefixes {
+  char *text;  /* instruction i's prefix at text + i * PREFIX_MAX: one block, no per-line allocation */
+  size_t *len;
+} prefixes;
+
+static size_t warp_text(const gpu_embed_trace *t, const prefixes *px, uint64_t bag, char *buf) {
   char *p = buf;
   for (unsigned i = 0; i < t->k->ninst; i++) {
     const gpu_sass_inst *in = &t->k->inst[i];
-    memcpy(p, prefix[i], plen[i]), p += plen[i];
+    memcpy(p, px->text + (size_t)i * PREFIX_MAX, px->len[i]), p += px->len[i];
     if (in->role == GPU_SASS_ALU) {
       *p++ = '0', *p++ = ' ';
     } else {
@@ -166,29 +179,19 @@ static size_t warp_text(const gpu_embed_trace *t, char *const *prefix, const siz
   return (size_t)(p - buf);
 }
 
-typedef struct prefixes {
-  char **s;
-  size_t *len;
-} prefixes;
-
 static int prefixes_make(const gpu_sass_kernel *k, prefixes *px, diag *d) {
-  px->s = calloc(k->ninst, sizeof *px->s);
+  px->text = malloc((size_t)k->ninst * PREFIX_MAX);
   px->len = calloc(k->ninst, sizeof *px->len);
-  if (!px->s || !px->len) return diag_set(d, NULL, 0, "embed trace: out of memory");
+  if (!px->text || !px->len) return diag_set(d, NULL, 0, "embed trace: out of memory");
   for (unsigned i = 0; i < k->ninst; i++) {
-    char buf[512];
-    px->len[i] = line_prefix(&k->inst[i], buf, sizeof buf);
-    if (px->len[i] >= sizeof buf || !(px->s[i] = malloc(px->len[i])))
-      return diag_set(d, NULL, 0, "embed trace: instruction %u does not fit a line", i);
-    memcpy(px->s[i], buf, px->len[i]);
+    px->len[i] = line_prefix(&k->inst[i], px->text + (size_t)i * PREFIX_MAX, PREFIX_MAX);
+    if (px->len[i] >= PREFIX_MAX) return diag_set(d, NULL, 0, "embed trace: instruction %u does not fit a line", i);
   }
   return 0;
 }
 
-static void prefixes_free(const gpu_sass_kernel *k, prefixes *px) {
-  if (px->s)
-    for (unsigned i = 0; i < k->ninst; i++) free(px->s[i]);
-  free(px->s);
+static void prefixes_free(prefixes *px) {
+  free(px->text);
   free(px->len);
 }
 
@@ -198,11 +201,11 @@ int gpu_embed_trace_warp(FILE *f, const gpu_embed_trace *t, uint64_t bag) {
   int rc = prefixes_make(t->k, &px, NULL);
   if (!rc && !(buf = malloc((size_t)t->k->ninst * 1024))) rc = -1;
   if (!rc) {
-    size_t n = warp_text(t, px.s, px.len, bag, buf);
+    size_t n = warp_text(t, &px, bag, buf);
     rc = fwrite(buf, 1, n, f) == n ? 0 : -1;
   }
   free(buf);
-  prefixes_free(t->k, &px);
+  prefixes_free(&px);
   return rc;
 }
 
@@ -226,7 +229,7 @@ static int write_list(const gpu_embed_trace *t, diag *d) {
   FILE *f = open_in(t->dir, "kernelslist.g", path, sizeof path, d);
   if (!f) return -1;
   int bad = fprintf(f, "MemcpyHtoD,0x%016llx,%llu\nkernel-1.traceg\n", (unsigned long long)t->ids_va,
-                    (unsigned long long)(t->g->bags * t->g->ids_per_bag * 8)) < 0;
+                    (unsigned long long)t->g->bags * t->g->ids_per_bag * 8) < 0;
   return close_checked(f, path, bad, d);
 }
 
@@ -275,7 +278,7 @@ int gpu_embed_trace_write(const gpu_embed_trace *t, diag *d) {
     fclose(f);
     free(iobuf);
     free(buf);
-    prefixes_free(t->k, &px);
+    prefixes_free(&px);
     return -1;
   }
   int bad = header(f, t);
@@ -283,13 +286,13 @@ int gpu_embed_trace_write(const gpu_embed_trace *t, diag *d) {
   for (uint64_t b = 0; b < blocks && !bad; b++) {
     bad |= fprintf(f, "\n#BEGIN_TB\n\nthread block = %llu,0,0\n", (unsigned long long)b) < 0;
     for (unsigned w = 0; w < GPU_EMBED_BAGS_PER_BLOCK && !bad; w++) {
-      size_t n = warp_text(t, px.s, px.len, b * GPU_EMBED_BAGS_PER_BLOCK + w, buf);
+      size_t n = warp_text(t, &px, b * GPU_EMBED_BAGS_PER_BLOCK + w, buf);
       bad |= fprintf(f, "\nwarp = %u\ninsts = %u\n", w, t->k->ninst) < 0 || fwrite(buf, 1, n, f) != n;
     }
     bad |= fputs("\n#END_TB\n", f) < 0;
   }
   free(buf);
-  prefixes_free(t->k, &px);
+  prefixes_free(&px);
   int rc = close_checked(f, path, bad, d);
   free(iobuf);
   return rc;

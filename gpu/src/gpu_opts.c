@@ -563,7 +563,7 @@ static int finish_kern(gpu_opts *o, diag *d) {
       return diag_set(d, NULL, 0,
                       "tlbsim-gpu: dram-chase: warm-up + repeats x steps (%llu) exceeds the %llu nodes: "
                       "the chase would come back to lines it made resident",
-                      (unsigned long long)(o->warmup + (uint64_t)o->repeats * o->steps),
+                      (unsigned long long)o->warmup + (unsigned long long)o->repeats * o->steps,
                       (unsigned long long)o->nodes[0]);
     break;
   case GPU_CMD_L2_CHASE:
