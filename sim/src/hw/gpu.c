@@ -28,6 +28,12 @@ static const cfg_key gpu_table[] = {
     REAL("data_spread_cycles", data_spread_cycles, "cycles", "the data latency's range over L2 slices, around data_cycles"),
     REAL("l1_hit_cycles", l1_hit_cycles, "cycles", "a load the SM's L1 data cache serves (the table mode's offsets)"),
     REAL("launch_gap_ns", launch_gap_ns, "ns", "between two back-to-back kernel launches"),
+    {"l2_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l2_bytes), 0, 0, UINT64_C(1) << 40, 0, 0, 0, "bytes", "0",
+     "the L2 cache: the share of a gather's random lines it holds is l2_bytes / footprint (tlbsim uvm)"},
+    REAL("dram_cycles", dram_cycles, "cycles", "a line from DRAM, translation hitting (tlbsim uvm)"),
+    REAL("dram_interval", dram_interval, "cycles", "GPU-wide: between random line requests DRAM serves (tlbsim uvm)"),
+    REAL("stream_gbps", stream_gbps, "GB/s", "a streaming read of a buffer larger than the L2 cache (tlbsim uvm)"),
+    REAL("stream_launch_ns", stream_launch_ns, "ns", "a streaming launch's time beyond its bytes at stream_gbps"),
 };
 static const cfg_keys gpu_keys = {"gpu", gpu_table, sizeof gpu_table / sizeof gpu_table[0]};
 
