@@ -141,11 +141,12 @@ int cmd_validate(int argc, char **argv) {
   size_t n, skipped;
   double *predicted = NULL;
   o.filter.every = o.every;
-  if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
-      !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
+  int loaded = chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d);
+  for (size_t i = 0; !loaded && i < n; i++) rows[i].history.uvm = &spec.uvm; /* the preset's [uvm] rules */
+  if (loaded || !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
       predict(&spec.format, &spec.sys, rows, n, o.data_latency == 1, o.csv, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
-    free(rows);
+    chase_rows_free(rows, n);
     free(predicted);
     cfg_destroy(c);
     return cli_input_error(&d);
@@ -177,7 +178,7 @@ int cmd_validate(int argc, char **argv) {
     fprintf(stderr, "%s: model error above the target (mean %.3f%%, worst %.1f cycles)\n", o.csv, mean, worst);
     rc = EXIT_INPUT;
   }
-  free(rows);
+  chase_rows_free(rows, n);
   free(predicted);
   cfg_destroy(c);
   return rc;

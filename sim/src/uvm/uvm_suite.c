@@ -81,7 +81,7 @@ static int gather_lpns(const run *r, double *lpns, diag *d) {
   gather_spec sp = {.region = {.nodes = nodes, .page_size = m->uvm.va_block, .chunk = m->uvm.va_block},
                     .node_va = va, .table = r->tab.table, .threads_per_sm = GPU_UVM_GATHER_TPS,
                     .loads_per_thread = GPU_UVM_GATHER_LOADS, .batch = GPU_GATHER_BATCH, .block_threads = 256,
-                    .seed = r->s->seed, .sms_used = m->gpu.sms};
+                    .seed = r->s->seed, .sms_used = m->gpu.sms, .groups = 2};
   gather_result res;
   int rc = gather_run(&m->format, &sys, &g, &sp, &res, d);
   free(va);
