@@ -28,6 +28,7 @@ static void print_config_keys(void) {
   print_keys(memsys_config_keys());
   for (size_t i = 0; mmu_config_keys(i); i++) print_keys(mmu_config_keys(i));
   print_keys(gpu_config_keys());
+  print_keys(uvm_config_keys());
 }
 
 int main(int argc, char **argv) {

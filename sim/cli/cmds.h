@@ -14,6 +14,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
 int cmd_chase(int argc, char **argv);
 int cmd_gather(int argc, char **argv);
+int cmd_uvm(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_formats(int argc, char **argv);

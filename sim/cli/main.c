@@ -17,6 +17,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "convert a trace between formats (binary, native, lackey, din), compressed or not"},
     {"chase", cmd_chase, "simulate the GPU suite's pointer chase"},
     {"gather", cmd_gather, "predict the GPU suite's many-thread gather (the concurrency model)"},
+    {"uvm", cmd_uvm, "predict the GPU suite's managed-memory experiment (faults, migration, prefetch)"},
     {"validate", cmd_validate, "compare a measured chase CSV with the model"},
     {"calibrate", cmd_calibrate, "fit a preset's latencies to a measured chase CSV"},
     {"mrc", cmd_mrc, "miss-ratio curves: LRU misses of many TLB geometries in one pass"},

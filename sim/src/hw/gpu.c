@@ -38,6 +38,12 @@ static const cfg_key gpu_table[] = {
     {"block_order", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "0, 1, 2, ...",
      "the SMs in the order the block scheduler fills them: SM numbers, and `even` or `odd` for every SM of that "
      "parity not named yet, ascending; every SM once (a launch that fits at once puts block k on entry k mod sms)"},
+    {"l2_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l2_bytes), 0, 0, UINT64_C(1) << 40, 0, 0, 0, "bytes", "0",
+     "the L2 cache: the share of a gather's random lines it holds is l2_bytes / footprint (tlbsim uvm)"},
+    REAL("dram_cycles", dram_cycles, "cycles", "a line from DRAM, translation hitting (tlbsim uvm)"),
+    REAL("dram_interval", dram_interval, "cycles", "GPU-wide: between random line requests DRAM serves (tlbsim uvm)"),
+    REAL("stream_gbps", stream_gbps, "GB/s", "a streaming read of a buffer larger than the L2 cache (tlbsim uvm)"),
+    REAL("stream_launch_ns", stream_launch_ns, "ns", "a streaming launch's time beyond its bytes at stream_gbps"),
 };
 static const cfg_keys gpu_keys = {"gpu", gpu_table, sizeof gpu_table / sizeof gpu_table[0]};
 
