@@ -11,20 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "timing.h"
 #include "tlbsim/trace.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* One pass: the accesses read, or -1 with d set. The OR of every address
  * is kept so the compiler cannot drop the reads. */
@@ -59,18 +48,17 @@ int main(int argc, char **argv) {
   long long n = 0;
   diag d;
   for (int k = 0; b && k < repeats; k++) {
-    double t0 = now();
+    double t0 = bench_now();
     if ((n = read_all(argv[i], fmt, b, &sink, &d)) < 0) {
       fprintf(stderr, "%s\n", d.msg);
       free(b);
       return 1;
     }
-    t[k] = now() - t0;
+    t[k] = bench_now() - t0;
   }
   free(b);
   if (!b) return 1;
-  qsort(t, (size_t)repeats, sizeof t[0], by_value);
-  double median = repeats % 2 ? t[repeats / 2] : (t[repeats / 2 - 1] + t[repeats / 2]) / 2;
+  double median = bench_median(t, repeats);
   printf("%lld %.1f %.1f %llx\n", n, n / t[0] / 1e6, n / median / 1e6, (unsigned long long)(sink & 1));
   return 0;
 }

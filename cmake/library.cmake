@@ -40,6 +40,18 @@ install(EXPORT tlbsimTargets NAMESPACE tlbsim:: DESTINATION ${tlbsim_cmake_dir})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tlbsimConfig.cmake.in
   ${PROJECT_BINARY_DIR}/tlbsimConfig.cmake INSTALL_DESTINATION ${tlbsim_cmake_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tlbsimConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+# tlbsim.pc names its prefix relative to ${pcfiledir} (LIBDIR/pkgconfig), and
+# LIBDIR and INCLUDEDIR relative to the prefix unless they are absolute.
+file(RELATIVE_PATH tlbsim_pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" tlbsim_pc_to_prefix "${tlbsim_pc_to_prefix}")
+foreach(dir LIBDIR INCLUDEDIR)
+  string(TOLOWER ${dir} name)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(tlbsim_pc_${name} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(tlbsim_pc_${name} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tlbsim.pc.in ${PROJECT_BINARY_DIR}/tlbsim.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/tlbsimConfig.cmake ${PROJECT_BINARY_DIR}/tlbsimConfigVersion.cmake
   DESTINATION ${tlbsim_cmake_dir})

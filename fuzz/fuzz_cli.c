@@ -2,8 +2,9 @@
  * one argument per input line, against a table with an option of every kind
  * and the ranges the subcommands use.
  *
- * Oracle: an accepted number is within its option's range; a refused
- * command line is a usage error (EXIT_USAGE) or --help, never a crash. */
+ * Oracle: an accepted number is within its option's range, and an accepted
+ * command line has at most three operands, at most one of them "-"; a
+ * refused one is a usage error (EXIT_USAGE) or --help, never a crash. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       {.name = "order", .kind = OPT_CHOICES, .dest = &v.choices, .arg = "LIST", .choices = orders, .help = "orders"},
   };
   const cli_spec spec = {.cmd = "fuzz", .usage = "[OPTIONS] [ARG]", .about = "fuzzed", .operands = "ARG",
-                         .max_operands = 1, .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
+                         .max_operands = 3, .one_stdin = true, .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   check(rc == 0 || rc == -1 || rc == EXIT_USAGE);
   if (rc == 0) {
@@ -63,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check(v.size == 0 || v.size >= 8);
     check(v.real >= 0 && v.real <= 1);
     check(v.choice >= 0 && v.choice < 3 && v.choices < 4u);
-    check(first >= 1 && first <= argc);
+    check(first >= 1 && first <= argc && argc - first <= 3);
+    int stdins = 0;
+    for (int i = first; i < argc; i++) stdins += !strcmp(argv[i], "-");
+    check(stdins <= 1);
   }
   free(text);
   return 0;

@@ -1,5 +1,5 @@
-/* Trace readers (FUZZ_FORMAT: TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN or
- * TRACE_AUTO) and the machine behind them: an input is read as a file, in
+/* Trace readers (FUZZ_FORMAT: TRACE_NATIVE, TRACE_LACKEY, TRACE_DIN,
+ * TRACE_BINARY, TRACE_CHAMPSIM or TRACE_AUTO) and the machine behind them: an input is read as a file, in
  * blocks, and every block replayed on the x86-64 preset, as `tlbsim run`
  * does. The per-record page limit is lowered so that no single input takes
  * long; the limit's own checks are what is exercised, not its size.

@@ -407,6 +407,74 @@ static void test_alloc_errors(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-preset"));
 }
 
+/* Misuse: every argument of every call NULL or out of range, in turn (the
+ * others valid), fails with the call's one line and changes nothing; the
+ * machine still answers afterwards. */
+#define WANT_ERR(call, text)                                                                                        \
+  do {                                                                                                              \
+    strcpy(err, "untouched");                                                                                       \
+    CU_ASSERT_EQUAL((call), -1);                                                                                    \
+    CU_ASSERT_STRING_EQUAL(err, text);                                                                              \
+  } while (0)
+#define WANT_NULL(call, text)                                                                                       \
+  do {                                                                                                              \
+    strcpy(err, "untouched");                                                                                       \
+    CU_ASSERT_PTR_NULL((call));                                                                                     \
+    CU_ASSERT_STRING_EQUAL(err, text);                                                                              \
+  } while (0)
+
+static void test_misuse(void) {
+  char err[TLBSIM_ERROR_MAX];
+  double v;
+  uint64_t size;
+  tlbsim_chase_result r;
+  const char *sets[] = {"tlb.l1d.entries=16", NULL}, *policies[] = {"cuda", NULL};
+  tlbsim_machine *m = tlbsim_machine_create("x86-64", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  WANT_NULL(tlbsim_machine_create(NULL, NULL, NULL, 2, err), "tlbsim_machine_create: sets is NULL with a count of 2");
+  WANT_NULL(tlbsim_machine_create(NULL, NULL, sets, 2, err), "tlbsim_machine_create: sets[1] is NULL");
+  WANT_NULL(tlbsim_machine_create(NULL, NULL, sets, SIZE_MAX, err), "tlbsim_machine_create: 18446744073709551615 "
+                                                                   "sets: at most 65536");
+  tlbsim_machine_destroy(NULL);
+  WANT_ERR(tlbsim_access(NULL, 'R', 0x1000, 8, err), "tlbsim_access: the machine is NULL");
+  WANT_ERR(tlbsim_access(m, 'Q', 0x1000, 8, err), "tlbsim_access:1: kind 'Q' is not R, W or X");
+  WANT_ERR(tlbsim_access(m, 'R', 0x1000, 0, err), "tlbsim_access:2: size 0 at 0x1000 is not a range of the address "
+                                                 "space");
+  WANT_ERR(tlbsim_access(m, 'R', UINT64_MAX, 2, err), "tlbsim_access:3: size 2 at 0xffffffffffffffff is not a range "
+                                                    "of the address space");
+  WANT_ERR(tlbsim_run_trace(NULL, DEMO, NULL, err), "tlbsim_run_trace: the machine is NULL");
+  WANT_ERR(tlbsim_run_trace(m, NULL, NULL, err), "tlbsim_run_trace: path is NULL");
+  WANT_ERR(tlbsim_feed(NULL, "r 0x10\n", 7, NULL, err), "tlbsim_feed: the machine is NULL");
+  WANT_ERR(tlbsim_feed(m, NULL, 5, NULL, err), "tlbsim_feed: text is NULL");
+  WANT_ERR(tlbsim_feed(m, "r 0x10\n", SIZE_MAX, NULL, err), "tlbsim_feed: len 18446744073709551615 is more than the "
+                                                           "1099511627776 bytes fed at once (replay a file instead)");
+  CU_ASSERT_EQUAL(tlbsim_feed(m, NULL, 0, NULL, err), 0); /* nothing to replay */
+  WANT_ERR(tlbsim_stat(NULL, "accesses", &v, err), "tlbsim_stat: the machine is NULL");
+  WANT_ERR(tlbsim_stat(m, NULL, &v, err), "tlbsim_stat: column is NULL");
+  WANT_ERR(tlbsim_stat(m, "accesses", NULL, err), "tlbsim_stat: out is NULL");
+  WANT_NULL(tlbsim_report(NULL, "json", err), "tlbsim_report: the machine is NULL");
+  WANT_NULL(tlbsim_report(m, NULL, err), "tlbsim_report: the format is not json, csv or text");
+  WANT_NULL(tlbsim_mrc(NULL, NULL, NULL, 0, err), "tlbsim_mrc: trace is NULL");
+  WANT_NULL(tlbsim_mrc(STRIDE, NULL, NULL, UINT32_MAX, err), "tlbsim_mrc: max_entries 4294967295 exceeds 1048576");
+  WANT_ERR(tlbsim_chase(NULL, 1 << 20, 4096, 0, NULL, NULL, &r, err), "tlbsim_chase: the machine is NULL");
+  WANT_ERR(tlbsim_chase(m, 1 << 20, 4096, 0, NULL, NULL, NULL, err), "tlbsim_chase: out is NULL");
+  WANT_ERR(tlbsim_chase(m, 1 << 20, 4096, 3, NULL, NULL, &r, err), "tlbsim_chase: 3 is not a page size of x86-64-4");
+  WANT_ERR(tlbsim_chase(m, UINT64_MAX, 8, 0, NULL, NULL, &r, err),
+           "tlbsim_chase: footprint 18446744073709551615 at stride 8: more nodes than a point may have");
+  WANT_NULL(tlbsim_alloc(MLP, NULL, NULL, 1, NULL, 0, NULL, 0, err), "tlbsim_alloc: policies is NULL with a count of 1");
+  WANT_NULL(tlbsim_alloc(MLP, NULL, policies, 2, NULL, 0, NULL, 0, err), "tlbsim_alloc: policies[1] is NULL");
+  WANT_NULL(tlbsim_alloc(MLP, NULL, NULL, 0, NULL, 0, NULL, 3, err), "tlbsim_alloc: sets is NULL with a count of 3");
+  WANT_NULL(tlbsim_alloc(MLP, NULL, NULL, 0, NULL, 0, sets + 1, 1, err), "tlbsim_alloc: sets[0] is NULL");
+  WANT_NULL(tlbsim_alloc(MLP, NULL, NULL, 0, NULL, UINT64_MAX, NULL, 0, err),
+            "tlbsim_alloc: capacity 18446744073709551615 is out of range (0: the default, else 1..281474976710656)");
+  WANT_ERR(tlbsim_size(NULL, &size, err), "tlbsim_size: text is NULL");
+  WANT_ERR(tlbsim_size("4K", NULL, err), "tlbsim_size: out is NULL");
+  CU_ASSERT_EQUAL(tlbsim_size(NULL, NULL, NULL), -1); /* err may be NULL */
+  tlbsim_free(NULL);
+  CU_ASSERT_EQUAL(stat(m, "accesses"), 0); /* the refused calls did nothing */
+  tlbsim_machine_destroy(m);
+}
+
 int main(void) {
   static const test_case cases[] = {{"version", test_version},
                                     {"size", test_size},
@@ -424,6 +492,7 @@ int main(void) {
                                     {"alloc_native_oom", test_alloc_native_oom},
                                     {"alloc_synthetic", test_alloc_synthetic},
                                     {"alloc_errors", test_alloc_errors},
+                                    {"misuse", test_misuse},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"api", cases}, {NULL, NULL}};
   return harness_run(suites);

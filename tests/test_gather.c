@@ -32,6 +32,40 @@ static void test_managed_region(void) {
   pt_destroy(t);
 }
 
+/* A managed region's history (chase_pop.csv): every 64 KiB page first
+ * touched by the GPU (gpu:1) or prefetched leaves 2 MiB pages under a
+ * 2 MiB-stride chain; every other page (gpu:2), or host-written pages the
+ * chain faults in (host:1), leave 64 KiB ones; an earlier 64 KiB-stride
+ * chain over the first blocks (chase_managed.csv) makes those 2 MiB. */
+static unsigned history_page(gpu_pop_kind kind, uint32_t every, const region_touch *earlier, size_t n,
+                             uint64_t probe) {
+  pt *t = pt_create(pt_format_find("hopper"));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  region_history h = {.population = {.kind = kind, .every = every}, .bytes = 16 * M2, .earlier = earlier,
+                      .nearlier = n};
+  region r = {.base = 1ull << 34, .stride = M2, .nodes = 8, .page_size = K64, .mapping = REGION_MANAGED,
+              .history = &h};
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(region_map(t, &r, &d), 0);
+  pt_mapping m;
+  unsigned shift = pt_lookup(t, r.base + probe, &m) ? m.page_shift : 0;
+  pt_destroy(t);
+  return shift;
+}
+
+static void test_managed_history(void) {
+  CU_ASSERT_EQUAL(history_page(GPU_POP_GPU, 1, NULL, 0, 3 * M2), 21);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_GPU, 2, NULL, 0, 3 * M2), 16);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_HOST, 1, NULL, 0, 3 * M2), 16);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_HOST, 1, NULL, 0, 3 * M2 + K64), 0); /* still on the host */
+  CU_ASSERT_EQUAL(history_page(GPU_POP_HOST_PREFETCH, 0, NULL, 0, 3 * M2), 21);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_ADVISE, 0, NULL, 0, 15 * M2), 21); /* the whole allocation */
+  region_touch dense = {.stride = K64, .nodes = 64}; /* the first 4 MiB */
+  CU_ASSERT_EQUAL(history_page(GPU_POP_CHAIN, 0, &dense, 1, M2), 21);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_CHAIN, 0, &dense, 1, 2 * M2), 16);
+  CU_ASSERT_EQUAL(history_page(GPU_POP_CHAIN, 0, NULL, 0, M2), 16);
+}
+
 /* Aliased nodes are skewed a line per node into their chunk. */
 static void test_aliased_skew(void) {
   region r = {.base = 1ull << 40, .stride = M2, .nodes = 4, .page_size = M2, .chunk = M2, .mapping = REGION_ALIASED};
@@ -144,6 +178,7 @@ static void test_deterministic_and_errors(void) {
 
 int main(void) {
   static const test_case cases[] = {{"managed region", test_managed_region},
+                                    {"managed history", test_managed_history},
                                     {"aliased skew", test_aliased_skew},
                                     {"data and latency bound", test_data_and_latency_bound},
                                     {"look-up bound", test_lookup_bound},

@@ -84,7 +84,7 @@ static void test_chain_positions(void) {
 static gpu_sweep sweep_of(uint64_t stride, uint64_t fmin, uint64_t fmax, unsigned per_octave) {
   gpu_sweep s;
   memset(&s, 0, sizeof s);
-  s.mapping = GPU_MAP_CONTIGUOUS;
+  s.mapping = REGION_CONTIGUOUS;
   s.orders = 1u << GPU_ORDER_SEQ;
   s.strides[0] = stride;
   s.nstrides = 1;
@@ -173,22 +173,22 @@ static void test_full_sweeps(void) {
   gpu_sweep s[8];
   size_t n = gpu_full_sweeps(s, 8, 128 * GiB, 65536);
   CU_ASSERT_EQUAL_FATAL(n, 6);
-  CU_ASSERT_EQUAL(s[0].mapping, GPU_MAP_CONTIGUOUS);
-  CU_ASSERT_EQUAL(s[1].mapping, GPU_MAP_SHUFFLED);
+  CU_ASSERT_EQUAL(s[0].mapping, REGION_CONTIGUOUS);
+  CU_ASSERT_EQUAL(s[1].mapping, REGION_SHUFFLED);
   CU_ASSERT_EQUAL(s[0].nstrides, 16); /* 4K, then 64K..1G */
   CU_ASSERT_EQUAL(s[0].strides[0], 4096);
   CU_ASSERT_EQUAL(s[0].strides[1], 65536);
   CU_ASSERT_EQUAL(s[0].strides[15], GiB);
-  CU_ASSERT_EQUAL(s[2].mapping, GPU_MAP_CUDAMALLOC);
+  CU_ASSERT_EQUAL(s[2].mapping, REGION_CUDAMALLOC);
   CU_ASSERT_EQUAL(s[2].strides[1], 2 * MiB);
-  CU_ASSERT_EQUAL(s[3].mapping, GPU_MAP_MANAGED);
+  CU_ASSERT_EQUAL(s[3].mapping, REGION_MANAGED);
   CU_ASSERT_EQUAL(s[3].fmax, 16 * GiB);
-  CU_ASSERT_EQUAL(s[4].mapping, GPU_MAP_ALIASED);
+  CU_ASSERT_EQUAL(s[4].mapping, REGION_ALIASED);
   CU_ASSERT_EQUAL(s[4].fmax, 4096 * GiB);
   CU_ASSERT_EQUAL(s[4].nstrides, 6); /* 2M 8M 32M 128M 512M 1G */
   CU_ASSERT_EQUAL(s[4].strides[4], 512 * MiB);
   CU_ASSERT_EQUAL(s[4].strides[5], GiB);
-  CU_ASSERT_EQUAL(s[5].mapping, GPU_MAP_ALIASED);
+  CU_ASSERT_EQUAL(s[5].mapping, REGION_ALIASED);
   CU_ASSERT_EQUAL(s[5].nstrides, 3); /* 48M 96M 160M: the third level's banks and sets */
   CU_ASSERT_EQUAL(s[5].strides[1], 96 * MiB);
   CU_ASSERT_EQUAL(s[5].fmin, 128 * GiB);
@@ -206,13 +206,13 @@ static void test_full_sweeps(void) {
 }
 
 static void test_mapping_names(void) {
-  gpu_mapping m;
-  CU_ASSERT_EQUAL(gpu_mapping_parse("shuffled", &m), 0);
-  CU_ASSERT_EQUAL(m, GPU_MAP_SHUFFLED);
-  CU_ASSERT_EQUAL(gpu_mapping_parse("Shuffled", &m), -1);
-  CU_ASSERT_STRING_EQUAL(gpu_mapping_name(GPU_MAP_CUDAMALLOC), "cudamalloc");
-  CU_ASSERT_EQUAL(gpu_mapping_page_bytes(GPU_MAP_MANAGED, 2 * MiB), 65536);
-  CU_ASSERT_EQUAL(gpu_mapping_page_bytes(GPU_MAP_SHUFFLED, 2 * MiB), 2 * MiB);
+  region_mapping m;
+  CU_ASSERT_EQUAL(region_mapping_parse("shuffled", &m), 0);
+  CU_ASSERT_EQUAL(m, REGION_SHUFFLED);
+  CU_ASSERT_EQUAL(region_mapping_parse("Shuffled", &m), -1);
+  CU_ASSERT_STRING_EQUAL(region_mapping_names[REGION_CUDAMALLOC], "cudamalloc");
+  CU_ASSERT_EQUAL(gpu_mapping_page_bytes(REGION_MANAGED, 2 * MiB), 65536);
+  CU_ASSERT_EQUAL(gpu_mapping_page_bytes(REGION_SHUFFLED, 2 * MiB), 2 * MiB);
 }
 
 /* ---- csv ---- */
@@ -242,7 +242,7 @@ static void test_csv_row(void) {
   memset(&r, 0, sizeof r);
   r.pattern = "chase";
   r.order = GPU_ORDER_RANDOM;
-  r.mapping = GPU_MAP_SHUFFLED;
+  r.mapping = REGION_SHUFFLED;
   r.page_bytes = r.stride_bytes = r.chunk_bytes = 2 * MiB;
   r.footprint_bytes = 8 * MiB;
   r.steps = 4096;
@@ -268,16 +268,18 @@ static void test_csv_row(void) {
   r.base_samples = 4;
   r.disruptor_footprint = 64 * GiB;
   r.disruptor_stride = 2 * MiB;
+  r.population = "gpu:4";
+  r.region = 3;
   CU_ASSERT_EQUAL(gpu_csv_chase_row(f, &r, &d), 0);
   const char *want =
       "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,ns_per_access,load,"
       "sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes,skew_bytes,va_base,cycles_min,"
       "cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,disruptor_footprint_bytes,"
-      "disruptor_stride_bytes\n"
+      "disruptor_stride_bytes,population,region\n"
       "chase,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,NVIDIA H200,5,11.250,1,4,"
-      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,,,,,\n"
+      "1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,,,,,,,,,0\n"
       "share,random,shuffled,2097152,2097152,8388608,4096,500.500,250.250,cg,1980000,\"GPU, \"\"x\"\"\",5,11.250,"
-      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,261.500,255.000,270.000,4,7,68719476736,2097152\n";
+      "1,4,1024,1,0,2097152,0,0x7f0000000000,499.000,510.250,261.500,255.000,270.000,4,7,68719476736,2097152,gpu:4,3\n";
   CU_ASSERT_STRING_EQUAL(slurp(f), want);
   fclose(f);
 }
@@ -294,7 +296,7 @@ static void test_csv_gather_rows(void) {
   r.nodes = 65536;
   r.threads = 270336;
   r.loads_per_thread = 256;
-  r.mapping = GPU_MAP_CUDAMALLOC;
+  r.mapping = REGION_CUDAMALLOC;
   r.loads_per_ns = (gpu_summary){6.08, 6.07, 6.09};
   r.page_bytes = 2 * MiB;
   r.sms_used = 132;
@@ -334,7 +336,7 @@ static void test_csv_chasers_bufset_layout(void) {
   gpu_chasers_row c;
   memset(&c, 0, sizeof c);
   c.order = GPU_ORDER_RANDOM;
-  c.mapping = GPU_MAP_CUDAMALLOC;
+  c.mapping = REGION_CUDAMALLOC;
   c.page_bytes = c.stride_bytes = 2 * MiB;
   c.footprint_bytes = 96 * GiB;
   c.steps = 4096;
@@ -390,10 +392,15 @@ static void test_csv_chasers_bufset_layout(void) {
   CU_ASSERT_EQUAL(gpu_csv_bufset_row(f, &b, &d), 0);
   CU_ASSERT_EQUAL(gpu_csv_layout_row(f, "t", "fresh", 2, 9, 4096, 0x1000, 0x3000, &d), 0);
   const char *want =
-      GPU_CHASERS_HEADER "\n"
+      "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,ns_per_access,load,"
+      "sm_clock_khz,device,repeats,spread,seed,nodes,warmup,chasers,per_sm,sms_used,sm_set,cycles_min,"
+      "cycles_max,cycles_mean,cycles_first,loads_per_ns,va_base\n"
       "chasers,random,cudamalloc,2097152,2097152,103079215104,4096,325.000,164.250,cg,1979000,NVIDIA H200,3,"
       "140.250,1,49152,1490,66,1,66,0;1,293.250,433.500,330.125,304.500,0.3986,0x7f0000000000\n"
-      GPU_BUFSET_HEADER "\n"
+      "pattern,case,source,buffers,size_bytes,live_bytes,va_span_bytes,regions_2m,regions_32m,line_regions_2m,"
+      "line_regions_32m,va_first,chase_cycles,chase_ns,chase_spread,chase_steps,chase_repeats,chase_warmup,"
+      "chase_sm,sm_clock_khz,threads,threads_per_sm,loads_per_thread,loads_per_ns,loads_per_ns_min,"
+      "loads_per_ns_max,ns_per_launch,launches,seed,hash,pool_align,device\n"
       "churn-gather,churned,churn_near.trace,32000,0,55275180032,73763545088,31590,2185,15844,2185,"
       "0x7f0000000000,296.875,150.500,0.250,32000,3,64000,0,1975000,,,,,,,,,1,splitmix64-v1,512,NVIDIA H200\n"
       "churn-gather,churned,churn_near.trace,32000,0,55275180032,73763545088,31590,2185,15844,2185,"
@@ -782,7 +789,7 @@ static void test_opts_chase(void) {
   CU_ASSERT_EQUAL(o.sweep.nstrides, 5);
   CU_ASSERT_EQUAL(o.sweep.strides[4], MiB);
   CU_ASSERT_EQUAL(o.sweep.orders, 1u << GPU_ORDER_RANDOM);
-  CU_ASSERT_EQUAL(o.mappings, (1u << GPU_MAP_SHUFFLED) | (1u << GPU_MAP_CONTIGUOUS));
+  CU_ASSERT_EQUAL(o.mappings, (1u << REGION_SHUFFLED) | (1u << REGION_CONTIGUOUS));
   CU_ASSERT_EQUAL(o.sweep.fmax, 4 * GiB);
   CU_ASSERT_EQUAL(o.lanes, 32);
   CU_ASSERT_EQUAL(o.load_ca, 1);

@@ -292,6 +292,9 @@ static void test_spec_errors(void) {
        "max ways"},
       {{.npage_shifts = 1, .page_shift = {12}, .max_entries = 8, .max_sets = 1, .sample_rate = 0}, "sample rate"},
       {{.npage_shifts = 1, .page_shift = {12}, .max_entries = 8, .max_sets = 1, .sample_rate = 1.5}, "sample rate"},
+      {{.npage_shifts = 1, .page_shift = {12}, .max_entries = 8, .max_sets = 1, .sample_rate = 4.9e-324}, "sample rate"},
+      {{.npage_shifts = 1, .page_shift = {12}, .max_entries = 8, .max_sets = 1, .sample_rate = MRC_SAMPLE_MIN / 2},
+       "not from 1e-06 to 1"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     diag d = {{0}};
@@ -329,6 +332,28 @@ static void test_sampling(void) {
   CU_ASSERT(worst < 0.01);
   mrc_destroy(exact);
   mrc_destroy(est);
+  free(s.a);
+}
+
+/* A rate that samples none of the deep references: every larger array's
+ * estimate would be 0 misses, below the first uses; mrc_finish refuses
+ * it, unless no row past MRC_RECENT_EXACT entries is measured. */
+static void test_sampled_none(void) {
+  stream s = random_stream(5, 2000, 200, 0x300000000, false, false);
+  mrc_spec spec = {.npage_shifts = 1, .page_shift = {12}, .max_entries = 1024, .max_sets = 1,
+                   .sample_rate = MRC_SAMPLE_MIN};
+  mrc *m = mrc_create(&spec, NULL);
+  CU_ASSERT_FATAL(m != NULL);
+  for (size_t i = 0; i < s.n; i++) CU_ASSERT_EQUAL(mrc_access(m, s.a[i].va, s.a[i].size), 0);
+  diag d;
+  CU_ASSERT_EQUAL(mrc_finish(m, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "sample rate 1e-06 sampled none of the"));
+  mrc_destroy(m);
+  spec.max_entries = MRC_RECENT_EXACT;
+  m = mrc_create(&spec, NULL);
+  for (size_t i = 0; i < s.n; i++) CU_ASSERT_EQUAL(mrc_access(m, s.a[i].va, s.a[i].size), 0);
+  CU_ASSERT_EQUAL(mrc_finish(m, &d), 0);
+  mrc_destroy(m);
   free(s.a);
 }
 
@@ -519,6 +544,7 @@ int main(void) {
   static const test_case api[] = {{"measures", test_measures},
                                   {"spec_errors", test_spec_errors},
                                   {"sampling", test_sampling},
+                                  {"sampled_none", test_sampled_none},
                                   {"records", test_records},
                                   {"opt", test_opt},
                                   {NULL, NULL}};

@@ -395,6 +395,121 @@ static void t_tables_in_memory(void) {
   CU_ASSERT_EQUAL(pool.outstanding, 0);
 }
 
+/* A host that has no memory for a node (take says so) fails the map with
+ * PT_MAP_NO_HOST_MEMORY, not as the simulated memory running out. */
+static int host_refuses(void *ctx, uint64_t bytes, uint64_t *pa) {
+  table_pool *p = ctx;
+  return p->left ? pool_take(ctx, bytes, pa) : PT_TAKE_NO_HOST_MEMORY;
+}
+
+static void t_tables_no_host_memory(void) {
+  table_pool pool = {.next = 0x100, .left = 1};
+  pt_table_frames frames = {.ctx = &pool, .take = host_refuses, .give = pool_give};
+  pt *t = pt_create_in(pt_format_find("teaching16"), &frames);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  diag d;
+  CU_ASSERT_EQUAL(pt_map(t, 0x1200, 0x300, 8, PT_R, &d), PT_MAP_NO_HOST_MEMORY);
+  CU_ASSERT_STRING_EQUAL(d.msg, "out of host memory for page-table nodes");
+  CU_ASSERT_FALSE(pt_lookup(t, 0x1200, NULL));
+  CU_ASSERT_EQUAL(pool.outstanding, 32); /* the root alone */
+  pt_destroy(t);
+}
+
+/* ------------------------------------------------------------- wide levels */
+
+/* Two levels of 24 index bits each (a [format.NAME] may have them): 128 MiB
+ * of simulated table a node, held as the entries used. */
+static pt_format wide_format(void) {
+  pt_format f = {.name = "wide", .va_bits = 60};
+  diag d;
+  CU_ASSERT_EQUAL(pt_format_add_level(&f, "L0:36:24:8", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_level(&f, "L1:12:24:8", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_leaf(&f, "4K@L1", &d), 0);
+  CU_ASSERT_EQUAL(pt_format_add_leaf(&f, "64G@L0", &d), 0);
+  CU_ASSERT_EQUAL_FATAL(pt_format_check(&f, &d), PT_FORMAT_OK);
+  return f;
+}
+
+typedef struct tally {
+  unsigned tables;
+  uint64_t valid;
+} tally;
+
+static void count_tables(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t n,
+                         const pt_table_entry *valid, uint32_t nvalid) {
+  tally *x = ctx;
+  (void)level, (void)va_base, (void)table_pa;
+  CU_ASSERT_EQUAL(n, UINT32_C(1) << 24);
+  for (uint32_t k = 1; k < nvalid; k++) CU_ASSERT(valid[k].index > valid[k - 1].index);
+  x->tables++;
+  x->valid += nvalid;
+}
+
+/* Random maps and unmaps, the VA's index bits drawn from a few values per
+ * level so that cells collide and clusters form and close (backward-shift
+ * deletion): every lookup, walk and count agrees with a list of what is
+ * mapped, and unmapping everything leaves the root alone. */
+static void t_wide_levels(void) {
+  pt_format f = wide_format();
+  pt *t = pt_create(&f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  tally none = {0};
+  CU_ASSERT_EQUAL(pt_each_table(t, count_tables, &none), 0); /* a wide root that never held an entry */
+  CU_ASSERT(none.tables == 1 && none.valid == 0);
+  enum { SLOTS = 512 };
+  static uint64_t va[SLOTS];
+  static bool on[SLOTS];
+  uint64_t x = 0x2545f4914f6cdd1dull, mapped = 0;
+  for (unsigned i = 0; i < SLOTS; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint64_t hi = (x >> 8) % 5 * 0x333333 + (x >> 40) % 3, lo = (x >> 20) % 64 * 0x40000 + (x & 63);
+    va[i] = hi << 36 | lo << 12;
+  }
+  diag d;
+  for (unsigned step = 0; step < 6000; step++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned i = (unsigned)(x % SLOTS);
+    if (on[i]) {
+      CU_ASSERT_EQUAL(pt_unmap(t, va[i], NULL), 0);
+      on[i] = false, mapped--;
+    } else {
+      int rc = pt_map(t, va[i], va[i] & 0xfffffffff000, 12, PT_R, &d);
+      bool dup = false; /* another slot drew the same VA */
+      for (unsigned j = 0; j < SLOTS; j++) dup |= on[j] && va[j] == va[i];
+      CU_ASSERT_EQUAL(rc, dup ? -1 : 0);
+      if (!dup) on[i] = true, mapped++;
+    }
+    if (step % 500) continue;
+    for (unsigned j = 0; j < SLOTS; j++) {
+      bool want = false;
+      for (unsigned k = 0; k < SLOTS; k++) want |= on[k] && va[k] == va[j];
+      pt_mapping m;
+      CU_ASSERT_EQUAL(pt_lookup(t, va[j] + 0x123, &m), want);
+      if (want) CU_ASSERT_EQUAL(m.pa, va[j] & 0xfffffffff000);
+      pt_walk w;
+      pt_walk_va(t, va[j], &w);
+      CU_ASSERT_EQUAL(w.mapped, want);
+    }
+    CU_ASSERT_EQUAL(pt_mapped_pages(t), mapped);
+    tally n = {0};
+    CU_ASSERT_EQUAL(pt_each_table(t, count_tables, &n), 0);
+    CU_ASSERT_EQUAL(n.tables, pt_usage(t, 0).tables + pt_usage(t, 1).tables);
+    CU_ASSERT_EQUAL(n.valid, mapped + pt_usage(t, 1).tables); /* the leaves and one root entry per L1 table */
+    CU_ASSERT_EQUAL(pt_total_bytes(t), (uint64_t)n.tables << 27); /* simulated: 2^24 entries x 8 B each */
+  }
+  for (unsigned i = 0; i < SLOTS; i++)
+    if (on[i]) CU_ASSERT_EQUAL(pt_unmap(t, va[i], NULL), 0);
+  CU_ASSERT_EQUAL(pt_mapped_pages(t), 0);
+  CU_ASSERT_EQUAL(pt_usage(t, 1).tables, 0);
+  CU_ASSERT_EQUAL(pt_total_bytes(t), UINT64_C(1) << 27);
+  /* a 64 GiB leaf in the root, and the overlap checks across a wide entry */
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(7) << 36, UINT64_C(1) << 36, 36, PT_R, &d), 0);
+  CU_ASSERT_EQUAL(pt_map(t, (UINT64_C(7) << 36) + 0x5000, 0x5000, 12, PT_R, &d), -1);
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(8) << 36 | 0x5000, 0x5000, 12, PT_R, &d), 0);
+  CU_ASSERT_EQUAL(pt_map(t, UINT64_C(8) << 36, 0, 36, PT_R, &d), -1);
+  pt_destroy(t);
+}
+
 /* ------------------------------------------------------------------- walks */
 
 /* The walk to the smallest page reads the hand-worked index at every level. */
@@ -964,12 +1079,16 @@ typedef struct seen {
   seen_table t[8];
 } seen;
 
-static void collect(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t n, const uint64_t *raw) {
+static void collect(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t n,
+                    const pt_table_entry *valid, uint32_t nvalid) {
   seen *s = ctx;
   if (s->count >= 8) return;
   seen_table *x = &s->t[s->count++];
   *x = (seen_table){.level = level, .va_base = va_base, .pa = table_pa, .n = n};
-  for (uint32_t i = 0; i < n && i < 16; i++) x->raw[i] = raw[i];
+  for (uint32_t k = 0; k < nvalid; k++) {
+    CU_ASSERT(valid[k].raw != 0 && (k == 0 || valid[k].index > valid[k - 1].index));
+    if (valid[k].index < 16) x->raw[valid[k].index] = valid[k].raw;
+  }
 }
 
 /* Level by level, in VA order within a level: the table mapped second
@@ -1004,6 +1123,7 @@ int main(void) {
       {"index bits and shifts", t_index_bits}, {"check rejects", t_check_rejects},
       {"levels and leaves as text", t_add_items}, {"sign extension", t_sign_extension},
       {"sv39 as xv6 walks it", t_sv39_xv6}, {"tables in simulated memory", t_tables_in_memory},
+      {"no host memory for a table", t_tables_no_host_memory}, {"wide levels, sparse", t_wide_levels},
       {NULL, NULL}};
   static const test_case walks[] = {
       {"index extraction", t_index_extraction}, {"leaf at each level", t_leaf_each_level},

@@ -263,6 +263,8 @@ static void test_native_errors(void) {
       {"mark a b", "unexpected field 'b'"},
       {"mark 0123456789012345678901234567890123456789012345678901234567890123",
        "longer than 63"},
+      {"mark caf\xc3\xa9", "a mark label byte that is not printable ASCII"}, /* the binary reader refuses it too */
+      {"mark \x7f", "a mark label byte that is not printable ASCII"},
       {"r 1 2 3 4 5 6 7 8 9", "too many fields"},
       {"#tlbsim-trace 2", "unsupported trace version '2'"},
       {"#tlbsim-trace", "version line needs a number"},

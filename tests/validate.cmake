@@ -54,3 +54,23 @@ add_test(NAME validate_h200_gather_aliased
   COMMAND tlbsim validate --preset h200 --every 3 --max-mean-error 10 ${PROJECT_SOURCE_DIR}/gpu/results/h200/gather_aliased.csv)
 set_tests_properties(validate_h200_64k validate_h200_gather validate_h200_gather_512 validate_h200_gatherrun3
   validate_h200_gatherrun3_512 validate_h200_gather_aliased PROPERTIES TIMEOUT 1800)
+# Managed memory: the chase rows re-simulated on the history each row records (population, region:
+# the allocation's population and the chains of its earlier points, through the managed-memory model,
+# tlbsim/uvm.h). The chase sweep's managed rows (one region, 64 KiB stride first) of the first machine
+# and of run4 to the chase target; the populations of run4 to its mean (their only misses are at
+# exactly the third level's 8192 entries of 64 KiB pages, 16 GiB: docs/VALIDATION.md), a third of them.
+add_test(NAME validate_h200_managed
+  COMMAND tlbsim validate --preset h200 --mapping managed --max-mean-error 1 --max-error-cycles 12
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/chase.csv)
+add_test(NAME validate_h200_managed_run4
+  COMMAND tlbsim validate --preset h200 --mapping managed --max-mean-error 1 --max-error-cycles 12
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/chase_managed.csv)
+add_test(NAME validate_h200_managed_pop
+  COMMAND tlbsim validate --preset h200 --mapping managed --every 3 --max-mean-error 1
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/chase_pop.csv)
+# The managed-memory experiment (tlbsim-gpu uvm): tests/cli/uvm.sh (issue #24's targets per column on
+# run4/uvm.csv, which the [uvm] costs were fitted on, and the held-out second machine's smoke/uvm.csv).
+add_test(NAME uvm COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/uvm.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+set_tests_properties(uvm PROPERTIES TIMEOUT 1800)
+set_tests_properties(validate_h200_managed validate_h200_managed_run4 validate_h200_managed_pop
+  PROPERTIES TIMEOUT 1800)

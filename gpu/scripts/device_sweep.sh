@@ -11,6 +11,9 @@
 #   gather     the committed gather sweeps only, into $OUT/gather.tgz
 #   all-new    the committed many-thread sweeps (gather*, chasers, chase_64k, smallbufs,
 #              churn-gather on traces/churn/*), into $OUT/all_new.tgz
+#   kern-smoke a few points of blocks, embed, stream, dram-chase, l2-chase, uvm and the
+#              managed populations, and the embed kernels' SASS, into $OUT/kern_smoke.tgz
+#   kern       the committed sweeps of those (gpu/results/h200/run4), into $OUT/kern.tgz
 # The device tool returns at most 8 files, so the new modes pack their CSVs
 # and logs into one archive (plus the log beside it).
 # Usage: gpu/scripts/device_sweep.sh MODE [time limit in s, default 540] [chase options]
@@ -36,22 +39,24 @@ deadline=$(($(date +%s) + limit))
   nvidia-smi
 } >"$out/env.txt" 2>&1 || true
 
-# The base module's sources as CMake lists them, wherever its .cmake file
-# lives under sim/src: tlbsim_module(base SOURCES a.c b.c DEPS m)
-base_cmake=
-for f in sim/src/*.cmake sim/src/*/*.cmake; do
-  if [ -f "$f" ] && grep -q 'tlbsim_module(base[[:space:]]' "$f"; then
-    base_cmake=$f
-    break
-  fi
-done
-[ -n "$base_cmake" ] || { echo "device_sweep: no tlbsim_module(base ...) under sim/src" >&2; exit 1; }
-base_srcs=$(sed -n 's/.*tlbsim_module(base[[:space:]]*SOURCES[[:space:]]*\([^)]*\)).*/\1/p' "$base_cmake" |
-  sed 's/[[:space:]]DEPS[[:space:]].*//')
-[ -n "$base_srcs" ] || { echo "device_sweep: no SOURCES in $base_cmake" >&2; exit 1; }
+# The sources of the sim modules the host library links (base, rows), as
+# their .cmake files list them: tlbsim_module(NAME SOURCES a.c b.c DEPS ...)
+module_srcs() {
+  local f
+  for f in sim/src/*.cmake sim/src/*/*.cmake; do
+    if [ -f "$f" ] && grep -q "tlbsim_module($1[[:space:]]" "$f"; then
+      sed -n "s/.*tlbsim_module($1[[:space:]]*SOURCES[[:space:]]*\([^)]*\)).*/\1/p" "$f" |
+        sed 's/[[:space:]]DEPS[[:space:]].*//' | tr ' ' '\n' | sed "/^$/d; s|^|$(dirname "$f")/|"
+      return 0
+    fi
+  done
+  echo "device_sweep: no tlbsim_module($1 ...) under sim/src" >&2
+  return 1
+}
+sim_srcs="$(module_srcs base) $(module_srcs rows)" || exit 1
 
 t0=$(date +%s)
-for f in $(printf "$(dirname "$base_cmake")/%s " $base_srcs) gpu/src/gpu_*.c; do
+for f in $sim_srcs gpu/src/gpu_*.c; do
   "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
     -c "$f" -o "$bld/$(basename "$f" .c).o" &
 done
@@ -62,7 +67,8 @@ done
 fail=0
 for job in $(jobs -p); do wait "$job" || fail=1; done
 [ "$fail" = 0 ] || { echo "device_sweep: build failed" >&2; exit 1; }
-"$nvcc" -arch=sm_90 "$bld"/*.o -o "$bld/tlbsim-gpu" -lm
+link() { "$nvcc" -arch=sm_90 "$bld"/*.o -o "$bld/tlbsim-gpu" -lm; }
+link
 echo "build: $(($(date +%s) - t0)) s" >&2
 gpu="$bld/tlbsim-gpu"
 res="$bld/res"
@@ -134,7 +140,82 @@ gather_sweeps() {
   run share 60 share --footprint 32G --order random --out "$res/share_32g.csv"
 }
 
+# The environment of a sweep beside its results: nvidia-smi -q (driver, UUID,
+# clocks, memory), free device and host memory.
+env_full() {
+  nvidia-smi -q >"$res/env_smi_q.txt" 2>&1 || true
+  { grep -E 'MemTotal|MemAvailable' /proc/meminfo; nproc; } >"$res/env_host.txt" 2>&1 || true
+}
+
+# The embed kernels' machine code (gpu_embed.sass, gpu_embed.res: what
+# gpu/src commits) and the trace writer's table made from it
+# (gpu/scripts/embed_sass.py, which also runs the address arithmetic against
+# the model). When the table differs from gpu/src/gpu_embed_sass.c, this
+# build takes the new one (and relinks), so its traces follow the kernel it
+# runs; the new files come back in the archive to be committed.
+embed_sass() {
+  cuobjdump -sass "$bld/gpu_embed.cu.o" >"$res/gpu_embed.sass" 2>&1 || true
+  cuobjdump -res-usage "$bld/gpu_embed.cu.o" >"$res/gpu_embed.res" 2>&1 || true
+  if python3 gpu/scripts/embed_sass.py "$res/gpu_embed.sass" "$res/gpu_embed.res" "$("$nvcc" --version | tail -1)" \
+    >"$res/gpu_embed_sass.c" 2>"$res/embed_sass.log"; then
+    if cmp -s "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c; then
+      echo "embed SASS table: matches gpu/src/gpu_embed_sass.c" | tee -a "$res/commands.txt"
+    else
+      echo "embed SASS table: differs from gpu/src/gpu_embed_sass.c; rebuilt with the new one" | tee -a "$res/commands.txt"
+      cp "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c
+      "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
+        -c gpu/src/gpu_embed_sass.c -o "$bld/gpu_embed_sass.o" && link
+    fi
+  else
+    echo "embed SASS table: embed_sass.py failed ($(tail -1 "$res/embed_sass.log"))" | tee -a "$res/commands.txt"
+  fi
+}
+
 case "$mode" in
+kern-smoke)
+  env_full
+  embed_sass
+  run blocks 30 blocks --grid 16,132,264 --block 256,1024 --repeats 2 --out "$res/blocks.csv"
+  run embed 60 embed --footprint 1G,4G --row-bytes 64,256 --alpha 0,1.2 --bags 4096 --repeats 3 --out "$res/embed.csv"
+  run embed_big 90 embed --footprint 64G,128G --row-bytes 64,256 --alpha 0 --repeats 3 --out "$res/embed_big.csv"
+  run stream 30 stream --footprint 1M,64M,4G --repeats 3 --out "$res/stream.csv"
+  run dram 30 dram-chase --footprint 64M,256M,4G --steps 2048 --repeats 3 --out "$res/dram_chase.csv"
+  run l2 30 l2-chase --footprint 8M,64M --steps 2048 --repeats 3 --out "$res/l2_chase.csv"
+  run uvm 90 uvm --size 256M,2G --repeats 2 --out "$res/uvm.csv"
+  run pop 60 chase --mapping managed --population gpu:1,gpu:4,host:4,host_prefetch,advise --stride 2M \
+    --fmin 64M --fmax 1G --per-octave 1 --steps 2048 --repeats 3 --out "$res/chase_pop.csv"
+  run managed 60 chase --mapping managed --stride 64K,2M --fmin 1M --fmax 256M --per-octave 1 --repeats 3 \
+    --out "$res/chase_managed.csv"
+  "$gpu" embed --dry-run --trace "$bld/dry" --footprint 1G --row-bytes 256 --alpha 1.2 --bags 8 2>&1 | tail -2 || true
+  pack kern_smoke.tgz
+  ;;
+kern)
+  # gpu/results/h200/run4: launch geometry, embed, stream, memory latency,
+  # managed memory. Each command has its own time limit; rows are written as
+  # they complete.
+  env_full
+  embed_sass
+  run blocks 60 blocks --grid 1,2,4,8,12,16,24,32,48,64,66,96,128,132,133,192,264,265,396,528,1056,2112 \
+    --block 128,256,512,1024 --repeats 3 --out "$res/blocks.csv"
+  run blocks_spin0 30 blocks --grid 16,66,132,264,528,1056 --block 128,256,512,1024 --spin-ns 0 --repeats 2 \
+    --out "$res/blocks_spin0.csv"
+  run embed 170 embed --footprint 1G,2G,4G,8G,16G,32G,48G,56G,60G,62G,64G,66G,68G,72G,76G,80G,88G,96G,104G,112G,120G,128G \
+    --row-bytes 64,256 --alpha 0,0.4,0.8,1.0,1.2 --out "$res/embed.csv"
+  for r in 64 256; do
+    run "embed_trace_r$r" 30 embed --footprint 128G --row-bytes $r --alpha 0.8 --bags 128 --trace "$res/trace_r$r" \
+      --out "$res/embed_trace_r$r.csv"
+  done
+  run stream 60 stream --fmin 1M --fmax 64G --per-octave 2 --out "$res/stream.csv"
+  run dram_chase 60 dram-chase --footprint 32M,64M,128M,192M,256M,512M,1G,4G,16G,64G,128G --out "$res/dram_chase.csv"
+  run l2_chase 60 l2-chase --footprint 4M,8M,16M,24M,28M,32M,36M,40M,44M,48M,52M,56M,60M,64M,80M,96M,128M \
+    --out "$res/l2_chase.csv"
+  run chase_managed 90 chase --mapping managed --stride 64K,2M --fmax 16G --out "$res/chase_managed.csv"
+  run chase_pop 120 chase --mapping managed --population chain,gpu:1,gpu:2,gpu:4,gpu:8,gpu:16,gpu:32,host:1,host:4,host:32,host_prefetch,advise \
+    --stride 2M --fmin 64M --fmax 16G --steps 4096 --repeats 3 --out "$res/chase_pop.csv"
+  run uvm 240 uvm --out "$res/uvm.csv"
+  nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.used --format=csv >"$res/env_after.txt" 2>&1 || true
+  pack kern.tgz
+  ;;
 smoke)
   "$gpu" --help | head -3
   timeout "$limit" "$gpu" --smoke >"$out/smoke.csv" 2>"$out/smoke.log" || echo "smoke rc=$?" >>"$out/smoke.log"
@@ -204,7 +285,7 @@ all-new)
   pack all_new.tgz
   ;;
 *)
-  echo "usage: $0 smoke|full|chase|new-smoke|gather|all-new [limit_s]" >&2
+  echo "usage: $0 smoke|full|chase|new-smoke|gather|all-new|kern-smoke|kern [limit_s]" >&2
   exit 2
   ;;
 esac

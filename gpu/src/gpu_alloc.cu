@@ -3,13 +3,14 @@
 #include <string.h>
 
 #include "gpu_cuda.h"
+#include "tlbsim/csv.h"
 
 /* ---- latency ---------------------------------------------------------- */
 
 static void latency_row(FILE *csv, const gpu_ctx *c, const char *api, uint64_t size, std::vector<double> &us) {
   gpu_summary s = gpu_summarize(us.data(), us.size());
   fprintf(csv, "%s,%llu,%zu,%.3f,%.3f,%.3f,", api, (unsigned long long)size, us.size(), s.median, s.min, s.max);
-  gpu_csv_field(csv, c->prop.name);
+  csv_write_field(csv, c->prop.name);
   fputc('\n', csv);
   fflush(csv);
 }

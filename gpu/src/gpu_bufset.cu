@@ -63,7 +63,8 @@ static int measure_set(const gpu_ctx *c, const gpu_opts *o, const bufset_ref *b,
   row.chase_steps = chase_steps(o, b->n);
   row.chase_warmup = std::max<uint64_t>(2 * (uint64_t)b->n, o->warmup);
   row.chase_repeats = o->repeats;
-  if (gpu_chase_addrs(c, visit, row.chase_warmup, row.chase_steps, o->repeats, o->sm, &ch)) return -1;
+  gpu_chase_visit_cfg vc = {&visit, row.chase_warmup, row.chase_steps, o->repeats, o->sm, 0, 0, false};
+  if (gpu_chase_visit(c, &vc, &ch)) return -1;
   row.chase_cycles = ch.cycles;
   row.chase_ns = ch.ns.median;
   row.chase_sm = ch.sm;
@@ -169,7 +170,7 @@ static FILE *open_layout(const gpu_opts *o) {
   if (!o->layout) return NULL;
   FILE *f = fopen(o->layout, "w");
   if (!f) fprintf(stderr, "tlbsim-gpu: %s: %s\n", o->layout, strerror(errno));
-  else fputs(GPU_LAYOUT_HEADER "\n", f);
+  else rows_header(f, ROWS_LAYOUT, NULL); /* a failed write shows at close */
   return f;
 }
 

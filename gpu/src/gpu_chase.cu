@@ -179,17 +179,13 @@ static int launch_pinned(const gpu_ctx *c, int sm, unsigned *claim_dev, L launch
   return claim ? 0 : -1;
 }
 
-/* The data-latency baseline of a chain: node indices k*n/S for S samples. */
-static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const gpu_chain_spec *spec,
-                      chase_scratch *s, chase_result *res) {
-  unsigned n = spec->nodes < GPU_BASE_SAMPLES ? spec->nodes : GPU_BASE_SAMPLES;
-  uint64_t node[GPU_BASE_SAMPLES];
-  for (unsigned k = 0; k < n; k++)
-    node[k] = base + gpu_chain_node_offset(spec, (uint32_t)((uint64_t)k * spec->nodes / n));
+/* The data-latency baseline over up to GPU_BASE_SAMPLES nodes (addresses). */
+static int chase_base_nodes(const gpu_ctx *c, int sm, int load_ca, const uint64_t *node, unsigned n, chase_scratch *s,
+                            chase_result *res) {
   CK(cudaMemcpy(s->base_node, node, n * sizeof(uint64_t), cudaMemcpyHostToDevice));
-  base_args a = {s->base_node, n, o->sm, s->claim, s->base_cycles};
-  if (launch_pinned(c, o->sm, s->claim, [&](unsigned grid) {
-        if (o->load_ca) base_kernel<true><<<grid, 32>>>(a);
+  base_args a = {s->base_node, n, sm, s->claim, s->base_cycles};
+  if (launch_pinned(c, sm, s->claim, [&](unsigned grid) {
+        if (load_ca) base_kernel<true><<<grid, 32>>>(a);
         else base_kernel<false><<<grid, 32>>>(a);
       }))
     return -1;
@@ -201,6 +197,16 @@ static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const 
   res->base_mean = sum / n;
   res->base_samples = n;
   return 0;
+}
+
+/* The data-latency baseline of a chain: node indices k*n/S for S samples. */
+static int chase_base(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const gpu_chain_spec *spec,
+                      chase_scratch *s, chase_result *res) {
+  unsigned n = spec->nodes < GPU_BASE_SAMPLES ? spec->nodes : GPU_BASE_SAMPLES;
+  uint64_t node[GPU_BASE_SAMPLES];
+  for (unsigned k = 0; k < n; k++)
+    node[k] = base + gpu_chain_node_offset(spec, (uint32_t)((uint64_t)k * spec->nodes / n));
+  return chase_base_nodes(c, o->sm, o->load_ca, node, n, s, res);
 }
 
 /* Runs the walk of one chain already written; checks where every lane
@@ -249,7 +255,7 @@ static int chase_run(const gpu_ctx *c, const gpu_opts *o, uint64_t base, const s
   return 0;
 }
 
-static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m) {
+static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, region_mapping m) {
   gpu_chase_row r;
   memset(&r, 0, sizeof r);
   r.pattern = "chase";
@@ -267,25 +273,25 @@ static gpu_chase_row base_row(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m
 
 /* The region a sweep needs: its largest footprint, capped by what can be
  * allocated now (aliased needs VA only; managed stays well inside free). */
-uint64_t gpu_region_cap(gpu_mapping m) {
+uint64_t gpu_region_cap(region_mapping m) {
   uint64_t fr = gpu_free_bytes();
-  if (m == GPU_MAP_ALIASED) return UINT64_MAX;
-  if (m == GPU_MAP_MANAGED) return fr > (4ull << 30) ? fr - (4ull << 30) : 0;
+  if (m == REGION_ALIASED) return UINT64_MAX;
+  if (m == REGION_MANAGED) return fr > (4ull << 30) ? fr - (4ull << 30) : 0;
   return fr;
 }
 
-int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE *csv) {
+int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, unsigned region, FILE *csv) {
   gpu_sweep s = *sw;
   uint64_t cap = gpu_region_cap(s.mapping);
   if (s.fmax > cap) {
-    gpu_progress("%s: footprints capped at %.1f GiB by free memory", gpu_mapping_name(s.mapping),
+    gpu_progress("%s: footprints capped at %.1f GiB by free memory", region_mapping_names[s.mapping],
                  (double)cap / (1ull << 30));
     s.fmax = cap;
     for (size_t i = 0; i < s.nfootprints; i++)
       if (s.footprints[i] > cap) s.footprints[i] = cap;
   }
   uint64_t chunk = o->chunk ? o->chunk : c->granularity;
-  if (s.mapping == GPU_MAP_ALIASED)
+  if (s.mapping == REGION_ALIASED)
     for (size_t i = 0; i < s.nstrides; i++)
       if (s.strides[i] % chunk) {
         fprintf(stderr, "tlbsim-gpu: aliased: stride %llu is not a multiple of the %llu-byte chunk\n",
@@ -300,7 +306,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
   }
   if (pts.skipped_nodes)
     gpu_progress("%s: skipped %zu points needing more than %llu nodes (they would not stay in L2)",
-                 gpu_mapping_name(s.mapping), pts.skipped_nodes, (unsigned long long)s.max_nodes);
+                 region_mapping_names[s.mapping], pts.skipped_nodes, (unsigned long long)s.max_nodes);
   uint32_t max_nodes = 0;
   for (size_t i = 0; i < pts.n; i++)
     if (pts.v[i].nodes > max_nodes) max_nodes = pts.v[i].nodes;
@@ -308,6 +314,11 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
   if (pts.n) {
     gpu_region reg;
     gpu_region_create(c, &reg, s.mapping, gpu_point_list_max_footprint(&pts), o->chunk, o->seed, max_nodes);
+    char pop[64] = "";
+    if (s.mapping == REGION_MANAGED) {
+      gpu_region_populate(c, &reg, &s.population);
+      gpu_population_name(&s.population, pop, sizeof pop);
+    }
     chase_scratch scr;
     scratch_reserve(&scr, max_nodes, o->repeats);
     std::vector<uint64_t> off;
@@ -316,7 +327,7 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
     for (size_t i = 0; i < pts.n && !rc; i++) {
       const gpu_point *p = &pts.v[i];
       gpu_chain_spec spec = {p->nodes, p->stride, GPU_ORDER_SEQ, o->seed, 0, 0};
-      if (s.mapping == GPU_MAP_ALIASED) {
+      if (s.mapping == REGION_ALIASED) {
         spec.skew_line = GPU_ALIAS_LINE;
         spec.skew_period = reg.chunk / GPU_ALIAS_LINE;
         if (p->stride != aliased_stride) {
@@ -359,13 +370,15 @@ int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, FILE
         row.base_mean = res.base_mean;
         row.base = res.base;
         row.base_samples = res.base_samples;
+        row.population = pop;
+        row.region = region;
         if (gpu_csv_chase_row(csv, &row, &d)) {
           fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
           rc = -1;
         }
       }
       if (i + 1 == pts.n || pts.v[i + 1].stride != p->stride)
-        gpu_progress("%s stride %llu KiB: done, %zu/%zu points, %.1f s", gpu_mapping_name(s.mapping),
+        gpu_progress("%s stride %llu KiB: done, %zu/%zu points, %.1f s", region_mapping_names[s.mapping],
                      (unsigned long long)(p->stride >> 10), i + 1, pts.n, gpu_now_s() - t0);
     }
     scratch_free(&scr);
@@ -381,11 +394,15 @@ int gpu_cmd_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return GPU_EXIT_FAIL;
   }
-  for (int m = 0; m < GPU_MAP_COUNT; m++) {
+  unsigned region = 0;
+  for (int m = 0; m < REGION_MAPPING_COUNT; m++) {
     if (!(o->mappings & (1u << m))) continue;
-    gpu_sweep s = o->sweep;
-    s.mapping = (gpu_mapping)m;
-    if (gpu_run_sweep(c, o, &s, csv)) return GPU_EXIT_FAIL;
+    for (size_t p = 0; p < o->npops; p++) {
+      gpu_sweep s = o->sweep;
+      s.mapping = (region_mapping)m;
+      s.population = o->pops[p];
+      if (gpu_run_sweep(c, o, &s, region++, csv)) return GPU_EXIT_FAIL;
+    }
   }
   return 0;
 }
@@ -399,11 +416,11 @@ int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<u
   return rc;
 }
 
-int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64_t warmup, uint64_t steps,
-                    unsigned repeats, int sm, gpu_chase_out *out) {
+int gpu_chase_visit(const gpu_ctx *c, const gpu_chase_visit_cfg *v, gpu_chase_out *out) {
+  const std::vector<uint64_t> &visit = *v->visit;
   uint32_t n = (uint32_t)visit.size();
   chase_scratch s;
-  scratch_reserve(&s, n, repeats);
+  scratch_reserve(&s, n, v->repeats);
   /* Absolute addresses as offsets from 0: the chain-writing kernel links
    * visit[k] to visit[k+1]. */
   CK(cudaMemcpy(s.off, visit.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
@@ -411,18 +428,36 @@ int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64
   chain_write_kernel<<<blocks < 1024 ? blocks : 1024, 256>>>(0, s.off, n);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
+  if (v->flush_bytes) {
+    unsigned *sink = nullptr;
+    CK(cudaMalloc(&sink, sizeof *sink));
+    gpu_stream_read_launch(c, v->flush_base, v->flush_bytes, 1, sink);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(sink));
+  }
   gpu_opts o;
   gpu_opts_defaults(&o, GPU_CMD_CHASE);
-  o.steps = steps;
-  o.repeats = repeats;
-  o.sm = sm;
+  o.steps = v->steps;
+  o.repeats = v->repeats;
+  o.sm = v->sm;
   chase_result res;
   memset(&res, 0, sizeof res);
-  int rc = chase_run(c, &o, 0, visit, warmup, &s, &res);
+  int rc = chase_run(c, &o, 0, visit, v->warmup, &s, &res);
+  if (!rc && v->base) {
+    unsigned k = n < GPU_BASE_SAMPLES ? n : GPU_BASE_SAMPLES;
+    uint64_t node[GPU_BASE_SAMPLES];
+    for (unsigned i = 0; i < k; i++) node[i] = visit[(uint64_t)i * n / k];
+    rc = chase_base_nodes(c, v->sm, 0, node, k, &s, &res);
+  }
   scratch_free(&s);
+  memset(out, 0, sizeof *out);
   out->cycles = res.cycles;
   out->ns = res.ns;
   out->khz = res.khz;
   out->sm = res.sm;
+  out->base = res.base;
+  out->base_mean = res.base_mean;
+  out->base_samples = res.base_samples;
   return rc;
 }

@@ -163,8 +163,8 @@ static int chasers_run(const gpu_ctx *c, const gpu_opts *o, const chasers_point 
   return 0;
 }
 
-static int chasers_mapping(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, FILE *csv) {
-  if (m == GPU_MAP_ALIASED) {
+static int chasers_mapping(const gpu_ctx *c, const gpu_opts *o, region_mapping m, FILE *csv) {
+  if (m == REGION_ALIASED) {
     fprintf(stderr, "tlbsim-gpu: chasers: the aliased mapping is not supported here\n");
     return -1;
   }
@@ -233,7 +233,7 @@ int gpu_cmd_chasers(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return GPU_EXIT_FAIL;
   }
-  for (int m = 0; m < GPU_MAP_COUNT; m++)
-    if ((o->mappings >> m & 1) && chasers_mapping(c, o, (gpu_mapping)m, csv)) return GPU_EXIT_FAIL;
+  for (int m = 0; m < REGION_MAPPING_COUNT; m++)
+    if ((o->mappings >> m & 1) && chasers_mapping(c, o, (region_mapping)m, csv)) return GPU_EXIT_FAIL;
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpu_cuda.h"
+#include "tlbsim/csv.h"
 
 enum churn_alloc { CHURN_CUDAMALLOC, CHURN_ASYNC_POOL, CHURN_USER_POOL, CHURN_COUNT };
 static const char *const churn_names[CHURN_COUNT] = {"cudaMalloc", "cudaMallocAsync_pool", "user_pool"};
@@ -141,7 +142,7 @@ int gpu_cmd_alloc_churn(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
             timed.seconds * 1e6 / o->requests, timed.seconds * 1e3, (unsigned long long)timed.peak_requested,
             (unsigned long long)(k == CHURN_CUDAMALLOC ? acc.peak_used : timed.peak_reserved),
             (unsigned long long)acc.peak_used, timed.driver_allocs, timed.driver_frees);
-    gpu_csv_field(csv, c->prop.name);
+    csv_write_field(csv, c->prop.name);
     fputc('\n', csv);
     fflush(csv);
     gpu_progress("alloc-churn: %s %.2f us/request", churn_names[k], timed.seconds * 1e6 / o->requests);

@@ -2,18 +2,20 @@
  *
  * gpu_chase_row  one chase measurement in the chase CSV schema of
  *                ../shared/DESIGN.md: the eight shared columns first, then
- *                the GPU extras (see GPU_CHASE_HEADER). Also used by the
+ *                the GPU extras (tlbsim/rows.h, ROWS_CHASE). Also used by the
  *                TLB-sharing probe (pattern "share") with its own extras.
  * gpu_summary    median/min/max of a few repeats.
  * gpu_gather_row one gather point (the gather CSV schema of
- *                ../shared/DESIGN.md, GPU_GATHER_HEADER).
- * gpu_chasers_row several one-thread chasers at once (GPU_CHASERS_HEADER).
+ *                ../shared/DESIGN.md, ROWS_GATHER).
+ * gpu_chasers_row several one-thread chasers at once (tlbsim/rows.h).
  * gpu_bufset_row a chase and a gather over the first lines of a set of
- *                buffers (`smallbufs`, `churn-gather`; GPU_BUFSET_HEADER),
- *                and the layout rows of such a set (GPU_LAYOUT_HEADER).
+ *                buffers (`smallbufs`, `churn-gather`; ROWS_BUFSET),
+ *                and the layout rows of such a set (tlbsim/rows.h).
  *
- * Writers return -1 with a diag when the stream fails; strings are quoted
- * when they hold a comma, quote or newline.
+ * The columns of every kind are declared once, in tlbsim/rows.h (the
+ * simulator's readers name them from there too); these writers fill them.
+ * Writers return -1 with a diag when the stream fails; fields go through
+ * csv.h (quoted when they hold a comma, quote or line end).
  */
 #ifndef TLBSIM_GPU_CSV_H
 #define TLBSIM_GPU_CSV_H
@@ -37,7 +39,7 @@ gpu_summary gpu_summarize(double *v, size_t n);
 typedef struct gpu_chase_row {
   const char *pattern;          /* "chase" or "share" */
   gpu_order order;
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t page_bytes, stride_bytes, footprint_bytes;
   uint64_t steps;               /* accesses per timed pass */
   gpu_summary cycles;           /* cycles per access over the repeats */
@@ -62,13 +64,13 @@ typedef struct gpu_chase_row {
   /* share only: */
   int disruptor_sm;             /* -1: prober alone */
   uint64_t disruptor_footprint, disruptor_stride;
+  /* How the region's pages became resident (gpu_population_name; "" when
+   * not managed), and which region of the run the row chased: rows with the
+   * same region ran in file order over one allocation. */
+  const char *population;
+  unsigned region;
 } gpu_chase_row;
 
-#define GPU_CHASE_HEADER                                                                          \
-  "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,"       \
-  "ns_per_access,load,sm_clock_khz,device,repeats,spread,seed,nodes,warmup,lanes,sm,chunk_bytes," \
-  "skew_bytes,va_base,cycles_min,cycles_max,base_cycles,base_min,base_max,base_samples,disruptor_sm,"  \
-  "disruptor_footprint_bytes,disruptor_stride_bytes"
 
 int gpu_csv_chase_header(FILE *f, diag *d);
 int gpu_csv_chase_row(FILE *f, const gpu_chase_row *r, diag *d);
@@ -79,7 +81,7 @@ typedef struct gpu_gather_row {
   uint32_t nodes;
   uint64_t threads;             /* work threads in all */
   uint32_t loads_per_thread;
-  gpu_mapping mapping;
+  region_mapping mapping;
   gpu_summary loads_per_ns;     /* over the timed repeats (cudaEvent) */
   uint64_t page_bytes;
   unsigned sms_used;            /* distinct SMs the work blocks ran on */
@@ -97,18 +99,13 @@ typedef struct gpu_gather_row {
   double block_cycles;          /* median over work blocks of their clock64 duration */
 } gpu_gather_row;
 
-#define GPU_GATHER_HEADER                                                                                  \
-  "pattern,footprint_bytes,stride_bytes,nodes,threads,loads_per_thread,mapping,loads_per_ns,page_bytes,"   \
-  "sms_used,threads_per_sm,block_threads,blocks,kernel_cycles,ns_per_launch,launches,repeats,sm_clock_khz," \
-  "device,seed,va_base,chunk_bytes,skew_bytes,sm_set,max_blocks_per_sm,loads_per_ns_min,loads_per_ns_max,"  \
-  "span_ns,loads_per_ns_span,block_cycles,hash,batch,load"
 
 int gpu_csv_gather_header(FILE *f, diag *d);
 int gpu_csv_gather_row(FILE *f, const gpu_gather_row *r, diag *d);
 
 typedef struct gpu_chasers_row {
   gpu_order order;
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t page_bytes, stride_bytes, footprint_bytes;
   uint64_t steps;               /* accesses per timed pass */
   gpu_summary cycles;           /* over chasers: each chaser's median cycles per access */
@@ -127,10 +124,6 @@ typedef struct gpu_chasers_row {
   uint64_t va_base;
 } gpu_chasers_row;
 
-#define GPU_CHASERS_HEADER                                                                                   \
-  "pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,ns_per_access,load," \
-  "sm_clock_khz,device,repeats,spread,seed,nodes,warmup,chasers,per_sm,sms_used,sm_set,cycles_min,"           \
-  "cycles_max,cycles_mean,cycles_first,loads_per_ns,va_base"
 
 int gpu_csv_chasers_header(FILE *f, diag *d);
 int gpu_csv_chasers_row(FILE *f, const gpu_chasers_row *r, diag *d);
@@ -158,24 +151,85 @@ typedef struct gpu_bufset_row {
   const char *device;
 } gpu_bufset_row;
 
-#define GPU_BUFSET_HEADER                                                                                     \
-  "pattern,case,source,buffers,size_bytes,live_bytes,va_span_bytes,regions_2m,regions_32m,line_regions_2m,"   \
-  "line_regions_32m,va_first,chase_cycles,chase_ns,chase_spread,chase_steps,chase_repeats,chase_warmup,"       \
-  "chase_sm,sm_clock_khz,threads,threads_per_sm,loads_per_thread,loads_per_ns,loads_per_ns_min,"               \
-  "loads_per_ns_max,ns_per_launch,launches,seed,hash,pool_align,device"
 
 int gpu_csv_bufset_header(FILE *f, diag *d);
 int gpu_csv_bufset_row(FILE *f, const gpu_bufset_row *r, diag *d);
 
-#define GPU_LAYOUT_HEADER "source,case,index,id,size_bytes,offset_bytes"
 
 /* One buffer of a set: offset = va - first (signed; the set's first VA is
  * the va_first column of its bufset row). */
 int gpu_csv_layout_row(FILE *f, const char *source, const char *set, uint64_t index, uint64_t id, uint64_t size,
                        uint64_t va, uint64_t first, diag *d);
 
-/* Writes s as one CSV field (quoted only when needed). */
-int gpu_csv_field(FILE *f, const char *s);
+/* One block of a launch (`blocks`): the SM it ran on and its start and end
+ * (%globaltimer, ns from the launch's first block start). */
+typedef struct gpu_blocks_row {
+  uint32_t grid, block_threads;
+  unsigned repeat;
+  uint64_t spin_ns;
+  uint32_t block;
+  unsigned sm;
+  uint64_t start_ns, end_ns;
+  unsigned sms;                 /* the device's SM count */
+  const char *device;
+} gpu_blocks_row;
+
+
+int gpu_csv_blocks_header(FILE *f, diag *d);
+int gpu_csv_blocks_row(FILE *f, const gpu_blocks_row *r, diag *d);
+
+/* One embedding-bag point (`embed`): the kernel's shape, its measured time
+ * and what it looked up. */
+typedef struct gpu_embed_row {
+  const char *kernel;           /* mangled name */
+  uint32_t grid, block;
+  uint64_t warp_instructions, memory_instructions; /* from its SASS; 0 when not known */
+  gpu_summary ns;               /* per launch, over the timed launches */
+  double first_ns;              /* the warm-up launch */
+  uint64_t table_bytes;
+  uint32_t row_bytes, ids_per_bag;
+  uint64_t bags;
+  double alpha;
+  uint64_t seed, rows, distinct_rows;
+  unsigned regs;
+  uint64_t table_va, ids_va, out_va, table_alloc;
+  unsigned repeats;
+  const char *device;
+} gpu_embed_row;
+
+
+int gpu_csv_embed_header(FILE *f, diag *d);
+int gpu_csv_embed_row(FILE *f, const gpu_embed_row *r, diag *d);
+
+/* One bandwidth point (`stream`): kind read or copy over size_bytes (copy:
+ * size_bytes read and written), passes over the buffer per launch. */
+typedef struct gpu_stream_row {
+  const char *kind;
+  uint64_t size_bytes, footprint_bytes, bytes_per_launch;
+  unsigned passes;
+  gpu_summary gbps;             /* over the timed launches */
+  double ns_per_launch;         /* median */
+  unsigned repeats, blocks, block_threads;
+  uint64_t va_base;
+  const char *device;
+} gpu_stream_row;
+
+
+int gpu_csv_stream_header(FILE *f, diag *d);
+int gpu_csv_stream_row(FILE *f, const gpu_stream_row *r, diag *d);
+
+/* One managed-memory point (`uvm`), exactly the columns of issue #24; a
+ * negative value is written as an empty field (not measured: no prefetch). */
+typedef struct gpu_uvm_row {
+  const char *init, *first;
+  uint64_t size;
+  double prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns, gather2_lpns;
+} gpu_uvm_row;
+
+
+int gpu_csv_uvm_header(FILE *f, diag *d);
+int gpu_csv_uvm_row(FILE *f, const gpu_uvm_row *r, diag *d);
+
 
 #ifdef __cplusplus
 }

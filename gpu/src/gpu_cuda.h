@@ -72,7 +72,7 @@ double gpu_now_s(void);
 void gpu_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct gpu_region {
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t base = 0, size = 0, chunk = 0; /* chunk: VMM chunk bytes */
   uint64_t reserved = 0;                  /* VMM: VA bytes reserved */
   std::vector<CUmemGenericAllocationHandle> handles;
@@ -81,7 +81,7 @@ struct gpu_region {
 
 /* Backs `size` bytes with the mapping; shuffled orders chunks by seed.
  * Aliased reserves VA only (see gpu_region_alias). */
-void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t size, uint64_t chunk,
+void gpu_region_create(const gpu_ctx *c, gpu_region *r, region_mapping m, uint64_t size, uint64_t chunk,
                        uint64_t seed, uint32_t alias_nodes);
 /* Aliased: maps the chunk of each node i < nodes at this stride to the
  * physical chunk i / (chunk / GPU_ALIAS_LINE). */
@@ -103,20 +103,47 @@ int gpu_cmd_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_chasers(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_smallbufs(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
 int gpu_cmd_churn_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_blocks(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_embed(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_stream(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_dram_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_l2_chase(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+int gpu_cmd_uvm(const gpu_ctx *c, const gpu_opts *o, FILE *csv);
+/* embed --dry-run: the traces without a device. */
+int gpu_embed_dry_run(const gpu_opts *o);
 /* Builds the chain of spec on the host and writes it at base on the
  * device; off receives the node offsets in visiting order. */
 int gpu_chain_write_dev(uint64_t base, const gpu_chain_spec *spec, std::vector<uint64_t> &off);
-/* A warm one-thread chase (ld.global.cg) on SM `sm` over nodes at the
- * given addresses, visited in this order as one cycle: the links are
- * written into the nodes' first words, warmup untimed loads, then repeats
- * timed passes of steps loads (gpu_chase.cu). */
+/* A one-thread chase (ld.global.cg) on SM `sm` over nodes at the given
+ * addresses, visited in this order as one cycle: the links are written into
+ * the nodes' first words; then, with flush_bytes, a stream read of
+ * [flush_base, +flush_bytes) evicts them from L2; warmup untimed loads,
+ * repeats timed passes of steps loads; with base, the data-latency baseline
+ * (one-node cycles) on up to 64 nodes after the chase (gpu_chase.cu). */
+struct gpu_chase_visit_cfg {
+  const std::vector<uint64_t> *visit;
+  uint64_t warmup, steps;
+  unsigned repeats;
+  int sm;
+  uint64_t flush_base, flush_bytes;
+  bool base;
+};
 struct gpu_chase_out {
   gpu_summary cycles, ns; /* per access, over the passes */
   double khz;
   int sm;
+  gpu_summary base;       /* baseline, when asked */
+  double base_mean;
+  unsigned base_samples;
 };
-int gpu_chase_addrs(const gpu_ctx *c, const std::vector<uint64_t> &visit, uint64_t warmup, uint64_t steps,
-                    unsigned repeats, int sm, gpu_chase_out *out);
+int gpu_chase_visit(const gpu_ctx *c, const gpu_chase_visit_cfg *v, gpu_chase_out *out);
+
+/* Grid-stride 16-byte ld.global.cg reads of [base, base + bytes), `passes`
+ * times, SMs x GPU_UVM_STREAM_BLOCKS blocks of GPU_UVM_STREAM_THREADS
+ * (gpu_stream.cu); launched on the default stream, not waited for. bytes a
+ * multiple of 16; sink (4 bytes of device memory) is written only when the
+ * loaded words xor to a magic value (so the loads cannot be elided). */
+void gpu_stream_read_launch(const gpu_ctx *c, uint64_t base, uint64_t bytes, unsigned passes, unsigned *sink);
 
 /* One gather point (gpu_gather.cu): node i lies at base + i*stride +
  * (i & skew_mask) * skew_line, or, when table is set, at
@@ -146,9 +173,17 @@ void gpu_gather_fill(const gpu_gather_cfg *g);
  * predicts. -1 after a message on a failed check. */
 int gpu_gather_measure(const gpu_ctx *c, const gpu_gather_cfg *g, gpu_gather_result *r);
 /* The region a sweep of this mapping may use now (gpu_chase.cu). */
-uint64_t gpu_region_cap(gpu_mapping m);
+uint64_t gpu_region_cap(region_mapping m);
 
-/* One sweep of chase points into csv (the header already written). */
-int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *s, FILE *csv);
+/* One sweep of chase points into csv (the header already written); region
+ * numbers the sweep's allocation in the run (the rows' region column). */
+int gpu_run_sweep(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *s, unsigned region, FILE *csv);
+/* Managed regions: make pages resident as p says (gpu_plan.h), before the
+ * chain (gpu_region.cu). */
+void gpu_region_populate(const gpu_ctx *c, const gpu_region *r, const gpu_population *p);
+/* The host writes every 8-byte word of [base, base + bytes) (its index),
+ * on up to 16 threads. */
+void gpu_host_fill(uint64_t base, uint64_t bytes);
+cudaMemLocation gpu_device_location(const gpu_ctx *c);
 
 #endif

@@ -317,7 +317,7 @@ int gpu_gather_measure(const gpu_ctx *c, const gpu_gather_cfg *g, gpu_gather_res
 
 /* ---- the gather command ------------------------------------------------- */
 
-static void row_common(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, const gpu_gather_cfg *g,
+static void row_common(const gpu_ctx *c, const gpu_opts *o, region_mapping m, const gpu_gather_cfg *g,
                        const gpu_gather_result *res, const char *set_name, uint32_t set_sms, gpu_gather_row *row) {
   memset(row, 0, sizeof *row);
   row->pattern = "gather";
@@ -345,7 +345,7 @@ static void row_common(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, const
 }
 
 /* Every (SM set, thread count) of the options at one point. */
-static int gather_configs(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, gpu_gather_cfg g,
+static int gather_configs(const gpu_ctx *c, const gpu_opts *o, region_mapping m, gpu_gather_cfg g,
                           const gpu_gather_point *p, const gpu_region *reg, FILE *csv) {
   uint32_t nsm = (uint32_t)c->prop.multiProcessorCount;
   diag d;
@@ -386,21 +386,21 @@ static int gather_configs(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, gp
 }
 
 /* The points of one mapping: footprints (or a fixed stride) x node counts. */
-static int plan_points(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, gpu_gather_point_list *pts) {
+static int plan_points(const gpu_ctx *c, const gpu_opts *o, region_mapping m, gpu_gather_point_list *pts) {
   uint64_t fp[GPU_MAX_LIST * 4];
   size_t nf = o->sweep.nfootprints;
   if (nf) memcpy(fp, o->sweep.footprints, nf * sizeof fp[0]);
   else nf = gpu_footprint_range(o->sweep.fmin, o->sweep.fmax, o->sweep.per_octave, fp, sizeof fp / sizeof fp[0]);
   uint64_t chunk = o->chunk ? o->chunk : c->granularity;
   gpu_gather_plan plan = {fp, nf, o->nodes, o->nnodes, o->gather_stride,
-                          m == GPU_MAP_ALIASED ? chunk : GPU_GATHER_LINE};
+                          m == REGION_ALIASED ? chunk : GPU_GATHER_LINE};
   diag d;
   if (gpu_gather_points(&plan, pts, &d)) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return -1;
   }
   if (pts->skipped)
-    gpu_progress("gather %s: skipped %zu points whose stride would be below %llu bytes", gpu_mapping_name(m),
+    gpu_progress("gather %s: skipped %zu points whose stride would be below %llu bytes", region_mapping_names[m],
                  pts->skipped, (unsigned long long)plan.align);
   /* Memory-backed mappings: only what fits now. */
   uint64_t cap = gpu_region_cap(m);
@@ -409,12 +409,12 @@ static int plan_points(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, gpu_g
     if (pts->v[i].footprint <= cap) pts->v[k++] = pts->v[i];
     else
       gpu_progress("gather %s: %.1f GiB skipped: more than the %.1f GiB that may be allocated now",
-                   gpu_mapping_name(m), (double)pts->v[i].footprint / (1ull << 30), (double)cap / (1ull << 30));
+                   region_mapping_names[m], (double)pts->v[i].footprint / (1ull << 30), (double)cap / (1ull << 30));
   pts->n = k;
   return 0;
 }
 
-static int gather_mapping(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, FILE *csv) {
+static int gather_mapping(const gpu_ctx *c, const gpu_opts *o, region_mapping m, FILE *csv) {
   gpu_gather_point_list pts;
   if (plan_points(c, o, m, &pts)) return -1;
   uint64_t maxfp = 0;
@@ -423,7 +423,7 @@ static int gather_mapping(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, FI
   /* Managed memory gets a fresh region per point: pages are populated (and
    * their size chosen) by the first touch, so a shared region would carry
    * one point's page sizes into the next. */
-  bool per_point = m == GPU_MAP_MANAGED;
+  bool per_point = m == REGION_MANAGED;
   gpu_region reg;
   if (pts.n && !per_point) gpu_region_create(c, &reg, m, maxfp, o->chunk, o->seed, maxnodes);
   int rc = 0;
@@ -439,7 +439,7 @@ static int gather_mapping(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, FI
     g.seed = o->seed;
     g.repeats = o->repeats;
     g.launch_ms = o->launch_ms;
-    if (m == GPU_MAP_ALIASED) {
+    if (m == REGION_ALIASED) {
       gpu_region_unalias(c, &reg);
       gpu_region_alias(c, &reg, p->stride, p->nodes);
       g.skew_line = GPU_ALIAS_LINE;
@@ -448,7 +448,7 @@ static int gather_mapping(const gpu_ctx *c, const gpu_opts *o, gpu_mapping m, FI
     gpu_gather_fill(&g);
     rc = gather_configs(c, o, m, g, p, &reg, csv);
     if (per_point) gpu_region_destroy(c, &reg);
-    gpu_progress("gather %s: %.3g GiB, %u nodes: done (%zu/%zu), %.1f s", gpu_mapping_name(m),
+    gpu_progress("gather %s: %.3g GiB, %u nodes: done (%zu/%zu), %.1f s", region_mapping_names[m],
                  (double)p->footprint / (1ull << 30), p->nodes, i + 1, pts.n, gpu_now_s() - t0);
   }
   if (pts.n && !per_point) gpu_region_destroy(c, &reg);
@@ -462,7 +462,7 @@ int gpu_cmd_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return GPU_EXIT_FAIL;
   }
-  for (int m = 0; m < GPU_MAP_COUNT; m++)
-    if ((o->mappings >> m & 1) && gather_mapping(c, o, (gpu_mapping)m, csv)) return GPU_EXIT_FAIL;
+  for (int m = 0; m < REGION_MAPPING_COUNT; m++)
+    if ((o->mappings >> m & 1) && gather_mapping(c, o, (region_mapping)m, csv)) return GPU_EXIT_FAIL;
   return 0;
 }

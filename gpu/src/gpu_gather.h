@@ -24,6 +24,7 @@ extern "C" {
 #endif
 
 #include "tlbsim/base.h"
+#include "tlbsim/rows.h" /* GPU_MAX_SMS */
 
 #ifdef __CUDACC__
 #define GPU_HD __host__ __device__
@@ -37,7 +38,6 @@ extern "C" {
  * and adds their values after the group: at most 8 loads in flight per
  * thread (an in-order warp stalls at the first use of a pending load). */
 #define GPU_GATHER_BATCH 8u
-#define GPU_MAX_SMS 256
 #define GPU_GATHER_MAX_TPS 2048u  /* threads per SM the hardware holds */
 #define GPU_GATHER_BLOCK 256u     /* threads per block of an ordinary launch */
 

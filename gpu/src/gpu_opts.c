@@ -4,7 +4,8 @@
 
 static const char *const cmd_names[GPU_CMD_COUNT] = {
     "chase",     "share",        "alloc-latency", "alloc-layout", "alloc-churn", "gather",
-    "chasers",   "smallbufs",    "churn-gather",  "full",         "smoke",       "help"};
+    "chasers",   "smallbufs",    "churn-gather",  "blocks",       "embed",       "stream",
+    "dram-chase", "l2-chase",    "uvm",           "full",         "smoke",       "help"};
 
 const char *gpu_cmd_name(gpu_cmd c) { return c < GPU_CMD_COUNT ? cmd_names[c] : "?"; }
 
@@ -30,6 +31,14 @@ const char gpu_usage[] =
     "                 over the first line of the first N buffers, N doubling (page-size knees)\n"
     "  churn-gather   replays TRACE's alloc/free records with cudaMalloc/cudaFree, then chases and\n"
     "                 gathers over the live buffers, the same sizes allocated fresh, and a pool\n"
+    "  blocks         which SM each block of a launch runs on (%smid), with start and end times\n"
+    "                 (%globaltimer): grid x block size x repeat\n"
+    "  embed          embedding-bag lookups (one warp per bag, Zipf ids hashed over a table of\n"
+    "                 F bytes): lookups per ns; --trace DIR writes its Accel-Sim trace\n"
+    "  stream         read and copy bandwidth, grid-stride 16-byte ld.global.cg, over footprints\n"
+    "  dram-chase     one-thread chase over lines not in L2 (each line once, after an L2 flush)\n"
+    "  l2-chase       one-thread chase over every line of the footprint, warm: L2 capacity\n"
+    "  uvm            managed memory: populate (--init), first kernel (--first), warm runs\n"
     "  full           every experiment with the committed settings; CSVs into --outdir\n"
     "                 (chase.csv, chase_extra.csv, share.csv, alloc_*.csv)\n"
     "  smoke          a few points of every experiment (also --smoke)\n"
@@ -73,6 +82,24 @@ const char gpu_usage[] =
     "  --launch-ms N           timed launches per repeat: about N ms (default 2)\n"
     "  --sizes LIST --buffers N  smallbufs: buffer sizes and count (default 64K, 20000)\n"
     "  --layout FILE           smallbufs, churn-gather: each buffer's VA relative to the first\n"
+    "  --population LIST       chase, managed: chain (default), gpu:K, host:K, host_prefetch, advise\n"
+    "                          (how the region is populated before the chain is written)\n"
+    "Launch, kernel and managed-memory options:\n"
+    "  --grid LIST --block LIST   blocks: blocks per launch and threads per block\n"
+    "                          (default 1..1056 with 66, 132, 133, 264, 265, 528; 128,256,512,1024)\n"
+    "  --spin-ns N             blocks: ns each block stays resident (default 20000)\n"
+    "  --row-bytes LIST        embed: row size R (default 64,256)\n"
+    "  --ids-per-bag N --bags N  embed: L (default 32) and B (default 65536)\n"
+    "  --alpha LIST            embed: Zipf exponents, 0 (uniform) to 10 (default 0,0.8,1.2)\n"
+    "  --footprint LIST        embed: table sizes F; stream, dram-chase, l2-chase: footprints\n"
+    "  --trace DIR             embed: kernelslist.g, kernel-1.traceg and buffers.trace into DIR\n"
+    "  --dry-run               embed: no device; the trace with a synthetic address map\n"
+    "  --va TABLE,IDS,OUT      embed --dry-run: these buffer addresses (a device run's table_va,\n"
+    "                          ids_va, out_va columns) instead: that run's trace exactly\n"
+    "  --kind LIST             stream: read, copy (default both)\n"
+    "  --init LIST --first LIST  uvm: malloc,gpu,host,host_prefetch,advise and stream,gather (all)\n"
+    "  --size LIST             uvm: buffer sizes (default 256M..64G)\n"
+    "  --host-mem SIZE         uvm: host memory the host inits may use (default MemAvailable)\n"
     "Allocation options:\n"
     "  --min-size SIZE --max-size SIZE  size range (latency: 1..16G; churn: 1K..32M)\n"
     "  --requests N --live N   churn: allocations and buffers alive at once (10000, 64)\n"
@@ -84,13 +111,16 @@ enum opt_id {
   O_MAPPING, O_ORDER, O_STRIDE, O_FOOTPRINT, O_FMIN, O_FMAX, O_PER_OCTAVE, O_MAX_NODES, O_STEPS, O_WARMUP,
   O_REPEATS, O_SEED, O_LOAD, O_LANES, O_SM, O_CHUNK, O_SMS, O_DFOOT, O_DSTRIDE, O_MIN_SIZE, O_MAX_SIZE,
   O_REQUESTS, O_LIVE, O_OUT, O_OUTDIR, O_NODES, O_THREADS, O_TPS, O_LOADS, O_SM_SETS, O_PER_SM, O_SIZES, O_BUFFERS,
-  O_LAUNCH_MS, O_LAYOUT, O_HELP
+  O_LAUNCH_MS, O_LAYOUT, O_POPULATION, O_GRID, O_BLOCK, O_SPIN_NS, O_ROW_BYTES, O_IDS_PER_BAG, O_BAGS, O_ALPHA,
+  O_TRACE, O_DRY_RUN, O_VA, O_KIND, O_INIT, O_FIRST, O_SIZE, O_HOST_MEM, O_HELP
 };
 
 #define C(x) (1u << GPU_CMD_##x)
 #define SWEEP (C(CHASE) | C(SHARE) | C(FULL))
 #define BUFS (C(SMALLBUFS) | C(CHURN_GATHER))
 #define NEW (C(GATHER) | C(CHASERS) | BUFS)
+#define LAT (C(DRAM_CHASE) | C(L2_CHASE))
+#define KERN (C(BLOCKS) | C(EMBED) | C(STREAM) | LAT | C(UVM))
 
 static const struct opt_def {
   const char *name;
@@ -100,18 +130,18 @@ static const struct opt_def {
     {"mapping", O_MAPPING, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
     {"order", O_ORDER, C(CHASE) | C(SHARE) | C(CHASERS)},
     {"stride", O_STRIDE, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
-    {"footprint", O_FOOTPRINT, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS)},
-    {"fmin", O_FMIN, C(CHASE) | C(GATHER)},
-    {"fmax", O_FMAX, C(CHASE) | C(FULL) | C(GATHER)},
-    {"per-octave", O_PER_OCTAVE, C(CHASE) | C(GATHER)},
+    {"footprint", O_FOOTPRINT, C(CHASE) | C(SHARE) | C(GATHER) | C(CHASERS) | C(EMBED) | C(STREAM) | LAT},
+    {"fmin", O_FMIN, C(CHASE) | C(GATHER) | C(STREAM)},
+    {"fmax", O_FMAX, C(CHASE) | C(FULL) | C(GATHER) | C(STREAM)},
+    {"per-octave", O_PER_OCTAVE, C(CHASE) | C(GATHER) | C(STREAM)},
     {"max-nodes", O_MAX_NODES, SWEEP},
-    {"steps", O_STEPS, SWEEP | C(CHASERS) | BUFS},
-    {"warmup", O_WARMUP, SWEEP | C(CHASERS) | BUFS},
-    {"repeats", O_REPEATS, SWEEP | C(ALLOC_LATENCY) | NEW},
-    {"seed", O_SEED, SWEEP | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW},
+    {"steps", O_STEPS, SWEEP | C(CHASERS) | BUFS | LAT},
+    {"warmup", O_WARMUP, SWEEP | C(CHASERS) | BUFS | LAT},
+    {"repeats", O_REPEATS, SWEEP | C(ALLOC_LATENCY) | NEW | KERN},
+    {"seed", O_SEED, SWEEP | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW | C(EMBED) | LAT | C(UVM)},
     {"load", O_LOAD, C(CHASE) | C(SHARE)},
     {"lanes", O_LANES, C(CHASE)},
-    {"sm", O_SM, C(CHASE) | C(SHARE) | BUFS},
+    {"sm", O_SM, C(CHASE) | C(SHARE) | BUFS | LAT},
     {"chunk", O_CHUNK, C(CHASE) | C(SHARE) | C(FULL) | C(GATHER)},
     {"sms", O_SMS, C(SHARE)},
     {"disruptor-footprint", O_DFOOT, C(SHARE)},
@@ -120,9 +150,9 @@ static const struct opt_def {
     {"max-size", O_MAX_SIZE, C(ALLOC_LATENCY) | C(ALLOC_CHURN)},
     {"requests", O_REQUESTS, C(ALLOC_CHURN)},
     {"live", O_LIVE, C(ALLOC_CHURN)},
-    {"out", O_OUT, C(CHASE) | C(SHARE) | C(ALLOC_LATENCY) | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW},
+    {"out", O_OUT, C(CHASE) | C(SHARE) | C(ALLOC_LATENCY) | C(ALLOC_LAYOUT) | C(ALLOC_CHURN) | NEW | KERN},
     {"outdir", O_OUTDIR, C(FULL)},
-    {"nodes", O_NODES, C(GATHER)},
+    {"nodes", O_NODES, C(GATHER) | C(DRAM_CHASE)},
     {"threads", O_THREADS, C(GATHER)},
     {"threads-per-sm", O_TPS, C(GATHER) | BUFS},
     {"loads-per-thread", O_LOADS, C(GATHER) | BUFS},
@@ -132,6 +162,22 @@ static const struct opt_def {
     {"buffers", O_BUFFERS, C(SMALLBUFS)},
     {"launch-ms", O_LAUNCH_MS, C(GATHER) | BUFS},
     {"layout", O_LAYOUT, BUFS},
+    {"population", O_POPULATION, C(CHASE)},
+    {"grid", O_GRID, C(BLOCKS)},
+    {"block", O_BLOCK, C(BLOCKS)},
+    {"spin-ns", O_SPIN_NS, C(BLOCKS)},
+    {"row-bytes", O_ROW_BYTES, C(EMBED)},
+    {"ids-per-bag", O_IDS_PER_BAG, C(EMBED)},
+    {"bags", O_BAGS, C(EMBED)},
+    {"alpha", O_ALPHA, C(EMBED)},
+    {"trace", O_TRACE, C(EMBED)},
+    {"dry-run", O_DRY_RUN, C(EMBED)},
+    {"va", O_VA, C(EMBED)},
+    {"kind", O_KIND, C(STREAM)},
+    {"init", O_INIT, C(UVM)},
+    {"first", O_FIRST, C(UVM)},
+    {"size", O_SIZE, C(UVM)},
+    {"host-mem", O_HOST_MEM, C(UVM)},
     {"help", O_HELP, ~0u},
 };
 
@@ -141,45 +187,12 @@ static const struct opt_def *find_opt(const char *name, size_t len) {
   return NULL;
 }
 
-/* One item: a number, or a doubling range "LO..HI" of powers-of-two steps. */
-static int list_item(const char *item, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
-  const char *dots = strstr(item, "..");
-  uint64_t lo, hi;
-  if (!dots) {
-    if (parse(item, &lo) || *n == max) return -1;
-    v[(*n)++] = lo;
-    return 0;
-  }
-  char a[64];
-  size_t la = (size_t)(dots - item);
-  if (la >= sizeof a) return -1;
-  memcpy(a, item, la);
-  a[la] = '\0';
-  if (parse(a, &lo) || parse(dots + 2, &hi) || !lo || lo > hi) return -1;
-  for (uint64_t x = lo; x <= hi; x *= 2) {
-    if (*n == max) return -1;
-    v[(*n)++] = x;
-    if (x > UINT64_MAX / 2) break;
-  }
-  return 0;
-}
-
-static int number_list(const char *text, int (*parse)(const char *, uint64_t *), uint64_t *v, size_t max, size_t *n) {
-  char buf[512];
-  *n = 0;
-  if (!text || !*text || strlen(text) >= sizeof buf) return -1;
-  strcpy(buf, text);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-    if (list_item(tok, parse, v, max, n)) return -1;
-  return *n ? 0 : -1;
-}
-
 int gpu_size_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
-  return number_list(text, num_parse_size, v, max, n);
+  return num_parse_list(text, NUM_SIZE, 1, v, max, n);
 }
 
 int gpu_whole_list_parse(const char *text, uint64_t *v, size_t max, size_t *n) {
-  return number_list(text, num_parse_whole, v, max, n);
+  return num_parse_list(text, NUM_WHOLE, 1, v, max, n);
 }
 
 /* Parses a comma-separated list of names into a bit mask through `parse`. */
@@ -196,6 +209,32 @@ static int name_mask(const char *text, int (*parse)(const char *, int *), unsign
   return *mask ? 0 : -1;
 }
 
+int gpu_real_list_parse(const char *text, double lo, double hi, double *v, size_t max, size_t *n) {
+  return num_parse_real_list(text, lo, hi, v, max, n);
+}
+
+/* A name of names[0..count) as its index. */
+static int parse_named(const char *t, const char *const *names, int count, int *v) {
+  for (int i = 0; i < count; i++)
+    if (!strcmp(t, names[i])) return *v = i, 0;
+  return -1;
+}
+
+static int parse_init_int(const char *t, int *v) { return parse_named(t, gpu_uvm_init_names, GPU_UVM_INIT_COUNT, v); }
+static int parse_first_int(const char *t, int *v) { return parse_named(t, gpu_uvm_first_names, GPU_UVM_FIRST_COUNT, v); }
+static const char *const stream_kind_names[] = {"read", "copy"};
+static int parse_kind_int(const char *t, int *v) { return parse_named(t, stream_kind_names, 2, v); }
+
+static int population_list(const char *text, gpu_population *v, size_t max, size_t *n) {
+  char buf[512];
+  *n = 0;
+  if (!*text || strlen(text) >= sizeof buf) return -1;
+  strcpy(buf, text);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+    if (*n == max || gpu_population_parse(tok, &v[(*n)++])) return -1;
+  return *n ? 0 : -1;
+}
+
 static int parse_order_int(const char *t, int *v) {
   gpu_order o;
   if (gpu_order_parse(t, &o)) return -1;
@@ -204,30 +243,27 @@ static int parse_order_int(const char *t, int *v) {
 }
 
 static int parse_mapping_int(const char *t, int *v) {
-  gpu_mapping m;
-  if (gpu_mapping_parse(t, &m)) return -1;
+  region_mapping m;
+  if (region_mapping_parse(t, &m)) return -1;
   *v = (int)m;
   return 0;
 }
 
 static int int_list(const char *text, int *v, size_t max, size_t *n) {
-  char buf[1024];
-  if (!*text || strlen(text) >= sizeof buf) return -1;
-  strcpy(buf, text);
-  *n = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    uint64_t x;
-    if (num_parse_whole(tok, &x) || x > 100000 || *n == max) return -1;
-    v[(*n)++] = (int)x;
+  uint64_t x[GPU_MAX_LIST * 4];
+  if (num_parse_list(text, NUM_WHOLE, 1, x, max < GPU_MAX_LIST * 4 ? max : GPU_MAX_LIST * 4, n)) return -1;
+  for (size_t i = 0; i < *n; i++) {
+    if (x[i] > 100000) return -1;
+    v[i] = (int)x[i];
   }
-  return *n ? 0 : -1;
+  return 0;
 }
 
 static void defaults(gpu_opts *o) {
   memset(o, 0, sizeof *o);
   o->cmd = GPU_CMD_HELP;
-  o->mappings = 1u << GPU_MAP_CONTIGUOUS;
-  o->sweep.mapping = GPU_MAP_CONTIGUOUS;
+  o->mappings = 1u << REGION_CONTIGUOUS;
+  o->sweep.mapping = REGION_CONTIGUOUS;
   o->sweep.orders = (1u << GPU_ORDER_SEQ) | (1u << GPU_ORDER_RANDOM);
   o->sweep.strides[0] = 2u << 20;
   o->sweep.nstrides = 1;
@@ -303,13 +339,57 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
   case O_SM_SETS:
     if (gpu_sm_sets_parse(val, o->sm_sets, GPU_MAX_SM_SETS, &o->nsm_sets)) return BAD("SM set list");
     return 0;
+  case O_POPULATION:
+    if (population_list(val, o->pops, GPU_MAX_LIST, &o->npops)) return BAD("population list");
+    return 0;
+  case O_GRID:
+    if (gpu_whole_list_parse(val, o->grids, GPU_MAX_LIST, &o->ngrids) || !in_range(o->grids, o->ngrids, 1, 1u << 20))
+      return BAD("number list");
+    return 0;
+  case O_BLOCK:
+    if (gpu_whole_list_parse(val, o->block_threads, GPU_MAX_LIST, &o->nblock_threads) ||
+        !in_range(o->block_threads, o->nblock_threads, 32, 1024))
+      return BAD("number list (32..1024)");
+    for (size_t i = 0; i < o->nblock_threads; i++)
+      if (o->block_threads[i] % 32) return BAD("number list (multiples of 32)");
+    return 0;
+  case O_ROW_BYTES:
+    if (gpu_size_list_parse(val, o->row_bytes, GPU_MAX_LIST, &o->nrow_bytes) ||
+        !in_range(o->row_bytes, o->nrow_bytes, 8, 1u << 20))
+      return BAD("size list");
+    return 0;
+  case O_ALPHA:
+    if (gpu_real_list_parse(val, 0, 10, o->alphas, GPU_MAX_LIST, &o->nalphas)) return BAD("list of reals (0..10)");
+    return 0;
+  case O_KIND:
+    if (name_mask(val, parse_kind_int, &mask)) return BAD("kind list");
+    o->stream_kinds = mask;
+    return 0;
+  case O_INIT:
+    if (name_mask(val, parse_init_int, &mask)) return BAD("init list");
+    o->uvm_inits = mask;
+    return 0;
+  case O_FIRST:
+    if (name_mask(val, parse_first_int, &mask)) return BAD("first-kernel list");
+    o->uvm_firsts = mask;
+    return 0;
+  case O_SIZE:
+    if (gpu_size_list_parse(val, o->sizes, GPU_MAX_LIST, &o->nsizes) || !in_range(o->sizes, o->nsizes, 1, 1ull << 46))
+      return BAD("size list");
+    return 0;
+  case O_TRACE: o->trace_dir = val; return 0;
+  case O_VA:
+    if (gpu_whole_list_parse(val, o->embed_va, GPU_MAX_LIST, &o->nembed_va) || o->nembed_va != 3)
+      return BAD("address list (TABLE,IDS,OUT)");
+    return 0;
+  case O_DRY_RUN: o->dry_run = 1; return 0;
   case O_OUT: o->out = val; return 0;
   case O_OUTDIR: o->outdir = val; return 0;
   case O_LAYOUT: o->layout = val; return 0;
   default: break;
   }
   int is_size = def->id == O_FMIN || def->id == O_FMAX || def->id == O_CHUNK || def->id == O_DFOOT ||
-                def->id == O_DSTRIDE || def->id == O_MIN_SIZE || def->id == O_MAX_SIZE;
+                def->id == O_DSTRIDE || def->id == O_MIN_SIZE || def->id == O_MAX_SIZE || def->id == O_HOST_MEM;
   if (is_size ? num_parse_size(val, &x) : num_parse_whole(val, &x)) return is_size ? BAD("size") : BAD("number");
   switch (def->id) {
   case O_FMIN: o->sweep.fmin = x; break;
@@ -319,6 +399,19 @@ static int apply(gpu_opts *o, const struct opt_def *def, const char *val, diag *
   case O_DSTRIDE: o->disruptor_stride = x; break;
   case O_MIN_SIZE: o->min_size = x; break;
   case O_MAX_SIZE: o->max_size = x; break;
+  case O_HOST_MEM: o->host_mem = x; break;
+  case O_SPIN_NS:
+    if (x > 1000000000) return BAD("number (ns, up to 1e9)");
+    o->spin_ns = x;
+    break;
+  case O_IDS_PER_BAG:
+    if (!x || x > 4096) return BAD("number");
+    o->ids_per_bag = (uint32_t)x;
+    break;
+  case O_BAGS:
+    if (!x || x > (1ull << 32)) return BAD("number");
+    o->bags = x;
+    break;
   case O_PER_OCTAVE:
     if (!x || x > 64) return BAD("number");
     o->sweep.per_octave = (unsigned)x;
@@ -420,8 +513,78 @@ static int finish_new(gpu_opts *o, diag *d) {
   return 0;
 }
 
+static void default_list(uint64_t *v, size_t *n, const uint64_t *def, size_t ndef) {
+  if (*n) return;
+  memcpy(v, def, ndef * sizeof *def);
+  *n = ndef;
+}
+
+#define DEFAULT_LIST(v, n, ...)                                              \
+  do {                                                                       \
+    static const uint64_t def_[] = {__VA_ARGS__};                            \
+    default_list(v, &(n), def_, sizeof def_ / sizeof def_[0]);               \
+  } while (0)
+
+#define K_ 1024ull
+#define M_ (K_ * K_)
+#define G_ (M_ * K_)
+
+/* Defaults and checks of blocks, embed, stream, the two latency chases and uvm. */
+static int finish_kern(gpu_opts *o, diag *d) {
+  switch (o->cmd) {
+  case GPU_CMD_BLOCKS:
+    DEFAULT_LIST(o->grids, o->ngrids, 1, 2, 4, 8, 16, 32, 64, 66, 128, 132, 133, 264, 265, 528, 1056);
+    DEFAULT_LIST(o->block_threads, o->nblock_threads, 128, 256, 512, 1024);
+    if (!GIVEN(o, O_SPIN_NS)) o->spin_ns = 20000;
+    if (!o->repeats) o->repeats = 3;
+    break;
+  case GPU_CMD_EMBED:
+    DEFAULT_LIST(o->row_bytes, o->nrow_bytes, 64, 256);
+    DEFAULT_LIST(o->sweep.footprints, o->sweep.nfootprints, 1 * G_, 8 * G_, 64 * G_, 96 * G_, 128 * G_);
+    if (!o->nalphas) o->alphas[0] = 0, o->alphas[1] = 0.8, o->alphas[2] = 1.2, o->nalphas = 3;
+    if (!o->ids_per_bag) o->ids_per_bag = 32;
+    if (!o->bags) o->bags = 65536;
+    if (!o->repeats) o->repeats = 5;
+    if (o->dry_run && !o->trace_dir) return diag_set(d, NULL, 0, "tlbsim-gpu: embed: --dry-run writes a trace: give --trace DIR");
+    if (o->nembed_va && !o->dry_run) return diag_set(d, NULL, 0, "tlbsim-gpu: embed: --va is for --dry-run");
+    break;
+  case GPU_CMD_STREAM:
+    if (!o->stream_kinds) o->stream_kinds = 3;
+    if (!GIVEN(o, O_FMAX)) o->sweep.fmax = 64 * G_;
+    if (!GIVEN(o, O_PER_OCTAVE)) o->sweep.per_octave = 2;
+    if (!o->repeats) o->repeats = 5;
+    break;
+  case GPU_CMD_DRAM_CHASE:
+    DEFAULT_LIST(o->sweep.footprints, o->sweep.nfootprints, 64 * M_, 128 * M_, 256 * M_, 1 * G_, 4 * G_, 16 * G_, 64 * G_);
+    if (!o->nnodes) o->nodes[o->nnodes++] = 65536;
+    if (o->nnodes != 1) return diag_set(d, NULL, 0, "tlbsim-gpu: dram-chase: --nodes takes one count");
+    if (!o->repeats) o->repeats = 7;
+    if (o->warmup + (uint64_t)o->repeats * o->steps > o->nodes[0])
+      return diag_set(d, NULL, 0,
+                      "tlbsim-gpu: dram-chase: warm-up + repeats x steps (%llu) exceeds the %llu nodes: "
+                      "the chase would come back to lines it made resident",
+                      (unsigned long long)o->warmup + (unsigned long long)o->repeats * o->steps,
+                      (unsigned long long)o->nodes[0]);
+    break;
+  case GPU_CMD_L2_CHASE:
+    DEFAULT_LIST(o->sweep.footprints, o->sweep.nfootprints, 8 * M_, 16 * M_, 24 * M_, 32 * M_, 40 * M_, 48 * M_,
+                 56 * M_, 64 * M_, 80 * M_, 96 * M_, 128 * M_);
+    if (!o->repeats) o->repeats = 7;
+    break;
+  case GPU_CMD_UVM:
+    if (!o->uvm_inits) o->uvm_inits = (1u << GPU_UVM_INIT_COUNT) - 1;
+    if (!o->uvm_firsts) o->uvm_firsts = (1u << GPU_UVM_FIRST_COUNT) - 1;
+    DEFAULT_LIST(o->sizes, o->nsizes, 256 * M_, 512 * M_, 1 * G_, 2 * G_, 4 * G_, 8 * G_, 16 * G_, 32 * G_, 64 * G_);
+    if (!o->repeats) o->repeats = 3;
+    break;
+  default: break;
+  }
+  return 0;
+}
+
 /* Fills the defaults that depend on the command. */
 static int finish(gpu_opts *o, diag *d) {
+  if (finish_kern(o, d)) return -1;
   int alloc_lat = o->cmd == GPU_CMD_ALLOC_LATENCY, churn = o->cmd == GPU_CMD_ALLOC_CHURN;
   int newcmd = o->cmd == GPU_CMD_GATHER || o->cmd == GPU_CMD_CHASERS || o->cmd == GPU_CMD_SMALLBUFS ||
                o->cmd == GPU_CMD_CHURN_GATHER;
@@ -441,6 +604,10 @@ static int finish(gpu_opts *o, diag *d) {
     memcpy(o->sweep.footprints, fp, sizeof fp);
     o->sweep.nfootprints = sizeof fp / sizeof fp[0];
   }
+  if (o->cmd == GPU_CMD_CHASE && !o->npops) o->npops = 1; /* chain */
+  for (size_t i = 0; i < o->npops; i++)
+    if (o->pops[i].kind != GPU_POP_CHAIN && o->mappings != 1u << REGION_MANAGED)
+      return diag_set(d, NULL, 0, "tlbsim-gpu: chase: --population other than chain needs --mapping managed alone");
   return newcmd ? finish_new(o, d) : 0;
 }
 
@@ -487,7 +654,9 @@ int gpu_opts_parse(int argc, char **argv, gpu_opts *o, diag *d) {
     if (!(def->cmds & (1u << o->cmd)))
       return diag_set(d, NULL, 0, "tlbsim-gpu: %s: option --%s does not apply", cmd_names[o->cmd], def->name);
     const char *val = eq ? eq + 1 : NULL;
-    if (!val) {
+    bool flag = def->id == O_DRY_RUN; /* the one option that takes no value */
+    if (flag && val) return diag_set(d, NULL, 0, "tlbsim-gpu: --%s takes no value", def->name);
+    if (!val && !flag) {
       if (i + 1 >= argc) return diag_set(d, NULL, 0, "tlbsim-gpu: --%s: missing value", def->name);
       val = argv[++i];
     }

@@ -15,6 +15,7 @@
 
 #include "gpu_gather.h"
 #include "gpu_plan.h"
+#include "gpu_uvm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,12 @@ typedef enum gpu_cmd {
   GPU_CMD_CHASERS,
   GPU_CMD_SMALLBUFS,
   GPU_CMD_CHURN_GATHER,
+  GPU_CMD_BLOCKS,
+  GPU_CMD_EMBED,
+  GPU_CMD_STREAM,
+  GPU_CMD_DRAM_CHASE,
+  GPU_CMD_L2_CHASE,
+  GPU_CMD_UVM,
   GPU_CMD_FULL,
   GPU_CMD_SMOKE,
   GPU_CMD_HELP,
@@ -40,7 +47,7 @@ const char *gpu_cmd_name(gpu_cmd c);
 
 typedef struct gpu_opts {
   gpu_cmd cmd;
-  unsigned mappings;          /* bit (1u << gpu_mapping) per mapping */
+  unsigned mappings;          /* bit (1u << region_mapping) per mapping */
   gpu_sweep sweep;            /* orders, strides, footprints, node cap; mapping set per run */
   uint64_t steps;             /* accesses per timed pass */
   uint64_t warmup;            /* untimed accesses: max(this, nodes) */
@@ -76,6 +83,31 @@ typedef struct gpu_opts {
   uint64_t launch_ms;             /* gather: target ms per timed repeat */
   const char *trace;              /* churn-gather: the allocation trace */
   const char *layout;             /* smallbufs, churn-gather: layout CSV */
+  /* blocks */
+  uint64_t grids[GPU_MAX_LIST];   /* blocks per launch */
+  size_t ngrids;
+  uint64_t block_threads[GPU_MAX_LIST];
+  size_t nblock_threads;
+  uint64_t spin_ns;               /* each block stays resident this long */
+  /* embed */
+  uint64_t row_bytes[GPU_MAX_LIST];
+  size_t nrow_bytes;
+  uint32_t ids_per_bag;
+  uint64_t bags;
+  double alphas[GPU_MAX_LIST];
+  size_t nalphas;
+  const char *trace_dir;          /* --trace DIR: Accel-Sim and native traces */
+  int dry_run;                    /* embed: no device; trace with a synthetic address map */
+  uint64_t embed_va[GPU_MAX_LIST];  /* --va: the table, ids and out VAs of a device run to re-trace */
+  size_t nembed_va;
+  /* stream */
+  unsigned stream_kinds;          /* bit 0 read, bit 1 copy */
+  /* uvm */
+  unsigned uvm_inits, uvm_firsts; /* bit per gpu_uvm_init / gpu_uvm_first */
+  uint64_t host_mem;              /* host memory the uvm host inits may use; 0: MemAvailable */
+  /* chase: managed populations, one sweep each */
+  gpu_population pops[GPU_MAX_LIST];
+  size_t npops;
   const char *out;            /* CSV file; NULL: stdout */
   const char *outdir;         /* full: directory for all CSVs */
   uint64_t given;             /* bit per option given on the command line */
@@ -96,6 +128,9 @@ int gpu_whole_list_parse(const char *text, uint64_t *v, size_t max, size_t *n);
 
 /* Whether option --name was given on the command line. */
 int gpu_opts_given(const gpu_opts *o, const char *name);
+
+/* Parses "0,0.5,1.2" (reals from lo to hi) into v. */
+int gpu_real_list_parse(const char *text, double lo, double hi, double *v, size_t max, size_t *n);
 
 /* The --help text. */
 extern const char gpu_usage[];

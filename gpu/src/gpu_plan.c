@@ -1,33 +1,44 @@
 #include "gpu_plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const mapping_names[GPU_MAP_COUNT] = {"contiguous", "shuffled", "aliased", "cudamalloc",
-                                                         "managed"};
 
 /* cudaMallocManaged memory was observed with 64 KiB GPU pages
  * (../shared/REFERENCE.md); the driver maps the rest in 2 MiB pages. */
 #define GPU_MANAGED_PAGE (64u << 10)
 
-int gpu_mapping_parse(const char *text, gpu_mapping *out) {
-  for (int i = 0; i < GPU_MAP_COUNT; i++)
-    if (!strcmp(text, mapping_names[i])) {
-      *out = (gpu_mapping)i;
-      return 0;
-    }
+uint64_t gpu_mapping_page_bytes(region_mapping m, uint64_t granularity) {
+  return m == REGION_MANAGED ? GPU_MANAGED_PAGE : granularity;
+}
+
+static const char *const pop_names[] = {"chain", "gpu", "host", "host_prefetch", "advise"};
+
+int gpu_population_parse(const char *text, gpu_population *out) {
+  const char *colon = strchr(text, ':');
+  size_t len = colon ? (size_t)(colon - text) : strlen(text);
+  for (int k = 0; k <= GPU_POP_ADVISE; k++) {
+    if (strlen(pop_names[k]) != len || strncmp(text, pop_names[k], len)) continue;
+    bool every = k == GPU_POP_GPU || k == GPU_POP_HOST;
+    uint64_t x = 0;
+    if (every != (colon != NULL) || (every && (num_parse_whole(colon + 1, &x) || !x || x > (1u << 20)))) return -1;
+    out->kind = (gpu_pop_kind)k;
+    out->every = (uint32_t)x;
+    return 0;
+  }
   return -1;
 }
 
-const char *gpu_mapping_name(gpu_mapping m) { return m < GPU_MAP_COUNT ? mapping_names[m] : "?"; }
-
-uint64_t gpu_mapping_page_bytes(gpu_mapping m, uint64_t granularity) {
-  return m == GPU_MAP_MANAGED ? GPU_MANAGED_PAGE : granularity;
+const char *gpu_population_name(const gpu_population *p, char *buf, size_t len) {
+  const char *n = p->kind <= GPU_POP_ADVISE ? pop_names[p->kind] : "?";
+  if (p->kind == GPU_POP_GPU || p->kind == GPU_POP_HOST) snprintf(buf, len, "%s:%u", n, p->every);
+  else snprintf(buf, len, "%s", n);
+  return buf;
 }
 
 static int check_sweep(const gpu_sweep *s, diag *d) {
-  if (s->mapping >= GPU_MAP_COUNT) return diag_set(d, NULL, 0, "sweep: unknown mapping");
+  if (s->mapping >= REGION_MAPPING_COUNT) return diag_set(d, NULL, 0, "sweep: unknown mapping");
   if (!s->orders || s->orders >> GPU_ORDER_COUNT) return diag_set(d, NULL, 0, "sweep: no order chosen");
   if (!s->nstrides || s->nstrides > GPU_MAX_LIST) return diag_set(d, NULL, 0, "sweep: no strides");
   if (s->nfootprints > GPU_MAX_LIST) return diag_set(d, NULL, 0, "sweep: too many footprints");
@@ -121,7 +132,7 @@ static size_t pow2_strides(uint64_t *v, uint64_t lo, uint64_t hi) {
   return n;
 }
 
-static gpu_sweep base_sweep(gpu_mapping m, uint64_t fmax, uint64_t max_nodes) {
+static gpu_sweep base_sweep(region_mapping m, uint64_t fmax, uint64_t max_nodes) {
   gpu_sweep s;
   memset(&s, 0, sizeof s);
   s.mapping = m;
@@ -137,20 +148,20 @@ size_t gpu_full_sweeps(gpu_sweep *out, size_t max, uint64_t fmax, uint64_t max_n
   const uint64_t K = 1u << 10, M = K << 10, G = M << 10;
   gpu_sweep t[6];
   size_t n = 0;
-  for (int m = GPU_MAP_CONTIGUOUS; m <= GPU_MAP_SHUFFLED; m++) {
-    t[n] = base_sweep((gpu_mapping)m, fmax, max_nodes);
+  for (int m = REGION_CONTIGUOUS; m <= REGION_SHUFFLED; m++) {
+    t[n] = base_sweep((region_mapping)m, fmax, max_nodes);
     t[n].strides[0] = 4 * K;
     t[n].nstrides = 1 + pow2_strides(t[n].strides + 1, 64 * K, G);
     n++;
   }
-  t[n] = base_sweep(GPU_MAP_CUDAMALLOC, fmax, max_nodes);
+  t[n] = base_sweep(REGION_CUDAMALLOC, fmax, max_nodes);
   t[n].strides[0] = 64 * K, t[n].strides[1] = 2 * M, t[n].strides[2] = 32 * M;
   t[n++].nstrides = 3;
-  t[n] = base_sweep(GPU_MAP_MANAGED, fmax < 16 * G ? fmax : 16 * G, max_nodes);
+  t[n] = base_sweep(REGION_MANAGED, fmax < 16 * G ? fmax : 16 * G, max_nodes);
   t[n].strides[0] = 64 * K, t[n].strides[1] = 2 * M;
   t[n++].nstrides = 2;
   /* Aliasing needs no memory: its reach goes to 4 TiB of VA. */
-  t[n] = base_sweep(GPU_MAP_ALIASED, 4 * K * G, max_nodes);
+  t[n] = base_sweep(REGION_ALIASED, 4 * K * G, max_nodes);
   t[n].nstrides = 0;
   for (uint64_t s = 2 * M; s <= G; s *= 4) t[n].strides[t[n].nstrides++] = s; /* 2M 8M 32M 128M 512M */
   t[n].strides[t[n].nstrides++] = G;
@@ -158,7 +169,7 @@ size_t gpu_full_sweeps(gpu_sweep *out, size_t max, uint64_t fmax, uint64_t max_n
   /* Strides of 3 and 5 L3 entries (32 MiB each) fill the third level's
    * hashed sets unevenly and use both of its banks (VA bit 25), unlike the
    * powers of two: what settled its organisation (results/h200/chase_banks.csv). */
-  t[n] = base_sweep(GPU_MAP_ALIASED, 4 * K * G, max_nodes);
+  t[n] = base_sweep(REGION_ALIASED, 4 * K * G, max_nodes);
   t[n].strides[0] = 48 * M, t[n].strides[1] = 96 * M, t[n].strides[2] = 160 * M;
   t[n].nstrides = 3;
   t[n].fmin = 128 * G;

@@ -1,6 +1,6 @@
 /* gpu_plan.h — which chase points a sweep measures.
  *
- * gpu_mapping   how the chased region is backed; decides what the TLB sees
+ * region_mapping   how the chased region is backed; decides what the TLB sees
  *               (see gpu/README.md): VMM chunks in VA order (contiguous) or
  *               in a seeded shuffled order, VMM with few physical chunks
  *               aliased at many VAs, one cudaMalloc, one cudaMallocManaged.
@@ -18,30 +18,42 @@
 #define TLBSIM_GPU_PLAN_H
 
 #include "gpu_chain.h"
+#include "tlbsim/rows.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum gpu_mapping {
-  GPU_MAP_CONTIGUOUS,
-  GPU_MAP_SHUFFLED,
-  GPU_MAP_ALIASED,
-  GPU_MAP_CUDAMALLOC,
-  GPU_MAP_MANAGED,
-  GPU_MAP_COUNT
-} gpu_mapping;
-
-int gpu_mapping_parse(const char *text, gpu_mapping *out);
-const char *gpu_mapping_name(gpu_mapping m);
-/* Page size the driver uses for the mapping: the VMM granularity for VMM
+/* The mappings are the simulator's list (region_mapping, tlbsim/rows.h:
+ * REGION_CONTIGUOUS ... REGION_MANAGED, region_mapping_names). Page size the driver uses for the mapping: the VMM granularity for VMM
  * chunks and large cudaMalloc regions, 64 KiB for managed memory. */
-uint64_t gpu_mapping_page_bytes(gpu_mapping m, uint64_t granularity);
+uint64_t gpu_mapping_page_bytes(region_mapping m, uint64_t granularity);
 
 #define GPU_MAX_LIST 64
 
+/* How a managed region's pages became resident before a chase's chain is
+ * written (the chain's own GPU stores populate whatever is still untouched):
+ *   chain          nothing first: the chain writes of this point and of the
+ *                  sweep's earlier points in the same region (column region)
+ *   gpu:K          the GPU writes the first word of every K-th 64 KiB page
+ *   host:K         the host writes those words (pages start on the host)
+ *   host_prefetch  the host writes every byte, cudaMemPrefetchAsync to the GPU
+ *   advise         as host_prefetch after cudaMemAdviseSetPreferredLocation(GPU)
+ * Other mappings take chain only. */
+typedef enum gpu_pop_kind { GPU_POP_CHAIN, GPU_POP_GPU, GPU_POP_HOST, GPU_POP_HOST_PREFETCH, GPU_POP_ADVISE } gpu_pop_kind;
+typedef struct gpu_population {
+  gpu_pop_kind kind;
+  uint32_t every;   /* gpu:K and host:K: K >= 1; else 0 */
+} gpu_population;
+
+#define GPU_POP_PAGE (64u << 10)
+
+int gpu_population_parse(const char *text, gpu_population *out);
+/* "chain", "gpu:4", ... into buf. */
+const char *gpu_population_name(const gpu_population *p, char *buf, size_t len);
+
 typedef struct gpu_sweep {
-  gpu_mapping mapping;
+  region_mapping mapping;
   unsigned orders;                   /* bit (1u << gpu_order) per order */
   uint64_t strides[GPU_MAX_LIST];
   size_t nstrides;
@@ -50,6 +62,7 @@ typedef struct gpu_sweep {
   uint64_t fmin, fmax;
   unsigned per_octave;
   uint64_t max_nodes;                /* points needing more nodes are skipped */
+  gpu_population population;         /* managed: how the region is populated first */
 } gpu_sweep;
 
 typedef struct gpu_point {

@@ -2,6 +2,9 @@
  * aliased), one cudaMalloc, or one cudaMallocManaged region. */
 #include <stdlib.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "gpu_cuda.h"
 
 /* Alignment of a VMM reservation: the region's size rounded up to a power
@@ -57,7 +60,7 @@ static void create_chunks(const gpu_ctx *c, gpu_region *r, size_t n) {
   for (size_t i = 0; i < n; i++) CKD(c, c->drv.create(&r->handles[i], r->chunk, &prop, 0));
 }
 
-void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t size, uint64_t chunk,
+void gpu_region_create(const gpu_ctx *c, gpu_region *r, region_mapping m, uint64_t size, uint64_t chunk,
                        uint64_t seed, uint32_t alias_nodes) {
   double t0 = gpu_now_s();
   r->mapping = m;
@@ -68,17 +71,17 @@ void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t 
     exit(GPU_EXIT_FAIL);
   }
   r->size = (size + r->chunk - 1) / r->chunk * r->chunk;
-  if (m == GPU_MAP_CUDAMALLOC) {
+  if (m == REGION_CUDAMALLOC) {
     void *p = NULL;
     CK(cudaMalloc(&p, r->size));
     r->base = (uint64_t)(uintptr_t)p;
     r->chunk = 0;
-  } else if (m == GPU_MAP_MANAGED) {
+  } else if (m == REGION_MANAGED) {
     void *p = NULL;
     CK(cudaMallocManaged(&p, r->size, cudaMemAttachGlobal));
     r->base = (uint64_t)(uintptr_t)p;
     r->chunk = 0;
-  } else if (m == GPU_MAP_ALIASED) {
+  } else if (m == REGION_ALIASED) {
     /* Enough physical chunks that every node owns a distinct line. */
     uint64_t per_chunk = r->chunk / GPU_ALIAS_LINE;
     create_chunks(c, r, (size_t)((alias_nodes + per_chunk - 1) / per_chunk));
@@ -88,14 +91,14 @@ void gpu_region_create(const gpu_ctx *c, gpu_region *r, gpu_mapping m, uint64_t 
     create_chunks(c, r, n);
     vmm_reserve(c, r, r->size);
     std::vector<uint32_t> perm(n);
-    if (m == GPU_MAP_SHUFFLED) gpu_permute(perm.data(), (uint32_t)n, seed);
+    if (m == REGION_SHUFFLED) gpu_permute(perm.data(), (uint32_t)n, seed);
     else
       for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
     /* VA chunk v is backed by the chunk created perm[v]-th. */
     for (size_t v = 0; v < n; v++) CKD(c, c->drv.map(r->base + v * r->chunk, r->chunk, 0, r->handles[perm[v]], 0));
     set_access_chunks(c, r);
   }
-  gpu_progress("%s region: %.2f GiB at 0x%llx in %.2f s", gpu_mapping_name(m), (double)r->size / (1ull << 30),
+  gpu_progress("%s region: %.2f GiB at 0x%llx in %.2f s", region_mapping_names[m], (double)r->size / (1ull << 30),
                (unsigned long long)r->base, gpu_now_s() - t0);
 }
 
@@ -117,10 +120,10 @@ void gpu_region_unalias(const gpu_ctx *c, gpu_region *r) {
 
 void gpu_region_destroy(const gpu_ctx *c, gpu_region *r) {
   CK(cudaDeviceSynchronize());
-  if (r->mapping == GPU_MAP_CUDAMALLOC || r->mapping == GPU_MAP_MANAGED) {
+  if (r->mapping == REGION_CUDAMALLOC || r->mapping == REGION_MANAGED) {
     CK(cudaFree((void *)(uintptr_t)r->base));
   } else {
-    if (r->mapping == GPU_MAP_ALIASED) gpu_region_unalias(c, r);
+    if (r->mapping == REGION_ALIASED) gpu_region_unalias(c, r);
     else
       unmap_chunks(c, r);
     CKD(c, c->drv.address_free(r->base, r->reserved));
@@ -128,4 +131,56 @@ void gpu_region_destroy(const gpu_ctx *c, gpu_region *r) {
   }
   r->handles.clear();
   r->base = r->size = 0;
+}
+
+/* ---- managed populations ---- */
+
+__global__ void populate_kernel(uint64_t base, uint64_t count, uint64_t step) {
+  for (uint64_t q = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; q < count; q += (uint64_t)gridDim.x * blockDim.x)
+    *(volatile uint64_t *)(uintptr_t)(base + q * step) = q;
+}
+
+void gpu_host_fill(uint64_t base, uint64_t bytes) {
+  unsigned nt = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  uint64_t words = bytes / 8, per = (words + nt - 1) / nt;
+  std::vector<std::thread> th;
+  for (unsigned t = 0; t < nt; t++)
+    th.emplace_back([=]() {
+      uint64_t *w = (uint64_t *)(uintptr_t)base;
+      for (uint64_t i = t * per; i < std::min(words, (t + 1) * per); i++) w[i] = i;
+    });
+  for (std::thread &x : th) x.join();
+}
+
+cudaMemLocation gpu_device_location(const gpu_ctx *c) {
+  cudaMemLocation l = {};
+  l.type = cudaMemLocationTypeDevice;
+  l.id = c->device;
+  return l;
+}
+
+void gpu_region_populate(const gpu_ctx *c, const gpu_region *r, const gpu_population *p) {
+  uint64_t pages = r->size / GPU_POP_PAGE, step = (uint64_t)p->every * GPU_POP_PAGE;
+  double t0 = gpu_now_s();
+  switch (p->kind) {
+  case GPU_POP_CHAIN: return;
+  case GPU_POP_GPU:
+    populate_kernel<<<(unsigned)c->prop.multiProcessorCount * 8, 256>>>(r->base, (pages + p->every - 1) / p->every,
+                                                                      step);
+    CK(cudaGetLastError());
+    break;
+  case GPU_POP_HOST:
+    for (uint64_t q = 0; q * p->every < pages; q++) *(volatile uint64_t *)(uintptr_t)(r->base + q * step) = q;
+    break;
+  case GPU_POP_HOST_PREFETCH:
+  case GPU_POP_ADVISE:
+    gpu_host_fill(r->base, r->size);
+    if (p->kind == GPU_POP_ADVISE)
+      CK(cudaMemAdvise((void *)(uintptr_t)r->base, r->size, cudaMemAdviseSetPreferredLocation, gpu_device_location(c)));
+    CK(cudaMemPrefetchAsync((void *)(uintptr_t)r->base, r->size, gpu_device_location(c), 0, 0));
+    break;
+  }
+  CK(cudaDeviceSynchronize());
+  char name[64];
+  gpu_progress("managed region populated (%s) in %.2f s", gpu_population_name(p, name, sizeof name), gpu_now_s() - t0);
 }

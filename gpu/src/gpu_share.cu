@@ -110,9 +110,9 @@ int gpu_cmd_share(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
     fprintf(stderr, "tlbsim-gpu: %s\n", d.msg);
     return GPU_EXIT_FAIL;
   }
-  gpu_mapping m = GPU_MAP_CONTIGUOUS;
-  while (!(o->mappings & (1u << m))) m = (gpu_mapping)(m + 1);
-  if (m == GPU_MAP_ALIASED) {
+  region_mapping m = REGION_CONTIGUOUS;
+  while (!(o->mappings & (1u << m))) m = (region_mapping)(m + 1);
+  if (m == REGION_ALIASED) {
     fprintf(stderr, "tlbsim-gpu: share: the aliased mapping is not supported here\n");
     return GPU_EXIT_FAIL;
   }

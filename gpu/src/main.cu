@@ -43,6 +43,12 @@ static cmd_fn command_fn(gpu_cmd cmd) {
   case GPU_CMD_CHASERS: return gpu_cmd_chasers;
   case GPU_CMD_SMALLBUFS: return gpu_cmd_smallbufs;
   case GPU_CMD_CHURN_GATHER: return gpu_cmd_churn_gather;
+  case GPU_CMD_BLOCKS: return gpu_cmd_blocks;
+  case GPU_CMD_EMBED: return gpu_cmd_embed;
+  case GPU_CMD_STREAM: return gpu_cmd_stream;
+  case GPU_CMD_DRAM_CHASE: return gpu_cmd_dram_chase;
+  case GPU_CMD_L2_CHASE: return gpu_cmd_l2_chase;
+  case GPU_CMD_UVM: return gpu_cmd_uvm;
   default: return NULL;
   }
 }
@@ -86,9 +92,11 @@ static int run_side_experiments(const gpu_ctx *c, const gpu_opts *o, const char 
   return 0;
 }
 
-static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, size_t n, FILE *csv) {
+/* Sweeps sw[0..n) as regions first, first + 1, ... of the run. */
+static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, size_t n, unsigned first,
+                      FILE *csv) {
   for (size_t i = 0; i < n; i++)
-    if (gpu_run_sweep(c, o, &sw[i], csv)) return GPU_EXIT_FAIL;
+    if (gpu_run_sweep(c, o, &sw[i], first + (unsigned)i, csv)) return GPU_EXIT_FAIL;
   return 0;
 }
 
@@ -97,7 +105,7 @@ static int run_sweeps(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *sw, 
  * SM far from SM 0. */
 static const struct extra_sweep {
   const char *what;
-  gpu_mapping mapping;
+  region_mapping mapping;
   uint64_t strides[3];
   size_t nstrides;
   unsigned lanes;
@@ -105,10 +113,10 @@ static const struct extra_sweep {
   uint64_t chunk;
   int sm; /* clamped to the last SM */
 } extra_sweeps[] = {
-    {"warp of 32 lanes", GPU_MAP_CONTIGUOUS, {2ull << 20}, 1, 32, 0, 0, 0},
-    {"ld.global.ca", GPU_MAP_CONTIGUOUS, {64ull << 10, 2ull << 20, 32ull << 20}, 3, 1, 1, 0, 0},
-    {"1 GiB chunks", GPU_MAP_CONTIGUOUS, {2ull << 20, 32ull << 20}, 2, 1, 0, 1ull << 30, 0},
-    {"SM 65", GPU_MAP_SHUFFLED, {2ull << 20}, 1, 1, 0, 0, 65},
+    {"warp of 32 lanes", REGION_CONTIGUOUS, {2ull << 20}, 1, 32, 0, 0, 0},
+    {"ld.global.ca", REGION_CONTIGUOUS, {64ull << 10, 2ull << 20, 32ull << 20}, 3, 1, 1, 0, 0},
+    {"1 GiB chunks", REGION_CONTIGUOUS, {2ull << 20, 32ull << 20}, 2, 1, 0, 1ull << 30, 0},
+    {"SM 65", REGION_SHUFFLED, {2ull << 20}, 1, 1, 0, 0, 65},
 };
 
 static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like, const char *dir) {
@@ -118,6 +126,7 @@ static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like
   diag d;
   if (!csv) return GPU_EXIT_FAIL;
   int rc = gpu_csv_chase_header(csv, &d) ? GPU_EXIT_FAIL : 0;
+  unsigned region = 0;
   for (const extra_sweep &e : extra_sweeps) {
     if (rc) break;
     gpu_progress("extra: %s", e.what);
@@ -130,7 +139,7 @@ static int run_extras(const gpu_ctx *c, const gpu_opts *o, const gpu_sweep *like
     s.mapping = e.mapping;
     memcpy(s.strides, e.strides, sizeof e.strides);
     s.nstrides = e.nstrides;
-    rc = run_sweeps(c, &eo, &s, 1, csv);
+    rc = run_sweeps(c, &eo, &s, 1, region++, csv);
   }
   int rc2 = close_out(csv, path);
   return rc ? rc : rc2;
@@ -168,9 +177,9 @@ static int cmd_full(const gpu_ctx *c, const gpu_opts *o) {
     return GPU_EXIT_FAIL;
   }
   size_t first = n < 3 ? n : 3; /* contiguous, shuffled, cudamalloc */
-  int rc = run_sweeps(c, o, sw, first, csv);
+  int rc = run_sweeps(c, o, sw, first, 0, csv);
   if (!rc) rc = run_side_experiments(c, o, o->outdir, false);
-  if (!rc) rc = run_sweeps(c, o, sw + first, n - first, csv);
+  if (!rc) rc = run_sweeps(c, o, sw + first, n - first, (unsigned)first, csv);
   int rc2 = close_out(csv, path);
   if (!rc && !rc2) rc = run_extras(c, o, &sw[0], o->outdir);
   return rc ? rc : rc2;
@@ -182,7 +191,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts g;
   gpu_opts_defaults(&g, GPU_CMD_GATHER);
   g.seed = o->seed;
-  g.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  g.mappings = 1u << REGION_CONTIGUOUS;
   g.sweep.footprints[0] = 256ull << 20, g.sweep.footprints[1] = 4ull << 30;
   g.sweep.nfootprints = 2;
   g.nodes[0] = 4096;
@@ -196,7 +205,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts ch;
   gpu_opts_defaults(&ch, GPU_CMD_CHASERS);
   ch.seed = o->seed;
-  ch.mappings = 1u << GPU_MAP_CUDAMALLOC;
+  ch.mappings = 1u << REGION_CUDAMALLOC;
   ch.sweep.footprints[0] = 64ull << 20;
   ch.sweep.nfootprints = 1;
   gpu_sm_sets_parse("0/0,1", ch.sm_sets, GPU_MAX_SM_SETS, &ch.nsm_sets);
@@ -220,7 +229,7 @@ static int smoke_many_threads(const gpu_ctx *c, const gpu_opts *o) {
 /* A few points of everything, to stdout. */
 static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   gpu_opts so = *o;
-  so.mappings = (1u << GPU_MAP_COUNT) - 1;
+  so.mappings = (1u << REGION_MAPPING_COUNT) - 1;
   so.sweep.strides[0] = 2u << 20;
   so.sweep.nstrides = 1;
   so.sweep.fmin = 2u << 20;
@@ -231,7 +240,7 @@ static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   int rc = run_to(gpu_cmd_chase, c, &so, NULL);
   if (rc) return rc;
   gpu_progress("smoke: warp of 32 lanes, ld.global.ca");
-  so.mappings = 1u << GPU_MAP_CONTIGUOUS;
+  so.mappings = 1u << REGION_CONTIGUOUS;
   so.sweep.fmin = so.sweep.fmax = 64u << 20;
   so.lanes = 32;
   so.load_ca = 1;
@@ -252,6 +261,7 @@ int main(int argc, char **argv) {
     fputs(gpu_usage, stdout);
     return 0;
   }
+  if (o.cmd == GPU_CMD_EMBED && o.dry_run) return gpu_embed_dry_run(&o);
   gpu_ctx c;
   int rc = gpu_ctx_init(&c);
   if (rc) return rc;

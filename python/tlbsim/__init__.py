@@ -20,6 +20,12 @@ build tree's python/ has one), then where the package was installed from
 the package is in (build*/), then the dynamic linker's search; when none
 loads, ImportError says where it looked and what to set. Errors raise
 tlbsim.Error with libtlbsim's one line "FILE:LINE: what is wrong".
+
+Arguments are checked before they reach the library: a number that is not
+an int raises TypeError, one outside its C type (a 64-bit address, a 32-bit
+count) ValueError, never wrapping around; a string (or path) must be one,
+without NUL bytes; a list of strings must be a list (or tuple) of them. A
+closed Machine raises ValueError.
 """
 import csv
 import ctypes
@@ -106,8 +112,31 @@ def _load():
 _lib = _load()
 
 
-def _b(s):
-    return None if s is None else os.fsencode(s)
+_U32, _U64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def _int(v, name, hi, lo=0):
+    """v as a C integer of [lo, hi]: TypeError for a non-int (bool too),
+    ValueError outside the range, rather than ctypes' silent wrap."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} {v} is out of range ({lo}..{hi})")
+    return v
+
+
+def _b(s, name="argument", optional=True):
+    """A str or path as bytes for a char *; None stays NULL where allowed."""
+    if s is None:
+        if optional:
+            return None
+        raise TypeError(f"{name} must be a str, not None")
+    if not isinstance(s, (str, bytes, os.PathLike)):
+        raise TypeError(f"{name} must be a str, not {type(s).__name__}")
+    b = os.fsencode(s)
+    if b"\0" in b:
+        raise ValueError(f"{name} holds a NUL byte")
+    return b
 
 
 def _call(fn, *args):
@@ -131,19 +160,31 @@ def version():
     return _lib.tlbsim_version().decode()
 
 
-def _size(v):
+def _size(v, name="size"):
     """A size as tlbsim writes them (4096, "0x1000", "4K", "2MiB") in bytes,
-    read by libtlbsim's own parser."""
-    if isinstance(v, int):
-        return v
-    out = ctypes.c_uint64()
-    _call(_lib.tlbsim_size, _b(str(v)), ctypes.byref(out))
-    return out.value
+    read by libtlbsim's own parser; an int must fit 64 bits."""
+    if isinstance(v, str):
+        out = ctypes.c_uint64()
+        _call(_lib.tlbsim_size, _b(v, name), ctypes.byref(out))
+        return out.value
+    return _int(v, name, _U64)
 
 
-def _strings(items):
-    """A list of str as (char *array, count) for the library."""
-    items = [_b(s) for s in items]
+def _data(text):
+    """Trace text (str or bytes) as bytes for the library."""
+    if isinstance(text, str):
+        return text.encode()
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text)
+    raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
+
+
+def _strings(items, name):
+    """A list (or tuple) of str as (char *array, count) for the library: a
+    lone str is refused, not taken letter by letter."""
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple)):
+        raise TypeError(f"{name} must be a list of str, not {type(items).__name__}")
+    items = [_b(s, f"{name}[{i}]", optional=False) for i, s in enumerate(items)]
     return (ctypes.c_char_p * max(len(items), 1))(*items), len(items)
 
 
@@ -154,12 +195,19 @@ class Machine:
     _m = None  # a Machine whose __init__ failed holds nothing to close
 
     def __init__(self, preset=None, config=None, sets=()):
-        self._m = _call(_lib.tlbsim_machine_create, _b(preset), _b(config), *_strings(sets))
+        self._m = _call(_lib.tlbsim_machine_create, _b(preset, "preset"), _b(config, "config"),
+                        *_strings(sets, "sets"))
 
     def close(self):
         if self._m:
             _lib.tlbsim_machine_destroy(self._m)
             self._m = None
+
+    def _open(self):
+        """The library's handle: ValueError once closed (as a closed file)."""
+        if not self._m:
+            raise ValueError("the Machine is closed")
+        return self._m
 
     def __enter__(self):
         return self
@@ -172,34 +220,38 @@ class Machine:
 
     def access(self, addr, size=1, kind="R"):
         """One access: kind R (read), W (write) or X (fetch)."""
-        _call(_lib.tlbsim_access, self._m, kind.encode(), addr, size)
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be a str, not {type(kind).__name__}")
+        if len(kind.encode()) != 1:  # one byte for the char; the library says which kinds there are
+            raise ValueError(f"kind {kind!r} is not one character like 'R', 'W' or 'X'")
+        _call(_lib.tlbsim_access, self._open(), kind.encode(), _int(addr, "addr", _U64), _int(size, "size", _U64, 1))
 
     def run_trace(self, path, trace_format=None):
         """Replays a whole trace file (any format tlbsim reads)."""
-        _call(_lib.tlbsim_run_trace, self._m, _b(path), _b(trace_format))
+        _call(_lib.tlbsim_run_trace, self._open(), _b(path, "path", optional=False),
+              _b(trace_format, "trace_format"))
 
     def run_cpus(self, paths, trace_format=None):
         """Replays several trace files as CPUs 0, 1, ..., each with TLBs of
         its own, taking turns one access each (`tlbsim run A B ...`)."""
-        paths = [_b(p) for p in paths]
-        _call(_lib.tlbsim_run_cpus, self._m, (ctypes.c_char_p * len(paths))(*paths), len(paths), _b(trace_format))
+        _call(_lib.tlbsim_run_cpus, self._open(), *_strings(paths, "paths"), _b(trace_format, "trace_format"))
 
     def feed(self, text, trace_format=None):
         """Replays trace text (native lines: accesses, alloc/free, map/unmap,
         ctx, mark; or any format tlbsim reads); the machine keeps its state
         between calls. Errors read "tlbsim_feed:LINE: ..."."""
-        data = text.encode() if isinstance(text, str) else bytes(text)
-        _call(_lib.tlbsim_feed, self._m, data, len(data), _b(trace_format))
+        data = _data(text)
+        _call(_lib.tlbsim_feed, self._open(), data, len(data), _b(trace_format, "trace_format"))
 
     def stat(self, column):
         """A statistic by its CSV column name, e.g. "tlb.l1d.misses"."""
         out = ctypes.c_double()
-        _call(_lib.tlbsim_stat, self._m, _b(column), ctypes.byref(out))
+        _call(_lib.tlbsim_stat, self._open(), _b(column, "column", optional=False), ctypes.byref(out))
         return out.value
 
     def report(self, format="json"):
         """The report: a dict for "json", else the text of "csv" or "text"."""
-        text = _text(_call(_lib.tlbsim_report, self._m, _b(format)))
+        text = _text(_call(_lib.tlbsim_report, self._open(), _b(format, "format", optional=False)))
         return json.loads(text) if format == "json" else text
 
     def log(self, trace=None, text=None, trace_format=None, format="json"):
@@ -208,37 +260,43 @@ class Machine:
         dict per record for "json", else the text lines."""
         if (trace is None) == (text is None):
             raise Error("Machine.log: a trace file or text=, not both or neither")
-        data = text.encode() if isinstance(text, str) else (bytes(text) if text is not None else None)
-        out = _text(_call(_lib.tlbsim_log, self._m, _b(trace), data, len(data) if data else 0, _b(trace_format),
-                          _b(format)))
+        data = None if text is None else _data(text)
+        out = _text(_call(_lib.tlbsim_log, self._open(), _b(trace, "trace"), data, len(data) if data else 0,
+                          _b(trace_format, "trace_format"), _b(format, "format", optional=False)))
         return [json.loads(line) for line in out.splitlines()] if format == "json" else out
 
     def dump(self, format="text"):
         """`tlbsim dump`: the page table as it stands, its text or (json) a dict."""
-        out = _text(_call(_lib.tlbsim_dump, self._m, _b(format)))
+        out = _text(_call(_lib.tlbsim_dump, self._open(), _b(format, "format", optional=False)))
         return json.loads(out) if format == "json" else out
 
     def explain(self, addresses, page_size=0, format="json"):
         """`tlbsim explain`: the addresses touched in order on a fresh machine of
         this configuration (this one unchanged), each walked; a dict for
         "json", else the text."""
-        if isinstance(addresses, int):
+        if isinstance(addresses, int) and not isinstance(addresses, bool):
             addresses = [addresses]
-        vas = (ctypes.c_uint64 * max(len(addresses), 1))(*addresses)
-        out = _text(_call(_lib.tlbsim_explain, self._m, vas, len(addresses), _size(page_size), _b(format)))
+        elif not isinstance(addresses, (list, tuple, range)):
+            raise TypeError(f"addresses must be an int or a list of them, not {type(addresses).__name__}")
+        vas = [_int(a, f"addresses[{i}]", _U64) for i, a in enumerate(addresses)]
+        out = _text(_call(_lib.tlbsim_explain, self._open(), (ctypes.c_uint64 * max(len(vas), 1))(*vas), len(vas),
+                          _size(page_size, "page_size"), _b(format, "format", optional=False)))
         return json.loads(out) if format == "json" else out
 
     def chase(self, footprint, stride, page_size=0, order="seq", mapping="contiguous"):
         """One pointer-chase point on this machine's format and MMU: a dict
         keyed as `tlbsim chase --format csv` heads its columns."""
-        return self.chase_rows([footprint], stride, page_size, order, mapping)[0]
+        return self.chase_rows([_size(footprint, "footprint")], stride, page_size, order, mapping)[0]
 
     def chase_rows(self, footprints, stride, page_size=0, order="seq", mapping="contiguous"):
         """The points of several footprints, `tlbsim chase`'s rows (a list of
         dicts keyed as its CSV header: tlb.l1d.miss_ratio, ...)."""
-        sizes = [_size(f) for f in footprints]
-        text = _text(_call(_lib.tlbsim_chase_rows, self._m, (ctypes.c_uint64 * max(len(sizes), 1))(*sizes),
-                           len(sizes), _size(stride), _size(page_size), _b(order), _b(mapping)))
+        if not isinstance(footprints, (list, tuple, range)):
+            raise TypeError(f"footprints must be a list of sizes, not {type(footprints).__name__}")
+        sizes = [_size(f, f"footprints[{i}]") for i, f in enumerate(footprints)]
+        text = _text(_call(_lib.tlbsim_chase_rows, self._open(), (ctypes.c_uint64 * max(len(sizes), 1))(*sizes),
+                           len(sizes), _size(stride, "stride"), _size(page_size, "page_size"), _b(order, "order"),
+                           _b(mapping, "mapping")))
         return _csv_rows(text)
 
 
@@ -301,8 +359,10 @@ def quiz(seed=1, kinds=None, answers=False, format="json"):
     """`tlbsim quiz`: seed's exercises (kinds: a comma list or a list of
     translate, tlb, pt-size, alloc, pool; None: all); a dict for json."""
     if kinds is not None and not isinstance(kinds, str):
-        kinds = ",".join(kinds)
-    out = _text(_call(_lib.tlbsim_quiz, seed, _b(kinds), 1 if answers else 0, _b(format)))
+        _strings(kinds, "kinds")  # a list of str, each checked
+        kinds = ",".join(os.fsdecode(k) for k in kinds)
+    out = _text(_call(_lib.tlbsim_quiz, _int(seed, "seed", _U64), _b(kinds, "kinds"), 1 if answers else 0,
+                      _b(format, "format", optional=False)))
     return json.loads(out) if format == "json" else out
 
 
@@ -312,15 +372,16 @@ def sweep(trace, vary=(), preset=None, config=None, sets=(), trace_format=None, 
     varied keys, then run's columns)."""
     if isinstance(vary, str):
         vary = [vary]
-    text = _text(_call(_lib.tlbsim_sweep, _b(trace), _b(trace_format), _b(preset), _b(config), *_strings(sets),
-                       *_strings(vary)))
+    text = _text(_call(_lib.tlbsim_sweep, _b(trace, "trace", optional=False), _b(trace_format, "trace_format"),
+                       _b(preset, "preset"), _b(config, "config"), *_strings(sets, "sets"), *_strings(vary, "vary")))
     return _rows(_csv_rows(text), frame)
 
 
 def mrc(trace, page_sizes="4K", max_entries=0, trace_format=None, frame=None):
     """`tlbsim mrc`: one row per page size and LRU geometry (page_bytes,
     sets, ways, entries, accesses, misses, miss_ratio)."""
-    text = _text(_call(_lib.tlbsim_mrc, _b(trace), _b(trace_format), _b(page_sizes), max_entries))
+    text = _text(_call(_lib.tlbsim_mrc, _b(trace, "trace", optional=False), _b(trace_format, "trace_format"),
+                       _b(page_sizes, "page_sizes"), _int(max_entries, "max_entries", _U32)))
     return _rows(_csv_rows(text), frame)
 
 
@@ -330,6 +391,8 @@ def chase(footprints, stride, preset="h200", config=None, sets=(), page_size=0, 
     footprints sweep and stride is a page), keyed as its CSV columns."""
     if isinstance(footprints, (int, str)):
         footprints = [footprints]
+    elif not isinstance(footprints, (list, tuple, range)):
+        raise TypeError(f"footprints must be a size or a list of them, not {type(footprints).__name__}")
     with Machine(preset, config, sets) as m:
         rows = m.chase_rows(footprints, stride, page_size, order, mapping)
     return _rows(rows, frame)
@@ -348,7 +411,8 @@ def alloc(trace=None, policies=("cuda", "caching", "expandable"), capacity=None,
     if (trace is None) == (synthetic is None):
         raise Error("tlbsim.alloc: a trace or synthetic=SPEC, not both or neither")
     source, fmt = (trace, input_format) if synthetic is None else (synthetic, "synthetic")
-    text = _text(_call(_lib.tlbsim_alloc, _b(source), _b(fmt), *_strings(policies), _b(preset),
-                       0 if capacity is None else _size(capacity), *_strings(sets)))
+    text = _text(_call(_lib.tlbsim_alloc, _b(source, "trace"), _b(fmt, "input_format"),
+                       *_strings(policies, "policies"), _b(preset, "preset"),
+                       0 if capacity is None else _size(capacity, "capacity"), *_strings(sets, "sets")))
     rows = json.loads(text)
     return _rows(rows if isinstance(rows, list) else [rows], frame)

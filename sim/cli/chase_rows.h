@@ -4,6 +4,14 @@
  * chase_row         one measurement as a chase_spec, its measured cycles per
  *                   access and, when the CSV has it, the same lines' measured
  *                   data latency (base_cycles; translation always hitting).
+ *                   A managed row also carries its allocation's history
+ *                   (region_history): rows with one `region` number ran, in
+ *                   file order, over one allocation populated as `population`
+ *                   says, each point's chain written after the earlier ones'
+ *                   (a file without those columns: one allocation per
+ *                   mapping, populated by the chains alone, as tlbsim-gpu's
+ *                   sweeps always ran). Every managed row of the file counts,
+ *                   kept by the filters or not.
  * chase_row_filter  which rows to keep; rows of other patterns, of several
  *                   lanes, of L1-caching loads or of mappings region.h does
  *                   not know are skipped and counted.
@@ -19,6 +27,8 @@ typedef struct chase_row {
   double measured;    /* cycles per access */
   double base;        /* base_cycles, or -1 */
   unsigned long line; /* in the CSV */
+  region_history history; /* managed rows: spec.history points here */
+  bool owns_history;  /* this row frees history.earlier (chase_rows_free) */
 } chase_row;
 
 typedef struct chase_row_filter {
@@ -28,9 +38,10 @@ typedef struct chase_row_filter {
   uint64_t every;     /* keep every Nth row that passes the rest (0, 1: all) */
 } chase_row_filter;
 
-/* Reads path; *rows (caller frees) gets the kept rows. Errors: "FILE:LINE: ...". */
+/* Reads path; *rows (chase_rows_free) gets the kept rows. Errors: "FILE:LINE: ...". */
 int chase_rows_load(const char *path, const chase_row_filter *f, chase_row **rows, size_t *n, size_t *skipped,
                     diag *d);
+void chase_rows_free(chase_row *rows, size_t n);
 /* The options that choose rows and their data latency, as cli_opt entries
  * (cli_opts.h) filling filter f and int data_latency (an index of
  * chase_data_latency_names: 0 the row's measured base_cycles, 1 the

@@ -148,31 +148,7 @@ void cli_out_discard(cli_out *o) {
 
 /* Ranges step 2^(1/per_octave) from LO and stop at HI. */
 int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t max, size_t *n) {
-  char buf[128];
-  *n = 0;
-  for (const char *p = text; *p;) {
-    size_t len = strcspn(p, ",");
-    if (len == 0 || len >= sizeof buf) return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    p += len + (p[len] == ',');
-    char *dots = strstr(buf, "..");
-    uint64_t lo, hi;
-    if (!dots) {
-      if (num_parse_size(buf, &lo) || *n == max) return -1;
-      out[(*n)++] = lo;
-      continue;
-    }
-    *dots = '\0';
-    if (num_parse_size(buf, &lo) || num_parse_size(dots + 2, &hi) || lo == 0 || lo > hi) return -1;
-    for (unsigned k = 0;; k++) {
-      double f = (double)lo * pow(2.0, (double)k / per_octave);
-      if (f > (double)hi * (1 + 1e-9)) break;
-      if (*n == max) return -1;
-      out[(*n)++] = (uint64_t)llround(f);
-    }
-  }
-  return *n ? 0 : -1;
+  return num_parse_list(text, NUM_SIZE, per_octave, out, max, n);
 }
 
 int cli_check_nonempty(const trace_reader *r, diag *d) {

@@ -120,8 +120,19 @@ int cli_parse(const cli_spec *s, int argc, char **argv, int *first) {
     if (s->min_operands == s->max_operands && s->min_operands == 1)
       return cli_usage_error(s->cmd, "expected one %s argument (see --help)", s->operands);
     if (s->max_operands == 0) return cli_usage_error(s->cmd, "takes no arguments (see --help)");
+    if (s->min_operands == s->max_operands) return cli_usage_error(s->cmd, "expected %s (see --help)", s->operands);
+    if (operands > s->max_operands)
+      return cli_usage_error(s->cmd, "%u %s arguments: at most %u (see --help)", operands, s->operands,
+                             s->max_operands);
     return cli_usage_error(s->cmd, "expected %s%s (see --help)", s->min_operands ? "at least one " : "", s->operands);
   }
+  for (int i = optind, stdin_at = 0; s->one_stdin && i < argc; i++)
+    if (!strcmp(argv[i], "-")) {
+      if (stdin_at)
+        return cli_usage_error(s->cmd, "%s %d and %d are both '-': stdin can be read only once", s->operands,
+                               stdin_at - optind + 1, i - optind + 1);
+      stdin_at = i;
+    }
   *first = optind;
   return 0;
 }

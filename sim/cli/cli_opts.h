@@ -58,6 +58,7 @@ typedef struct cli_spec {
   const char *about;    /* what the command does: a paragraph */
   const char *operands; /* "TRACE": named in "expected one TRACE" */
   unsigned min_operands, max_operands;
+  bool one_stdin;       /* the operands are inputs: "-" (stdin) at most once, as it reads only once */
   const cli_opt *opt;
   size_t nopt;
   const char *notes;    /* printed after the options, may be NULL */

@@ -61,7 +61,7 @@ typedef struct cli_trace_watch {
   uint64_t total;     /* bytes of the file, 0 when unknown (stdin) */
   const char *what;   /* "records", "accesses": the count shown, or NULL */
   char prefix[64];    /* "trace 1 of 2, ": what comes first, or "" */
-  char stopped_at[192]; /* after ^C: where ("38.2% of FILE") */
+  char stopped_at[208]; /* after ^C: where ("1200 records, 38.2% of FILE"): tick's count and place */
 } cli_trace_watch;
 
 /* Starts w over reader r of the file at path (and the SIGINT handler); r

@@ -264,7 +264,6 @@ static void write_maps(const run *x) {
     if (x->map_csv && x->mapped[i]) live_map_csv_rows(x->map_csv, &x->map[i], i);
     if (x->o.format != REPORT_TEXT) continue;
     if (x->mapped[i]) live_map_text(stdout, &x->map[i]);
-    else if (x->o.map_at) printf("\n%s: the trace has no event %llu\n", policy, (unsigned long long)x->o.map_at);
     else printf("\n%s: no request failed (no map)\n", policy);
   }
 }
@@ -338,8 +337,8 @@ static int replay_all(run *x) {
   cli_progress line;
   cli_progress_start(&line, "alloc", x->o.quiet);
   cli_interrupt_catch();
-  uint64_t count = 0;
-  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++) {
+  uint64_t count = 0, last = 0; /* last: the last event's index; --map=EVENT names one up to it */
+  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++, last = ev.index) {
     if (after_event(x, &ev, count, &header)) return cli_progress_end(&line), out_of_memory();
     if (count % PROGRESS_EVENTS) continue;
     if (cli_interrupted()) break;
@@ -350,6 +349,11 @@ static int replay_all(run *x) {
   if (got == 0 && count == 0) /* as an empty trace is to run: no report of zeros */
     return diag_set(&d, alloctrace_path(x->t), 0, "no allocation events (an empty input)"), cli_input_error(&d);
   bool partial = got == 1;
+  if (!partial && x->o.map_at && !x->mapped[0]) { /* every policy is mapped at EVENT, or none */
+    diag_set(&d, alloctrace_path(x->t), 0, "--map=%llu: the trace has no event %llu (its last is %llu)",
+             (unsigned long long)x->o.map_at, (unsigned long long)x->o.map_at, (unsigned long long)last);
+    return cli_input_error(&d);
+  }
   if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r, partial))
     return out_of_memory();
   if (x->o.map) write_maps(x);

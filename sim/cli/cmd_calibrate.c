@@ -297,7 +297,7 @@ int cmd_calibrate(int argc, char **argv) {
   rc = EXIT_OK;
 out:
   if (rc) cli_input_error(&d);
-  free(rows);
+  chase_rows_free(rows, n);
   free(x);
   free(y);
   free(base);

@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "cli_progress.h"
 #include "cmds.h"
+#include "tlbsim/ktrace.h"
 
 #define PROGRESS_RECORDS 4096 /* records between looks at the clock and ^C */
 
@@ -44,7 +45,9 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
                "(- for stdout) in the format --to names. Replaying OUT gives the same results as IN.",
       .notes = "lackey and din hold accesses to addresses only, and din no sizes: a record they cannot\n"
                "hold is an error naming its line, and OUT is not written. traces/FORMAT.md describes\n"
-               "every format; the binary one is the fastest to replay.",
+               "every format; the binary one is the fastest to replay. A GPU kernel trace (an Accel-Sim\n"
+               "kernelslist.g or kernel-N.traceg, told by its first bytes) converts to tlbsim's binary\n"
+               "kernel trace, which tlbsim kernel reads at the speed of reading.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
@@ -80,10 +83,64 @@ static long long copy_records(trace_reader *r, trace_writer *w, const convert_op
   return k < 0 ? -1 : n;
 }
 
+/* Every kernel, memcpy and thread block of r through w: 0, or -1 with d set. */
+static int copy_kernels(ktrace_reader *r, ktrace_writer *w, uint64_t n[3], diag *d) {
+  ktrace_tb *tb = ktrace_tb_new();
+  if (!tb) return diag_set(d, ktrace_path(r), 0, "out of memory");
+  ktrace_item it;
+  int got;
+  while ((got = ktrace_next(r, &it, d)) == 1) {
+    if (it.kind == KTRACE_ITEM_MEMCPY) {
+      if (ktrace_write_memcpy(w, &it.memcpy, d)) break;
+      continue;
+    }
+    if (ktrace_write_kernel(w, it.kernel, d)) break;
+    n[0]++;
+    while ((got = ktrace_next_tb(r, tb, d)) == 1) {
+      if (ktrace_write_tb(w, tb, d)) break;
+      n[1]++;
+      n[2] += tb->ninst;
+    }
+    if (got) break;
+  }
+  ktrace_tb_free(tb);
+  return got ? -1 : 0;
+}
+
+/* A kernel trace into tlbsim's binary kernel form. */
+static int convert_kernels(const convert_opts *o) {
+  if (o->to != 0 || o->codec != TRACE_PLAIN || o->from != TRACE_AUTO)
+    return cli_usage_error("convert", "a kernel trace converts to tlbsim's binary kernel trace only: no --from, "
+                                      "--to or --compress (compress OUT with zstd or xz; tlbsim reads both)");
+  diag d;
+  ktrace_reader *r = ktrace_open(o->in, &d);
+  if (!r) return cli_input_error(&d);
+  bool to_stdout = !strcmp(o->out, "-");
+  cli_out out = {.f = stdout};
+  const char *inputs[] = {o->in, NULL};
+  if (!to_stdout && cli_out_open(&out, o->out, false, inputs, &d)) {
+    ktrace_close(r);
+    return cli_input_error(&d);
+  }
+  ktrace_writer *w = ktrace_writer_open(out.f, to_stdout ? "<stdout>" : o->out, &d);
+  uint64_t n[3] = {0};
+  int rc = w ? copy_kernels(r, w, n, &d) : -1;
+  if (w && (rc ? (ktrace_writer_free(w), -1) : ktrace_writer_finish(w, &d))) rc = -1;
+  if (!rc && !to_stdout && cli_out_commit(&out, &d)) rc = -1;
+  if (rc && !to_stdout) cli_out_discard(&out);
+  if (!rc && !o->quiet)
+    fprintf(stderr, "tlbsim convert: %llu kernels, %llu thread blocks, %llu warp instructions from %s to %s (binary "
+            "kernel trace)\n", (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
+            ktrace_path(r), to_stdout ? "<stdout>" : o->out);
+  ktrace_close(r);
+  return rc ? cli_input_error(&d) : EXIT_OK;
+}
+
 int cmd_convert(int argc, char **argv) {
   convert_opts o = {.from = TRACE_AUTO, .codec = TRACE_PLAIN};
   int rc = parse_convert(argc, argv, &o);
   if (rc) return rc < 0 ? EXIT_OK : rc;
+  if (ktrace_sniff(o.in)) return convert_kernels(&o);
   trace_format to;
   trace_format_parse(writable_names[o.to], &to);
   diag d;

@@ -9,6 +9,7 @@
 #include "cli_progress.h"
 #include "cmds.h"
 #include "gpu_gather.h"
+#include "tlbsim/launch.h"
 #include "tlbsim/gather.h"
 #include "tlbsim/layout.h"
 #include "tlbsim/report.h"
@@ -18,7 +19,7 @@
 
 typedef struct gather_opts {
   cli_config conf;
-  const char *footprints, *tps_list, *threads_list, *from_alloc, *policy;
+  const char *footprints, *tps_list, *threads_list, *launch_list, *from_alloc, *policy;
   uint64_t nodes, loads, seed, page_size, chunk, groups, per_octave, requests, request_size;
   int mapping, format, layout_case;
   bool quiet;
@@ -47,7 +48,10 @@ static int parse_gather(int argc, char **argv, gather_opts *o) {
       {.name = "threads-per-sm", .kind = OPT_TEXT, .dest = &o->tps_list, .arg = "LIST",
        .help = "threads on every SM (multiples of 32, up to 2048; default 2048)"},
       {.name = "threads", .kind = OPT_TEXT, .dest = &o->threads_list, .arg = "LIST",
-       .help = "or: threads in all (T/256 blocks of 256 over every SM: T a multiple of 256 x SMs)"},
+       .help = "or: threads in all, T/256 blocks of 256 (T a multiple of 256), placed as --launch places them"},
+      {.name = "launch", .kind = OPT_TEXT, .dest = &o->launch_list, .arg = "LIST",
+       .help = "or: launches GRIDxBLOCK (e.g. 16x256,264x256), the blocks on the SMs the block scheduler\n"
+               "gives them ([gpu] block_order); every SM used must hold as many blocks"},
       {.name = "nodes", .kind = OPT_WHOLE, .dest = &o->nodes, .arg = "N", .lo = 1, .hi = NUM_U32_MAX,
        .help = "128-byte lines spread over the footprint (default 65536)"},
       {.name = "loads-per-thread", .kind = OPT_WHOLE, .dest = &o->loads, .arg = "K", .lo = GPU_GATHER_BATCH,
@@ -163,31 +167,82 @@ static void print_rows(json_object *rows, report_format f) {
       report_write_csv_row(stdout, json_object_array_get_idx(rows, i), i == 0);
 }
 
-/* Threads per SM for each requested count, from --threads-per-sm or
- * --threads (spread over every SM). */
-static int thread_counts(const gather_opts *o, uint32_t sms, uint64_t *tps, size_t *n) {
-  if (o->threads_list && o->tps_list) return cli_usage_error("gather", "use --threads or --threads-per-sm, not both");
-  if (!o->threads_list) {
-    if (parse_counts(o->tps_list ? o->tps_list : "2048", WARP_THREADS, GPU_GATHER_MAX_TPS, tps, n))
-      return cli_usage_error("gather", "--threads-per-sm: '%s' is not a list of 32 .. 2048", o->tps_list);
-  } else if (parse_counts(o->threads_list, 1, (uint64_t)sms * GPU_GATHER_MAX_TPS, tps, n)) {
-    return cli_usage_error("gather", "--threads: '%s' is not a list of thread counts up to %llu", o->threads_list,
-                           (unsigned long long)sms * GPU_GATHER_MAX_TPS);
-  } else {
-    for (size_t i = 0; i < *n; i++) tps[i] /= sms;
+/* How one point's kernel runs: threads on each SM used, in blocks of
+ * block threads, on every SM or a set of them (pinned: those the launch's
+ * blocks land on, placed with SM 0's known L2-TLB group). */
+typedef struct shape {
+  uint32_t threads_per_sm, block, sms_used, pinned_in_group;
+  bool pinned;
+} shape;
+
+/* The shape of launch l on g: its first wave, one that fits at once and
+ * puts as many blocks on every SM it uses. */
+static int launch_shape(const gpu_config *g, const launch_geometry *l, const char *text, shape *out) {
+  diag d;
+  launch_plan p;
+  uint32_t per_sm;
+  if (launch_place(g, l, &p, &d)) return cli_usage_error("gather", "--launch %s: %s", text, d.msg + strlen("launch: "));
+  if (p.waves > 1)
+    return cli_usage_error("gather", "--launch %s: %llu waves; the model runs launches whose blocks fit at once (%u x %u)",
+                           text, (unsigned long long)p.waves, p.resident, g->sms);
+  if (!launch_even(&p, g, &per_sm))
+    return cli_usage_error("gather", "--launch %s: its blocks land unevenly on %u SMs; the model runs launches whose SMs "
+                           "all hold as many blocks", text, p.sms_used);
+  *out = (shape){.threads_per_sm = per_sm * l->block, .block = l->block, .sms_used = p.sms_used};
+  if (p.sms_used == g->sms || p.sms_used > 2 * GPU_MAX_GROUP_SMS) return 0;
+  out->pinned = true;
+  for (uint32_t i = 0; i < g->ngroup; i++) out->pinned_in_group += p.blocks[g->group[i]] != 0;
+  return 0;
+}
+
+/* The shapes --threads-per-sm, --threads or --launch ask for. */
+static int shapes(const gather_opts *o, const gpu_config *g, shape *out, size_t *n) {
+  if (!!o->threads_list + !!o->tps_list + !!o->launch_list > 1)
+    return cli_usage_error("gather", "use one of --threads-per-sm, --threads and --launch");
+  *n = 0;
+  if (o->threads_list || o->launch_list) {
+    const char *list = o->threads_list ? o->threads_list : o->launch_list;
+    char item[64], why[160];
+    for (const char *p = list; *p && *n < MAX_POINTS; p += *p == ',') {
+      size_t len = strcspn(p, ",");
+      snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+      p += len;
+      launch_geometry l;
+      uint64_t t;
+      if (o->threads_list) {
+        if (num_parse_whole(item, &t) || !t || t % 256)
+          return cli_usage_error("gather", "--threads: '%s' is not a count of threads in blocks of 256", item);
+        l = (launch_geometry){.grid = t / 256, .block = 256};
+      } else if (launch_parse(item, &l, why, sizeof why)) {
+        return cli_usage_error("gather", "--launch: %s", why);
+      }
+      int rc = launch_shape(g, &l, item, &out[(*n)++]);
+      if (rc) return rc;
+    }
+    return *n ? 0 : cli_usage_error("gather", "--%s: an empty list", o->threads_list ? "threads" : "launch");
   }
-  for (size_t i = 0; i < *n; i++)
-    if (tps[i] < WARP_THREADS || tps[i] % WARP_THREADS || (tps[i] > 256 && tps[i] % 256))
+  uint64_t tps[MAX_POINTS];
+  if (parse_counts(o->tps_list ? o->tps_list : "2048", WARP_THREADS, GPU_GATHER_MAX_TPS, tps, n))
+    return cli_usage_error("gather", "--threads-per-sm: '%s' is not a list of 32 .. 2048", o->tps_list);
+  for (size_t i = 0; i < *n; i++) {
+    if (tps[i] % WARP_THREADS || (tps[i] > 256 && tps[i] % 256))
       return cli_usage_error("gather", "%llu threads per SM: a multiple of 32 up to 256, of 256 above",
                              (unsigned long long)tps[i]);
+    out[i] = (shape){.threads_per_sm = (uint32_t)tps[i], .block = tps[i] < 256 ? (uint32_t)tps[i] : 256,
+                     .sms_used = g->sms};
+  }
   return 0;
 }
 
 /* One row per thread count for an allocation history's live set: its
  * regions, the chase and the gather (tlbsim-gpu's churn and smallbufs CSV
  * columns where they exist). */
-static int from_layout(const gather_opts *o, machine_spec *spec, const uint64_t *tps, size_t ntps) {
+static int from_layout(const gather_opts *o, machine_spec *spec, const shape *sh, size_t ntps) {
   diag d;
+  for (size_t k = 0; k < ntps; k++)
+    if (sh[k].sms_used != spec->gpu.sms)
+      return cli_usage_error("gather", "--from-alloc and --requests run on every SM: --threads-per-sm, or a launch that "
+                             "fills every SM");
   if (o->policy) {
     if (strlen(o->policy) >= sizeof spec->vas_policy)
       return cli_usage_error("gather", "--policy: '%s' is not a policy", o->policy);
@@ -211,7 +266,7 @@ static int from_layout(const gather_opts *o, machine_spec *spec, const uint64_t 
   for (size_t k = 0; k < ntps && rc == EXIT_OK; k++) {
     gather_result r;
     cli_progress_count(&line, k, ntps, "points");
-    if (layout_gather(spec, &l, l.nodes, (uint32_t)tps[k], (uint32_t)o->loads, o->seed, &r, &d)) {
+    if (layout_gather(spec, &l, l.nodes, sh[k].threads_per_sm, (uint32_t)o->loads, o->seed, &r, &d)) {
       cli_progress_end(&line);
       rc = cli_input_error(&d);
       break;
@@ -231,8 +286,8 @@ static int from_layout(const gather_opts *o, machine_spec *spec, const uint64_t 
     U64("line_regions_2m", reg.line_regions_2m);
     U64("line_regions_32m", reg.line_regions_32m);
     DBL("chase_cycles", c.cycles_per_access);
-    U64("threads", tps[k] * spec->gpu.sms);
-    U64("threads_per_sm", tps[k]);
+    U64("threads", (uint64_t)sh[k].threads_per_sm * spec->gpu.sms);
+    U64("threads_per_sm", sh[k].threads_per_sm);
     U64("loads_per_thread", o->loads);
     DBL("loads_per_ns", r.loads_per_ns);
     DBL("kernel_cycles", r.kernel_cycles);
@@ -264,10 +319,11 @@ int cmd_gather(int argc, char **argv) {
   if (!c) return cli_input_error(&d);
   cfg_destroy(c);
   if (!spec.gpu.sms) return fprintf(stderr, "tlbsim gather: preset %s has no [gpu] section\n", label), EXIT_INPUT;
-  uint64_t fp[MAX_POINTS], tps[MAX_POINTS];
+  uint64_t fp[MAX_POINTS];
+  shape sh[MAX_POINTS];
   size_t nfp, ntps = 0;
-  if ((rc = thread_counts(&o, spec.gpu.sms, tps, &ntps))) return rc;
-  if (!o.footprints) return from_layout(&o, &spec, tps, ntps);
+  if ((rc = shapes(&o, &spec.gpu, sh, &ntps))) return rc;
+  if (!o.footprints) return from_layout(&o, &spec, sh, ntps);
   if (cli_parse_footprints(o.footprints, (unsigned)o.per_octave, fp, MAX_POINTS, &nfp))
     return cli_usage_error("gather", "--footprint: '%s' is not a list of sizes or LO..HI ranges", o.footprints);
   uint64_t page = o.page_size ? o.page_size : spec.page_size, largest = 0;
@@ -289,9 +345,10 @@ int cmd_gather(int argc, char **argv) {
     for (size_t k = 0; rc == EXIT_OK && k < ntps; k++) {
       gather_spec s = {.region = {.base = region_default_base(largest), .stride = stride, .nodes = (uint32_t)o.nodes,
                                   .page_size = page, .chunk = o.chunk, .mapping = m, .seed = o.seed},
-                       .threads_per_sm = (uint32_t)tps[k], .loads_per_thread = (uint32_t)o.loads,
-                       .batch = GPU_GATHER_BATCH, .block_threads = tps[k] < 256 ? (uint32_t)tps[k] : 256,
-                       .seed = o.seed, .sms_used = spec.gpu.sms, .groups = (uint32_t)o.groups};
+                       .threads_per_sm = sh[k].threads_per_sm, .loads_per_thread = (uint32_t)o.loads,
+                       .batch = GPU_GATHER_BATCH, .block_threads = sh[k].block, .seed = o.seed,
+                       .sms_used = sh[k].sms_used, .pinned = sh[k].pinned, .pinned_in_group = sh[k].pinned_in_group,
+                       .groups = (uint32_t)o.groups};
       gather_result r;
       cli_progress_count(&line, i * ntps + k, nfp * ntps, "points");
       if (gather_run(&spec.format, &spec.sys, &spec.gpu, &s, &r, &d)) rc = EXIT_INPUT;

@@ -56,16 +56,17 @@ static int take_page_sizes(void *dest, const char *arg, char *why, size_t len) {
 }
 
 static int parse_mrc(int argc, char **argv, mrc_opts *o) {
-  char max_help[64], all_help[64], sets_help[160], sample_help[240];
+  char max_help[64], all_help[64], sets_help[160], sample_help[320];
   snprintf(max_help, sizeof max_help, "largest TLB in entries (default %u)", DEFAULT_MAX_ENTRIES);
   snprintf(all_help, sizeof all_help, "every associativity from 1 to %u", ALL_WAYS);
   snprintf(sets_help, sizeof sets_help,
            "largest set count, a power of two (default: what --max-entries allows\n"
            "the smallest ways, at most %u); 1: fully associative only", DEFAULT_SETS_MAX);
   snprintf(sample_help, sizeof sample_help,
-           "SHARDS sampling at rate R in (0, 1] of the pages whose stack distance\n"
+           "SHARDS sampling at rate R (%g to 1) of the pages whose stack distance\n"
            "exceeds %u: fully associative rows above %u entries become estimates, in\n"
-           "about R of the memory; the rest stays exact", MRC_RECENT_EXACT, MRC_RECENT_EXACT);
+           "about R of the memory; the rest stays exact (a rate that samples none of\n"
+           "those pages is an error)", MRC_SAMPLE_MIN, MRC_RECENT_EXACT, MRC_RECENT_EXACT);
   const cli_opt opts[] = {
       {.name = "page-size", .kind = OPT_CALL, .dest = &o->spec, .arg = "LIST", .call = take_page_sizes,
        .help = "page sizes, e.g. 4K,2M (default 4K): one analysis each, in one pass"},
@@ -80,7 +81,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
       {.name = "all-ways", .kind = OPT_FLAG, .dest = &o->all_ways, .help = all_help},
       {.name = "sets-max", .kind = OPT_WHOLE, .dest = &o->sets_max, .arg = "N", .lo = 1, .hi = MRC_MAX_ENTRIES,
        .help = sets_help},
-      {.name = "sample", .kind = OPT_REAL, .dest = &o->spec.sample_rate, .arg = "R", .rlo = 0, .rhi = 1,
+      {.name = "sample", .kind = OPT_REAL, .dest = &o->spec.sample_rate, .arg = "R", .rlo = MRC_SAMPLE_MIN, .rhi = 1,
        .help = sample_help},
       {.name = "opt", .kind = OPT_FLAG, .dest = &o->spec.opt,
        .help = "also Belady's OPT, the bound: columns opt_misses and opt_miss_ratio on\n"
@@ -109,7 +110,6 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
   if (o->all_ways && o->ways.n) return cli_usage_error("mrc", "--ways and --all-ways: give one");
   if (o->sets_max && !is_pow2(o->sets_max))
     return cli_usage_error("mrc", "--sets-max: %llu is not a power of two", (unsigned long long)o->sets_max);
-  if (o->spec.sample_rate == 0) return cli_usage_error("mrc", "--sample: 0 is not a rate in (0, 1]");
   if (o->spec.opt && o->spec.sample_rate < 1) return cli_usage_error("mrc", "--opt needs every reference: not with --sample");
   for (unsigned i = 0; i < o->entries.n; i++)
     if (o->entries.v[i] > o->max_entries)
@@ -119,7 +119,16 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
     for (uint64_t e = 1; e <= o->max_entries; e *= 2) o->entries.v[o->entries.n++] = e;
   if (o->all_ways)
     for (o->ways.n = 0; o->ways.n < ALL_WAYS; o->ways.n++) o->ways.v[o->ways.n] = o->ways.n + 1;
-  if (!o->ways.n) o->ways = (count_list){.v = {1, 2, 4, 8, 16}, .n = 5};
+  if (!o->ways.n) return o->ways = (count_list){.v = {1, 2, 4, 8, 16}, .n = 5}, 0;
+  /* Ways asked for that no set-associative row can have (two sets at least): refused, not dropped. */
+  for (unsigned i = 0; !o->all_ways && i < o->ways.n; i++) {
+    if (o->sets_max == 1)
+      return cli_usage_error("mrc", "--ways: --sets-max 1 leaves fully associative rows only");
+    if (o->ways.v[i] * 2 > o->max_entries)
+      return cli_usage_error("mrc", "--ways: %llu ways need at least %llu entries (2 sets), more than --max-entries (%llu)",
+                             (unsigned long long)o->ways.v[i], (unsigned long long)o->ways.v[i] * 2,
+                             (unsigned long long)o->max_entries);
+  }
   return 0;
 }
 

@@ -49,11 +49,12 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|- [TRACE...]", .operands = "TRACE", .min_operands = 1,
-      .max_operands = TRACE_THREAD_MAX,
+      .max_operands = TRACE_THREAD_MAX, .one_stdin = true,
       .about = "Replays TRACE (a file, plain or gzip, zstd or xz, or - for stdin) through a machine (default preset\n"
                "x86-64) and reports TLB hits and misses, page walks, faults, page-table size and\n"
                "predicted cycles per access. Several traces run as CPUs: trace i is thread i, and they\n"
-               "take turns, one access each ([machine] address_spaces: shared or per-thread).",
+               "take turns, one access each ([machine] address_spaces: shared or per-thread); at most\n"
+               "64 traces, and - (stdin) at most once.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;

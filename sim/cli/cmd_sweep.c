@@ -74,6 +74,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
       .usage = "[OPTIONS] --vary S.K=V1,V2,... [--vary ...] TRACE...\n"
                "       tlbsim sweep [OPTIONS] --emit slurm DIR TRACE...  |  tlbsim sweep --merge DIR",
       .operands = "TRACE", .min_operands = 0, .max_operands = SWEEP_MAX_TRACES + 1,
+      .one_stdin = true,
       .about = "Replays each TRACE once through one machine per combination of the --vary values\n"
                "(default preset x86-64) and writes one row per trace and combination: trace, one\n"
                "column per varied key, then every column of tlbsim run. The columns are the\n"

@@ -8,6 +8,7 @@
 #include "chase_rows.h"
 #include "validate_gather.h"
 #include "validate_layout.h"
+#include "validate_uvm.h"
 #include "overlay.h"
 #include "cli_common.h"
 #include "cli_progress.h"
@@ -24,6 +25,7 @@ typedef struct validate_opts {
   double max_mean, max_cycles, max_pct, max_regions, max_chase;
   uint64_t min_threads_per_sm, every;
   const char *traces;
+  unsigned uvm_columns;
   bool quiet;
 } validate_opts;
 
@@ -49,6 +51,10 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a 2 MiB or 32 MiB region count is off by more"},
       {.name = "max-chase-error", .kind = OPT_REAL, .dest = &o->max_chase, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
+      {.name = "columns", .kind = OPT_CHOICES, .dest = &o->uvm_columns, .arg = "LIST",
+       .choices = validate_uvm_column_names,
+       .help = "uvm rows: compare only these columns (prefetch_ms, cold_ms, stream_ms, stream_gbps,\n"
+               "gather_lpns, gather2_lpns; default all); --max-mean-error applies to each"},
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
@@ -59,8 +65,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                "point. Chase rows: cycles per access, through the MMU model. Gather rows (a CSV of\n"
                "tlbsim-gpu gather): loads per ns, through the concurrency model of the preset's [gpu]\n"
                "section. Allocation rows (tlbsim-gpu churn-gather and smallbufs): the layout the history\n"
-               "leaves under the preset's allocator, its regions, chase and gather. Rows of mappings the\n"
-               "simulator does not know and rows outside the filters are skipped and counted.",
+               "leaves under the preset's allocator, its regions, chase and gather. Managed-memory rows\n"
+               "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Rows of\n"
+               "mappings the simulator does not know and rows outside the filters are skipped and counted.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
@@ -114,6 +121,13 @@ int cmd_validate(int argc, char **argv) {
   machine_spec spec;
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
+  if (validate_uvm_sniff(o.csv)) {
+    validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
+                            .max_mean = o.max_mean};
+    rc = validate_uvm(&spec, &uo);
+    cfg_destroy(c);
+    return rc;
+  }
   if (validate_layout_sniff(o.csv)) {
     validate_layout_opts lo = {.csv = o.csv, .label = label, .traces = o.traces, .max_regions = o.max_regions,
                                .max_chase = o.max_chase, .max_gather = o.max_pct,
@@ -135,11 +149,12 @@ int cmd_validate(int argc, char **argv) {
   size_t n, skipped;
   double *predicted = NULL;
   o.filter.every = o.every;
-  if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d) ||
-      !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
+  int loaded = chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d);
+  for (size_t i = 0; !loaded && i < n; i++) rows[i].history.uvm = &spec.uvm; /* the preset's [uvm] rules */
+  if (loaded || !(predicted = malloc((n ? n : 1) * sizeof *predicted)) ||
       predict(&spec.format, &spec.sys, rows, n, o.data_latency == 1, o.csv, o.quiet, predicted, &d)) {
     if (!predicted && rows) diag_set(&d, o.csv, 0, "out of memory");
-    free(rows);
+    chase_rows_free(rows, n);
     free(predicted);
     cfg_destroy(c);
     return cli_input_error(&d);
@@ -171,7 +186,7 @@ int cmd_validate(int argc, char **argv) {
     fprintf(stderr, "%s: model error above the target (mean %.3f%%, worst %.1f cycles)\n", o.csv, mean, worst);
     rc = EXIT_INPUT;
   }
-  free(rows);
+  chase_rows_free(rows, n);
   free(predicted);
   cfg_destroy(c);
   return rc;

@@ -14,6 +14,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
 int cmd_chase(int argc, char **argv);
 int cmd_gather(int argc, char **argv);
+int cmd_uvm(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
@@ -21,6 +22,7 @@ int cmd_mrc(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 
 #endif

@@ -7,13 +7,16 @@
 
 #include "gpu_gather.h"
 #include "tlbsim/csv.h"
+#include "tlbsim/rows.h"
 
 enum { C_PATTERN, C_FOOTPRINT, C_STRIDE, C_NODES, C_LOADS, C_MAPPING, C_LOADS_PER_NS, C_PAGE, C_SMS, C_TPS,
        C_BLOCK, C_SEED, C_VA_BASE, C_CHUNK, C_SM_SET, C_BATCH, C_LOAD, C_HASH, NCOLS };
-static const char *const col_names[NCOLS] = {
-    "pattern", "footprint_bytes", "stride_bytes", "nodes", "loads_per_thread", "mapping", "loads_per_ns",
-    "page_bytes", "sms_used", "threads_per_sm", "block_threads", "seed", "va_base", "chunk_bytes", "sm_set",
-    "batch", "load", "hash"};
+/* The columns read, as tlbsim/rows.h declares them (ROWS_GATHER). */
+static const int col_id[NCOLS] = {
+    ROWS_GATHER_PATTERN, ROWS_GATHER_FOOTPRINT, ROWS_GATHER_STRIDE,       ROWS_GATHER_NODES,   ROWS_GATHER_LOADS,
+    ROWS_GATHER_MAPPING, ROWS_GATHER_LOADS_PER_NS, ROWS_GATHER_PAGE,      ROWS_GATHER_SMS_USED, ROWS_GATHER_TPS,
+    ROWS_GATHER_BLOCK_THREADS, ROWS_GATHER_SEED, ROWS_GATHER_VA_BASE,     ROWS_GATHER_CHUNK,   ROWS_GATHER_SM_SET,
+    ROWS_GATHER_BATCH,   ROWS_GATHER_LOAD,      ROWS_GATHER_HASH};
 static const bool col_required[NCOLS] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
 
 static int field_u64(char **field, int col, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out) {
@@ -89,7 +92,9 @@ int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_con
   *rows = NULL;
   *n = *skipped = 0;
   int col[NCOLS];
-  csv_table *t = csv_table_open(path, col_names, col_required, col, NCOLS, d);
+  const char *names[NCOLS];
+  for (int c = 0; c < NCOLS; c++) names[c] = rows_column(ROWS_GATHER, col_id[c]);
+  csv_table *t = csv_table_open(path, names, col_required, col, NCOLS, d);
   if (!t) return -1;
   size_t cap = 0;
   uint64_t passed = 0; /* rows kept before sampling */

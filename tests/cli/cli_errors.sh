@@ -180,6 +180,57 @@ printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,ste
 check 1 "$work/wrap.csv:2: chase: 4 nodes at a 9223372036854775808-byte stride run past the top of memory" -- \
   "$tlbsim" validate --preset x86-64 "$work/wrap.csv"
 
+# Issue #26: hostile input, round 3. Each of these was refused with the wrong
+# reason, answered wrongly or exited 0.
+# Several traces: the 64-trace limit named; stdin read only once.
+many=(); for i in $(seq 65); do many+=("$demo"); done
+check 2 "65 TRACE arguments: at most 64" -- "$tlbsim" run "${many[@]}"
+check 2 "TRACE 1 and 2 are both '-': stdin can be read only once" -- "$tlbsim" run - -
+check 2 "TRACE 2 and 3 are both '-': stdin can be read only once" -- "$tlbsim" sweep --vary tlb.l1d.entries=16 "$demo" - -
+check 2 "expected IN and OUT" -- "$tlbsim" convert "$demo"
+# gather --from-alloc with nothing alive: an error, not an empty qsort(NULL) (UBSan).
+printf 'alloc 1 4K\nfree 1\n' >"$work/dead.trace"
+for c in churned fresh pool; do
+  check 1 "$work/dead.trace: no allocation is alive at the end of the trace" -- \
+    "$tlbsim" gather --preset h200 --from-alloc "$work/dead.trace" --case "$c"
+done
+# alloc: --map=EVENT past the last event, and a snapshot's device size that is none.
+printf 'alloc 1 4K\nalloc 2 4K\nfree 1\n' >"$work/three.trace"
+check 1 "$work/three.trace: --map=9: the trace has no event 9 (its last is 3)" -- "$tlbsim" alloc --map=9 "$work/three.trace"
+check 0 "" -- "$tlbsim" alloc --map=2 "$work/three.trace"
+for v in -5 '"80G"' 0 1.5e10; do
+  printf '{"device_traces":[[{"action":"alloc","addr":16,"size":100}]],"capture":{"device_total_memory":%s}}' "$v" \
+    >"$work/dev.json"
+  check 1 "$work/dev.json: capture.device_total_memory: $v is not a size of device memory" -- "$tlbsim" alloc "$work/dev.json"
+done
+# Page-table formats with wide levels: 24 index bits a level (128 MiB of
+# simulated table a node) cost host memory by the entries used, and a host
+# allocation that fails is an error at the record, never a simulated fault.
+printf '[machine]\nformat = wide\n[format.wide]\nva_bits = 60\nlevels = L0:36:24:8,L1:12:24:8\nleaves = 4K@L1\n[tlb.l1d]\nentries = 64\nways = 4\n' >"$work/wide.ini"
+awk 'BEGIN { x = 12345; for (i = 0; i < 300; i++) { x = (x * 1103515245 + 12345) % 2147483648
+  printf "r 0x%x%07x000\n", x % 65536, (x * 7) % 268435456 } }' >"$work/scattered.trace"
+check 0 "" -- timeout 20 "$tlbsim" run --config "$work/wide.ini" --format csv "$work/scattered.trace"
+[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["page_faults"], $c["faults"] }' \
+  "$work/out")" = "300 0" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: wide format: not 300 page faults"; }
+# One wide table's entries outgrow the host: under ASan (which cannot run with ulimit -v) any
+# allocation above 1 MiB fails, the 16384-cell table of 6000 pages; else a 40 MB address space
+# fails the 2^18-cell table of 200000 pages.
+asan=$(ldd "$tlbsim" 2>/dev/null | grep -c libasan)
+awk -v n=$([ "$asan" = 0 ] && echo 200000 || echo 6000) 'BEGIN { for (i = 0; i < n; i++) printf "r 0x%x\n", i * 4096 }' \
+  >"$work/seq.trace"
+if [ "$asan" != 0 ]; then
+  ASAN_OPTIONS=max_allocation_size_mb=1:allocator_may_return_null=1 "$tlbsim" run --config "$work/wide.ini" \
+    "$work/seq.trace" >/dev/null 2>"$work/err"
+else
+  (ulimit -v 40000 && exec "$tlbsim" run --config "$work/wide.ini" "$work/seq.trace") >/dev/null 2>"$work/err"
+fi
+rc=$?
+if [ $rc = 1 ] && [ "$(grep -v '^==' "$work/err" | grep -c .)" = 1 ] &&
+   grep -q "^$work/seq.trace:[0-9]*: access 0x[0-9a-f]*: out of host memory for the page tables and frames it needs$" "$work/err"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL: host memory running out is not one error (exit $rc):"; grep -v '^==' "$work/err" | head -3
+fi
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
 done

@@ -105,5 +105,21 @@ expect_error 1 "machine.address_spaces.*'private' is not shared or per-thread" \
   run --set machine.address_spaces=private "$t"
 expect_error 2 "" run --thread 64 "$t"
 
+# Issue #26: one grammar for both tlbsim formats. A label with a non-ASCII byte
+# read as native and was refused as binary; a binary map of part of a page
+# converted to a native line the native reader refuses.
+printf 'mark caf\xc3\xa9\n' >"$work/utf8.trace"
+expect_error 1 "^$work/utf8.trace:1: a mark label byte that is not printable ASCII" \
+  convert "$work/utf8.trace" "$work/utf8.bin"
+[ ! -e "$work/utf8.bin" ] && ok || bad "a refused label left output behind"
+printf '\x89TLBTRC\x01\x0f\x00\x64\x80\x20\x03' >"$work/partmap.bin"
+expect_error 1 "^$work/partmap.bin:1: binary record 1: a map whose VA or SIZE is not a multiple of its page size" \
+  convert --to native "$work/partmap.bin" "$work/partmap.trace"
+[ ! -e "$work/partmap.trace" ] && ok || bad "a refused map left output behind"
+printf 'mark a#b\nmap 0x200000 2M page=2M\nr 0x200000\n' >"$work/held.trace"
+"$tlbsim" convert --quiet "$work/held.trace" "$work/held.bin" &&
+  "$tlbsim" convert --quiet --to native "$work/held.bin" "$work/held2.trace" &&
+  [ "$(counts "$work/held2.trace")" = "$(counts "$work/held.trace")" ] && ok || bad "native -> binary -> native"
+
 echo "convert: $pass passed, $fail failed"
 [ $fail -eq 0 ]

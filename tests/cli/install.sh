@@ -3,7 +3,8 @@
 # C program (tests/install/consumer.c) built against the installed tree with
 # pkg-config (shared and --static) and with find_package(tlbsim) (shared and
 # static), run, its numbers compared with `tlbsim run --format csv` on the
-# same trace.
+# same trace. Then the same against an install into another prefix that is
+# moved after installing: tlbsim.pc and the CMake package are relocatable.
 #   tests/cli/install.sh BUILD_DIR SOURCE_DIR TLBSIM [CFLAGS]
 # CFLAGS (e.g. the sanitizers of the build) go to every consumer's build.
 set -euo pipefail
@@ -17,7 +18,8 @@ DESTDIR=$root cmake --install "$build" >/dev/null
 prefix=$(cmake -L -N "$build" | sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p')
 pc=$(find "$root$prefix" -name tlbsim.pc)
 libdir=$(dirname "$(dirname "$pc")")
-export TLBSIM_PRESET_PATH=$root$prefix/share/tlbsim/presets LD_LIBRARY_PATH=$libdir
+unset TLBSIM_PRESET_PATH # the presets are compiled in: an installed copy needs no path
+export LD_LIBRARY_PATH=$libdir
 fail() { echo "install.sh: $*" >&2; exit 1; }
 
 # Only the facade is installed and exported.
@@ -47,7 +49,7 @@ check() { # NAME PROGRAM: its output against tlbsim run and the known values
   echo "$1: ok"
 }
 
-pkg() { PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root pkg-config "$@" tlbsim; }
+pkg() { PKG_CONFIG_PATH=$(dirname "$pc") pkg-config "$@" tlbsim; } # relocatable: no sysroot needed
 [ "$(pkg --modversion)" = "$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")" ] || fail "pkg-config version"
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "${cflags[@]}" -o "$work/consumer_pc" "$src/tests/install/consumer.c" $(pkg --cflags --libs)
@@ -61,3 +63,24 @@ cmake -S "$src/tests/install" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$root$prefix
 cmake --build "$work/cmake" >/dev/null
 check find_package "$work/cmake/consumer"
 check find_package-static "$work/cmake/consumer_static"
+
+# Relocation: install into a prefix, move the tree, build against the moved copy.
+grep -q '^URL:' "$pc" && fail "tlbsim.pc has a URL line"
+grep -qF "$prefix" "$pc" && fail "tlbsim.pc names the configured prefix $prefix"
+cmake --install "$build" --prefix "$work/placed" >/dev/null
+mv "$work/placed" "$work/moved"
+moved=$work/moved
+pc=$(find "$moved" -name tlbsim.pc)
+libdir=$(dirname "$(dirname "$pc")")
+export LD_LIBRARY_PATH=$libdir # and a moved one finds its presets too
+[ "$(cd "$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=prefix tlbsim)" && pwd -P)" = "$(cd "$moved" && pwd -P)" ] ||
+  fail "moved tlbsim.pc: prefix $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=prefix tlbsim)"
+mpkg() { PKG_CONFIG_PATH=$(dirname "$pc") pkg-config "$@" tlbsim; }
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "${cflags[@]}" -o "$work/consumer_moved" "$src/tests/install/consumer.c" $(mpkg --cflags --libs)
+check pkg-config-moved "$work/consumer_moved"
+cmake -S "$src/tests/install" -B "$work/cmake-moved" -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_C_FLAGS="${cflags[*]}" >/dev/null
+cmake --build "$work/cmake-moved" >/dev/null
+grep -rqF "$work/placed" "$moved" && fail "the moved tree still names where it was installed"
+check find_package-moved "$work/cmake-moved/consumer"
+check find_package-static-moved "$work/cmake-moved/consumer_static"

@@ -156,8 +156,18 @@ check 2 "tlbsim mrc: --ways and --all-ways" -- "$tlbsim" mrc --ways 2 --all-ways
 check 2 "tlbsim mrc: --sets-max: 12 is not a power of two" -- "$tlbsim" mrc --sets-max 12 "$g"
 check 2 "tlbsim mrc: max sets 2048 is not a power of two up to max entries (1024)" -- \
   "$tlbsim" mrc --max-entries 1024 --sets-max 2048 "$g"
-check 2 "tlbsim mrc: --sample: 0 is not a rate in (0, 1]" -- "$tlbsim" mrc --sample 0 "$g"
-check 2 "tlbsim mrc: --sample: '1.5' is out of range (0..1)" -- "$tlbsim" mrc --sample 1.5 "$g"
+check 2 "tlbsim mrc: --sample: '0' is out of range (1e-06..1)" -- "$tlbsim" mrc --sample 0 "$g"
+check 2 "tlbsim mrc: --sample: '1.5' is out of range (1e-06..1)" -- "$tlbsim" mrc --sample 1.5 "$g"
+# Issue #26: a denormal rate sampled nothing and reported 0 misses past 32 entries though
+# every first use misses; --ways no row can have dropped every set-associative row.
+check 2 "tlbsim mrc: --sample: '4.9e-324' is out of range (1e-06..1)" -- "$tlbsim" mrc --sample 4.9e-324 "$g"
+check 1 "stride.lackey: sample rate 0.001 sampled none of the 256 references past the 32 most recent 4KiB pages" -- \
+  "$tlbsim" mrc --sample 0.001 "$src/traces/samples/stride.lackey"
+check 2 "tlbsim mrc: --ways: 600 ways need at least 1200 entries (2 sets), more than --max-entries (1024)" -- \
+  "$tlbsim" mrc --ways 4,600 --max-entries 1024 "$g"
+check 2 "tlbsim mrc: --ways: --sets-max 1 leaves fully associative rows only" -- "$tlbsim" mrc --ways 4 --sets-max 1 "$g"
+[ "$("$tlbsim" mrc --ways 512 --max-entries 1024 "$g" | grep -c '^4096,2,512,1024,')" = 1 ] && ok ||
+  bad "--ways 512 --max-entries 1024: the one 2-set row"
 check 1 "$work/bad.lackey:2:" -- "$tlbsim" mrc "$work/bad.lackey"
 check 1 "$work/rel.trace:2: access at @1: mrc needs absolute addresses" -- "$tlbsim" mrc "$work/rel.trace"
 check 1 "$work/ctx.trace:2: ctx 3: mrc models one address space" -- "$tlbsim" mrc "$work/ctx.trace"

@@ -153,6 +153,85 @@ class Alloc(unittest.TestCase):
             tlbsim.alloc()
 
 
+class Misuse(unittest.TestCase):
+    """Every argument out of its type or range, in turn: TypeError or
+    ValueError before the library sees it (no ctypes wraparound), and a
+    closed Machine raises instead of handing the library a NULL."""
+
+    def test_integers_do_not_wrap(self):
+        with tlbsim.Machine() as m:
+            for addr in (2**64, -1, 2**64 + 0x1000):
+                with self.assertRaisesRegex(ValueError, "^addr .* is out of range"):
+                    m.access(addr)
+            for size in (0, 2**64 + 1, -8):
+                with self.assertRaisesRegex(ValueError, "^size .* is out of range"):
+                    m.access(0x1000, size)
+            for bad in (1.5, "0x1000", None, True):
+                with self.assertRaises(TypeError):
+                    m.access(bad)
+            with self.assertRaises(TypeError):
+                m.access(0x1000, 8, kind=None)
+            with self.assertRaises(ValueError):
+                m.access(0x1000, 8, kind="RW")
+            for name, args in (("footprint", (2**64, 64)), ("stride", (4096, 2**64 + 8)),
+                               ("page_size", (4096, 64, 2**64 + 4096))):
+                with self.assertRaisesRegex(ValueError, f"^{name} .* is out of range"):
+                    m.chase(*args)
+            with self.assertRaises(TypeError):
+                m.chase(4096.0, 64)
+            self.assertEqual(m.stat("accesses"), 0)  # nothing reached the machine
+        with self.assertRaisesRegex(ValueError, "^max_entries 4294967312 is out of range"):
+            tlbsim.mrc(STRIDE, max_entries=2**32 + 16)
+        with self.assertRaises(TypeError):
+            tlbsim.mrc(STRIDE, max_entries="64")
+        with self.assertRaisesRegex(ValueError, "^capacity .* is out of range"):
+            tlbsim.alloc(synthetic="requests=4", policies=["cuda"], capacity=2**64 + 16384)
+        with self.assertRaisesRegex(ValueError, "^capacity .* is out of range"):
+            tlbsim.alloc(synthetic="requests=4", policies=["cuda"], capacity=-1)
+
+    def test_strings(self):
+        with tlbsim.Machine() as m:
+            with self.assertRaisesRegex(TypeError, "^column must be a str, not None"):
+                m.stat(None)
+            with self.assertRaises(TypeError):
+                m.stat(3)
+            with self.assertRaisesRegex(ValueError, "NUL"):
+                m.stat("accesses\0junk")
+            with self.assertRaises(TypeError):
+                m.run_trace(None)
+            with self.assertRaises(TypeError):
+                m.feed(None)
+            with self.assertRaises(TypeError):
+                m.report(None)
+        with self.assertRaisesRegex(TypeError, "^sets must be a list of str"):
+            tlbsim.Machine(sets="tlb.l1d.entries=4")
+        with self.assertRaisesRegex(TypeError, r"^sets\[1\] must be a str"):
+            tlbsim.Machine(sets=["tlb.l1d.entries=4", None])
+        with self.assertRaises(TypeError):
+            tlbsim.Machine(preset=7)
+        with self.assertRaisesRegex(TypeError, "^policies must be a list of str"):
+            tlbsim.alloc(synthetic="requests=4", policies="cuda")
+        with self.assertRaises(TypeError):
+            tlbsim.mrc(None)
+        with self.assertRaises(TypeError):
+            tlbsim.chase(object(), 64)
+
+    def test_closed_machine(self):
+        m = tlbsim.Machine()
+        m.access(0x1000)
+        m.close()
+        m.close()  # twice is fine
+        calls = (lambda: m.access(0x1000), lambda: m.stat("accesses"), lambda: m.report(), lambda: m.feed("r 0x1\n"),
+                 lambda: m.run_trace(DEMO), lambda: m.chase(4096, 64))
+        for call in calls:
+            with self.assertRaisesRegex(ValueError, "^the Machine is closed$"):
+                call()
+        with tlbsim.Machine() as m:
+            pass
+        with self.assertRaises(ValueError):
+            m.stat("accesses")
+
+
 class Misc(unittest.TestCase):
     def test_version(self):
         self.assertRegex(tlbsim.version(), r"^\d+\.\d+\.\d+$")
@@ -244,7 +323,7 @@ class Loading(unittest.TestCase):
 
     def test_failed_machine_is_quiet(self):
         r = self.python("import tlbsim\ntry:\n    tlbsim.Machine(preset='nope')\nexcept tlbsim.Error as e:\n"
-                        "    print(e)", os.path.join(SRC, "python"))
+                        "    print(e)", os.path.join(os.path.dirname(os.environ["TLBSIM_LIBRARY"]), "python"))
         self.assertEqual(r.returncode, 0)
         self.assertIn("no preset named 'nope'", r.stdout)
         self.assertNotIn("Exception ignored", r.stderr)

@@ -41,6 +41,7 @@ typedef struct chase_spec {
   uint64_t warmup;     /* at least one full pass is enforced, as on the GPU */
   uint64_t steps;      /* loads per timed pass */
   unsigned repeats;
+  const region_history *history; /* managed: what the allocation saw before (region.h); NULL: nothing */
 } chase_spec;
 
 typedef struct chase_result {

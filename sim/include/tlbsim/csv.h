@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" { /* tlbsim/base.h has no C++ guard of its own */
+#endif
+
 #include "tlbsim/base.h"
 
 /* Writes s as one field, quoted when it must be. */
@@ -37,5 +41,9 @@ int csv_table_next(csv_table *t, char ***field, unsigned long *line, diag *d);
 /* Field col of the current row, "" when col < 0 (no such column). */
 const char *csv_table_get(csv_table *t, int col);
 void csv_table_close(csv_table *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,9 +12,9 @@
 #define TLBSIM_GPU_H
 
 #include "tlbsim/config.h"
+#include "tlbsim/rows.h"
 
-#define GPU_MAX_GROUP_SMS 16
-#define GPU_MAX_SMS 256
+#define GPU_MAX_GROUP_SMS 16 /* GPU_MAX_SMS: tlbsim/rows.h (the SM numbers rows may name) */
 
 typedef struct gpu_config {
   uint32_t sms;                 /* 0: no [gpu] section (not a GPU preset) */
@@ -35,6 +35,16 @@ typedef struct gpu_config {
   double data_spread_cycles;    /* the data latency's range over L2 slices, around data_cycles */
   double l1_hit_cycles;         /* a load the SM's L1 data cache serves (the table mode's offsets) */
   double launch_gap_ns;         /* between two back-to-back launches */
+  uint32_t max_threads_per_sm;  /* resident threads an SM holds (blocks it takes at once: launch.h) */
+  uint32_t max_blocks_per_sm;   /* resident blocks an SM holds */
+  uint16_t block_order[GPU_MAX_SMS]; /* the SMs in the order the block scheduler fills them (launch.h) */
+  /* The memory behind the L2 cache, for kernels over buffers larger than it
+   * (the managed-memory experiment's stream and gather: tlbsim/uvm_suite.h). */
+  uint64_t l2_bytes;            /* the L2 cache: a gather's lines hit it with share l2_bytes / footprint */
+  double dram_cycles;           /* a line from DRAM (the L2 misses), translation hitting */
+  double dram_interval;         /* GPU-wide: between line requests DRAM serves, lines at random */
+  double stream_gbps;           /* what a streaming read of a large buffer reaches */
+  double stream_launch_ns;      /* and a streaming launch's time beyond its bytes at that rate */
 } gpu_config;
 
 /* Reads [gpu] into *g (all 0 without one: not a GPU preset). */

@@ -42,6 +42,7 @@
 #include "tlbsim/pt.h"
 #include "tlbsim/system.h"
 #include "tlbsim/trace.h"
+#include "tlbsim/uvm.h"
 #include "tlbsim/vas.h"
 
 typedef enum { DEMAND_AUTO, DEMAND_ON, DEMAND_OFF } machine_demand;
@@ -71,6 +72,8 @@ typedef struct machine_spec {
   system_spec sys;               /* [latency] [mmu] [ptcache] [tlb.*] [pwc.*]: the MMU every agent has,
                                     the memory system below */
   gpu_config gpu;                /* [gpu]: the concurrency model's device (sms 0 without one) */
+  uvm_config uvm;                /* [uvm]: managed memory (alloc kind=managed; the driver's rules, the costs);
+                                    va_base/va_size filled in from the format when 0 */
   uint64_t max_record_pages;     /* pages one record may touch: MACHINE_MAX_RECORD_PAGES, or
                                     fewer (a harness keeps each input quick); 0 is the default */
 } machine_spec;

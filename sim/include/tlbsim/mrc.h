@@ -47,6 +47,11 @@
 #define MRC_MAX_SET_BITS 20u
 #define MRC_MAX_ENTRIES (1u << MRC_MAX_SET_BITS) /* also bounds sets: a set holds an entry */
 #define MRC_RECENT_EXACT 32u /* fully associative sizes up to this are exact at any sample rate */
+/* The lowest SHARDS rate: one page in a million. Below it a trace of
+ * fewer than millions of pages samples none, and a rate below 2^-64
+ * (denormals) samples none of any trace; a pass that sampled none of its
+ * deep references is an error at mrc_finish in any case. */
+#define MRC_SAMPLE_MIN 1e-6
 
 typedef struct mrc_spec {
   unsigned npage_shifts;
@@ -54,7 +59,7 @@ typedef struct mrc_spec {
   uint32_t max_entries; /* fully associative sizes 1..max_entries; <= MRC_MAX_ENTRIES */
   uint32_t max_sets;    /* set counts 2, 4, ... max_sets (a power of two); 1: none */
   uint32_t max_ways;    /* ways tracked at each set count, cut to max_entries / sets */
-  double sample_rate;   /* SHARDS rate in (0, 1]; 1 analyses every page, exactly */
+  double sample_rate;   /* SHARDS rate in [MRC_SAMPLE_MIN, 1]; 1 analyses every page, exactly */
   bool inst;            /* instruction fetches are references too (a unified TLB) */
   bool opt;             /* also Belady's OPT, fully associative (mrc_finish) */
   uint32_t compact_at;  /* fall-off times held before the first renumbering; 0: the
@@ -101,7 +106,9 @@ uint64_t mrc_misses(const mrc *m, unsigned i, uint32_t sets, uint32_t ways);
  * with d as "FILE:LINE: ..." on a bad record, or when host memory runs out. */
 int mrc_replay(mrc *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d);
 /* After the last block: what needs the whole trace (OPT). -1 with d when
- * host memory runs out. */
+ * host memory runs out, or when a sampled pass sampled none of the
+ * references past the MRC_RECENT_EXACT most recent pages (its estimate of
+ * every larger array would be 0 misses, below the trace's first uses). */
 int mrc_finish(mrc *m, diag *d);
 /* With spec.opt, after mrc_finish: the misses of an OPT fully associative
  * array of `entries` (1..max_entries) at page size index i. */

@@ -146,6 +146,15 @@ int num_parse_whole(const char *s, uint64_t *out);
 int num_parse_size(const char *s, uint64_t *out);
 int num_parse_real(const char *s, double *out);
 
+/* A comma list of numbers of kind k (whole numbers or sizes) and ranges
+ * LO..HI: per_octave values per doubling from LO while they stay at most HI,
+ * each rounded to a whole number (per_octave 1: LO, 2LO, 4LO, ...). -1 on a
+ * bad item, an empty list or item, LO 0 or above HI, or more than max values.
+ * The one list every command line and tlbsim-gpu option reads sizes with. */
+int num_parse_list(const char *s, num_kind k, unsigned per_octave, uint64_t *out, size_t max, size_t *n);
+/* A comma list of reals, each in [lo, hi]. -1 as num_parse_list. */
+int num_parse_real_list(const char *s, double lo, double hi, double *out, size_t max, size_t *n);
+
 /* The same with a range check. */
 num_status num_whole_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 num_status num_size_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
@@ -189,6 +198,43 @@ static inline uint64_t num_add_sat(uint64_t a, uint64_t b) {
 /* The noun for n things in a text report: one for 1, many otherwise ("1
  * write", "2 writes"; "1 entry", "0 entries"). */
 static inline const char *num_noun(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* LEB128 numbers of binary formats (7 bits a byte, low first, the high
+ * bit set on every byte but the last; at most 10 bytes and 64 bits). The
+ * reader reads from padded input without end tests: the caller checks
+ * afterwards that p stayed inside what was there. NULL for a number
+ * longer or wider than 64 bits. */
+static inline const uint8_t *num_get_leb128(const uint8_t *p, uint64_t *v) {
+  if (*p < 0x80) {
+    *v = *p;
+    return p + 1;
+  }
+  uint64_t x = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    uint8_t c = *p++;
+    x |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) {
+      if (shift == 63 && c > 1) return NULL;
+      *v = x;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+/* Writes v (at most 10 bytes) and returns the byte after it. */
+static inline uint8_t *num_put_leb128(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+/* Signed numbers as LEB128: zigzag, 0, -1, 1, -2, ... as 0, 1, 2, 3, ... */
+static inline uint64_t num_zigzag(uint64_t delta) { return delta << 1 ^ (uint64_t)-(int64_t)(delta >> 63); }
+static inline uint64_t num_unzigzag(uint64_t z) { return z >> 1 ^ -(z & 1); }
 
 /* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *num_format_size(uint64_t bytes, char *buf, size_t len);

@@ -28,7 +28,10 @@ extern const char *const phys_order_names[];
  * capacity is rounded down to that. NULL if capacity < one frame. */
 phys *phys_create(uint64_t capacity_bytes, unsigned min_shift, phys_order order);
 void phys_destroy(phys *p);
-/* Allocates one aligned frame of 2^page_shift bytes; -1 when none is free. */
+/* Allocates one aligned frame of 2^page_shift bytes; -1 when none is free,
+ * PHYS_NO_HOST_MEMORY when the host has no memory for the free map of a
+ * split (the simulated memory is not full: never report it as if it were). */
+#define PHYS_NO_HOST_MEMORY (-2)
 int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa);
 /* Takes the frame of 2^page_shift bytes at pa, chosen by the caller (a
  * textbook's page table written entry by entry): PHYS_AT_OK, or what is in

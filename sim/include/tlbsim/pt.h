@@ -33,7 +33,8 @@
 #define PT_NAME_MAX 16        /* a level's or a format's name, with its NUL */
 #define PT_DESCRIPTION_MAX 128
 #define PT_MAX_ENTRY_BYTES 16 /* Hopper's dual PDE; larger entries exist nowhere */
-#define PT_MAX_INDEX_BITS 24  /* one table of 2^24 entries: host memory stays bounded */
+#define PT_MAX_INDEX_BITS 24  /* one table of 2^24 entries (simulated); a wide node's host memory follows the
+                                 entries it holds (pt.c) */
 
 enum { PT_R = 1, PT_W = 2, PT_X = 4, PT_RWX = 7 };
 
@@ -70,7 +71,10 @@ typedef struct pt_format {
 /* Where a tree's table nodes live when they are pages of simulated
  * physical memory (a machine's [machine] tables_in_memory): take returns
  * the address of a free block of at least `bytes` (a power of two) aligned
- * to its size, or -1 when memory is full; give hands it back. */
+ * to its size, -1 when memory is full, or PT_TAKE_NO_HOST_MEMORY when the
+ * host has no memory to find one (never a simulated event); give hands it
+ * back. */
+#define PT_TAKE_NO_HOST_MEMORY (-2)
 typedef struct pt_table_frames {
   void *ctx;
   int (*take)(void *ctx, uint64_t bytes, uint64_t *pa);
@@ -164,8 +168,11 @@ const pt_format *pt_get_format(const pt *t);
 /* Maps one page. Fails (diag) if the size is not a leaf size of the format,
  * va/pa are misaligned, va is no address of the format (pt_format_va_ok),
  * or any part is already mapped: -1; PT_MAP_NO_TABLE_MEMORY when a table
- * node it needs finds no memory (with pt_table_frames: memory is full). */
+ * node it needs finds no simulated memory (pt_table_frames: memory is
+ * full), PT_MAP_NO_HOST_MEMORY when the host has none for it. Either way
+ * nothing is left half made. */
 #define PT_MAP_NO_TABLE_MEMORY (-2)
+#define PT_MAP_NO_HOST_MEMORY (-3)
 int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, diag *d);
 /* Unmaps the page containing va; *old (may be NULL) receives what was mapped.
  * Frees table nodes left empty. Returns -1 if nothing is mapped there. */
@@ -219,11 +226,16 @@ int pt_entry_decode(const pt_format *f, unsigned level, uint64_t raw, pt_entry *
 unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]);
 /* Calls fn for every table node, level by level from the root (within a
  * level, in index order): its level, the lowest VA it covers (canonical:
- * sign-extended where the format is), its simulated
- * address, its entry count and every entry word (0 for an empty entry).
- * Returns -1 when out of memory for the entry buffer, else 0. */
+ * sign-extended where the format is), its simulated address, its entry
+ * count and its valid entries (index and entry word), in index order: a
+ * table of 2^24 entries costs what it holds. Returns -1 when out of host
+ * memory, else 0. */
+typedef struct pt_table_entry {
+  uint32_t index;
+  uint64_t raw;
+} pt_table_entry;
 typedef void (*pt_table_fn)(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa,
-                            uint32_t nentries, const uint64_t *raw);
+                            uint32_t nentries, const pt_table_entry *valid, uint32_t nvalid);
 int pt_each_table(const pt *t, pt_table_fn fn, void *ctx);
 
 /* Table nodes and bytes live now at a level, and their peak. A level with

@@ -18,6 +18,11 @@
  * Errors: every call that can fail returns -1 (or NULL) and, when `err` is
  * not NULL, writes one line "FILE:LINE: what is wrong" (at most
  * TLBSIM_ERROR_MAX bytes with its NUL) into it. Nothing prints or exits.
+ * Every argument is checked first: a NULL machine, string or result
+ * pointer where one is needed, a NULL array (or a NULL inside one) with a
+ * count above 0, a count above 65536 or a length no buffer has is such an
+ * error ("tlbsim_stat: column is NULL"), never a crash. Only err and the
+ * arguments said to take NULL (preset, formats, ...) may be NULL.
  * Strings a call returns as `char *` are the caller's: tlbsim_free them.
  *
  * Presets are found by name in $TLBSIM_PRESET_PATH (a colon list), then
@@ -63,9 +68,10 @@ int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *trace_form
  * access each, as `tlbsim run A B ...` does (traces/FORMAT.md, Threads).
  * The report then has a "cpus" list. */
 int tlbsim_run_cpus(tlbsim_machine *m, const char *const *paths, size_t n, const char *trace_format, char *err);
-/* Replays trace text held in memory, `len` bytes of it (a native trace's
- * lines: accesses, alloc/free, map/unmap, ctx, mark; or any format
- * tlbsim_run_trace reads), as if it were a file named "tlbsim_feed": errors
+/* Replays trace text held in memory, `len` bytes of it (at most 2^40; text
+ * may be NULL when len is 0): a native trace's lines (accesses, alloc/free,
+ * map/unmap, ctx, mark) or any format tlbsim_run_trace reads, as if it
+ * were a file named "tlbsim_feed": errors
  * are "tlbsim_feed:LINE: ...", lines counted from 1 in each call. The
  * machine keeps its state between calls: an `alloc` fed once is there for
  * the accesses fed later. */

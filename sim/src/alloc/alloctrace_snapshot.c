@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloctrace_impl.h"
+#include "tlbsim/vas.h"
 
 typedef struct snap {
   json_object *root;
@@ -135,7 +136,7 @@ static void note_unmodelled(alloctrace *t, json_object *set) {
   }
 }
 
-static void read_settings(alloctrace *t, json_object *root) {
+static int read_settings(alloctrace *t, json_object *root, diag *d) {
   json_object *set, *v;
   if (json_object_object_get_ex(root, "allocator_settings", &set) && json_object_is_type(set, json_type_object)) {
     t->info.has_settings = true;
@@ -146,10 +147,19 @@ static void read_settings(alloctrace *t, json_object *root) {
       t->info.max_split_size = (uint64_t)json_object_get_int64(v);
     note_unmodelled(t, set);
   }
-  /* traces/torch/capture.py records the device it ran on. */
-  if (json_object_object_get_ex(root, "capture", &set) && json_object_object_get_ex(set, "device_total_memory", &v) &&
-      json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
-    t->info.device_total = (uint64_t)json_object_get_int64(v);
+  /* traces/torch/capture.py records the device it ran on: a size the
+   * replay's capacity defaults to, so one that is not a size is an error. */
+  if (json_object_object_get_ex(root, "capture", &set) && json_object_is_type(set, json_type_object) &&
+      json_object_object_get_ex(set, "device_total_memory", &v) && !json_object_is_type(v, json_type_null)) {
+    int64_t bytes = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+    if (bytes <= 0 || (uint64_t)bytes > VAS_MAX_CAPACITY) {
+      char range[64];
+      return diag_set(d, t->path, 0, "capture.device_total_memory: %s is not a size of device memory (%s bytes)",
+                      json_object_to_json_string(v), num_range_text(NUM_WHOLE, 1, VAS_MAX_CAPACITY, range, sizeof range));
+    }
+    t->info.device_total = (uint64_t)bytes;
+  }
+  return 0;
 }
 
 int at_open_snapshot(alloctrace *t, const char *text, size_t len, int device, diag *d) {
@@ -202,10 +212,9 @@ int at_open_snapshot(alloctrace *t, const char *text, size_t len, int device, di
         s->device = pick;
         s->trace = json_object_array_get_idx(traces, (size_t)pick);
         s->len = json_object_array_length(s->trace);
-        read_settings(t, root);
         t->impl = s;
         t->src = &snapshot_source;
-        return 0;
+        return read_settings(t, root, d); /* on error the caller's close frees s and root */
       }
     }
   }

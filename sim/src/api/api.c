@@ -46,11 +46,43 @@ static int fail_msg(char *err, const char *what, const char *msg) {
   return fail(err, &d);
 }
 
+/* --- arguments: each call checks every one of its own first --------------
+ * A NULL where a value is needed, a NULL inside an array with a count, or a
+ * count or length no caller could mean fails the call with its one line,
+ * "tlbsim_CALL: ARG is NULL", before anything is read or allocated. */
+#define API_MAX_ITEMS 65536u           /* sets, policies: far more than any configuration has */
+#define API_FEED_MAX (UINT64_C(1) << 40) /* trace text held in memory: 1 TiB (longer is a file's) */
+
+/* -1 with "fn: what is NULL" when p is NULL. */
+static int need(char *err, const char *fn, const void *p, const char *what) {
+  if (p) return 0;
+  char msg[64];
+  snprintf(msg, sizeof msg, "%s is NULL", what);
+  return fail_msg(err, fn, msg);
+}
+
+/* n strings at items: the array there when n > 0, each one not NULL. */
+static int need_items(char *err, const char *fn, const char *const *items, size_t n, const char *what) {
+  char msg[96];
+  if (n > API_MAX_ITEMS) snprintf(msg, sizeof msg, "%zu %s: at most %u", n, what, API_MAX_ITEMS);
+  else if (n && !items) snprintf(msg, sizeof msg, "%s is NULL with a count of %zu", what, n);
+  else {
+    for (size_t i = 0; i < n; i++)
+      if (!items[i]) {
+        snprintf(msg, sizeof msg, "%s[%zu] is NULL", what, i);
+        return fail_msg(err, fn, msg);
+      }
+    return 0;
+  }
+  return fail_msg(err, fn, msg);
+}
+
 const char *tlbsim_version(void) { return TLBSIM_VERSION; }
 
 void tlbsim_free(void *p) { free(p); }
 
 int tlbsim_size(const char *text, uint64_t *out, char *err) {
+  if (need(err, "tlbsim_size", text, "text") || need(err, "tlbsim_size", out, "out")) return -1;
   char why[128];
   num_status st = num_size_in(text, 0, UINT64_MAX, out);
   if (st == NUM_OK) return 0;
@@ -59,6 +91,7 @@ int tlbsim_size(const char *text, uint64_t *out, char *err) {
 
 tlbsim_machine *tlbsim_machine_create(const char *preset, const char *config_file, const char *const *sets,
                                       size_t nsets, char *err) {
+  if (need_items(err, "tlbsim_machine_create", sets, nsets, "sets")) return NULL;
   if (preset && config_file) return fail_msg(err, "tlbsim_machine_create", "a preset or a config file, not both"), NULL;
   if (!preset && !config_file) preset = "x86-64";
   tlbsim_machine *t = calloc(1, sizeof *t);
@@ -84,6 +117,7 @@ void tlbsim_machine_destroy(tlbsim_machine *m) {
 }
 
 int tlbsim_access(tlbsim_machine *m, char kind, uint64_t addr, uint64_t size, char *err) {
+  if (need(err, "tlbsim_access", m, "the machine")) return -1;
   static const char kinds[] = "RWX"; /* by trace_access */
   const char *k = kind ? strchr(kinds, kind) : NULL;
   diag d;
@@ -122,6 +156,7 @@ static int replay_into(tlbsim_machine *m, trace_reader *r, char *err) {
 }
 
 int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, char *err) {
+  if (need(err, "tlbsim_run_trace", m, "the machine") || need(err, "tlbsim_run_trace", path, "path")) return -1;
   diag d;
   trace_reader *r = NULL;
   return open_trace(path, format, &r, &d) ? fail(err, &d) : replay_into(m, r, err);
@@ -129,6 +164,7 @@ int tlbsim_run_trace(tlbsim_machine *m, const char *path, const char *format, ch
 
 int tlbsim_run_cpus(tlbsim_machine *m, const char *const *paths, size_t n, const char *format, char *err) {
   diag d;
+  if (need(err, "tlbsim_run_cpus", m, "the machine") || need_items(err, "tlbsim_run_cpus", paths, n, "paths")) return -1;
   if (!n || n > TRACE_THREAD_MAX)
     return diag_set(&d, "tlbsim_run_cpus", 0, "%zu traces: from 1 to %d", n, TRACE_THREAD_MAX), fail(err, &d);
   trace_reader *r[TRACE_THREAD_MAX];
@@ -149,6 +185,13 @@ int tlbsim_run_cpus(tlbsim_machine *m, const char *const *paths, size_t n, const
 }
 
 int tlbsim_feed(tlbsim_machine *m, const char *text, size_t len, const char *format, char *err) {
+  if (need(err, "tlbsim_feed", m, "the machine") || (len && need(err, "tlbsim_feed", text, "text"))) return -1;
+  if ((uint64_t)len > API_FEED_MAX) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "len %zu is more than the %llu bytes fed at once (replay a file instead)", len,
+             (unsigned long long)API_FEED_MAX);
+    return fail_msg(err, "tlbsim_feed", msg);
+  }
   diag d;
   trace_format f;
   trace_reader *r = NULL;
@@ -164,6 +207,9 @@ static json_object *report_json(tlbsim_machine *m) {
 /* One column of the report read from the machine's counters as they
  * stand: the stats schema names it, no report is built. */
 int tlbsim_stat(tlbsim_machine *m, const char *column, double *out, char *err) {
+  if (need(err, "tlbsim_stat", m, "the machine") || need(err, "tlbsim_stat", column, "column") ||
+      need(err, "tlbsim_stat", out, "out"))
+    return -1;
   stats_schema sc;
   stats_schema_build(machine_get_spec(m->m), &sc);
   for (size_t i = 0; i < sc.n; i++) {
@@ -205,6 +251,7 @@ static void write_report(FILE *f, void *ctx) {
 }
 
 char *tlbsim_report(tlbsim_machine *m, const char *format, char *err) {
+  if (need(err, "tlbsim_report", m, "the machine")) return NULL;
   report_job j;
   if (!format || report_format_parse(format, &j.format))
     return fail_msg(err, "tlbsim_report", "the format is not json, csv or text"), NULL;
@@ -240,6 +287,7 @@ char *tlbsim_mrc(const char *trace, const char *format, const char *page_sizes, 
   uint64_t entries[32];
   mrc_spec s;
   diag d;
+  if (need(err, "tlbsim_mrc", trace, "trace")) return NULL;
   if (mrc_plan(page_sizes, max_entries, &s, &d)) return fail(err, &d), NULL;
   unsigned nentries = 0;
   for (uint64_t e = 1; e <= s.max_entries; e *= 2) entries[nentries++] = e;
@@ -282,6 +330,7 @@ static int chase_plan(const machine_spec *ms, uint64_t footprint, uint64_t strid
 
 int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, uint64_t page_size, const char *order,
                  const char *mapping, tlbsim_chase_result *out, char *err) {
+  if (need(err, "tlbsim_chase", m, "the machine") || need(err, "tlbsim_chase", out, "out")) return -1;
   const machine_spec *ms = machine_get_spec(m->m);
   chase_spec s;
   chase_result r;
@@ -386,7 +435,14 @@ static allocreplay *create_replay(alloctrace *t, const char *const *policies, si
 
 char *tlbsim_alloc(const char *trace, const char *input_format, const char *const *policies, size_t npolicies,
                    const char *preset, uint64_t capacity, const char *const *sets, size_t nsets, char *err) {
+  if (need_items(err, "tlbsim_alloc", policies, npolicies, "policies") ||
+      need_items(err, "tlbsim_alloc", sets, nsets, "sets"))
+    return NULL;
   diag d;
+  if (capacity > VAS_MAX_CAPACITY)
+    return diag_set(&d, "tlbsim_alloc", 0, "capacity %llu is out of range (0: the default, else 1..%llu)",
+                    (unsigned long long)capacity, (unsigned long long)VAS_MAX_CAPACITY),
+           fail(err, &d), NULL;
   if (npolicies > ALLOCREPLAY_MAX_POLICIES)
     return diag_set(&d, "tlbsim_alloc", 0, "%zu policies: at most %d", npolicies, ALLOCREPLAY_MAX_POLICIES),
            fail(err, &d), NULL;

@@ -59,6 +59,59 @@ int num_parse_whole(const char *s, uint64_t *out) { return s ? num_span_whole(s,
 
 int num_parse_size(const char *s, uint64_t *out) { return s ? num_span_size(s, s + strlen(s), out) : -1; }
 
+/* Item [s, end) of a list: a number, or LO..HI spread per_octave per doubling. */
+static int list_item(const char *s, const char *end, num_kind k, unsigned per_octave, uint64_t *out, size_t max,
+                     size_t *n) {
+  int (*span)(const char *, const char *, uint64_t *) = k == NUM_SIZE ? num_span_size : num_span_whole;
+  const char *dots = NULL;
+  for (const char *p = s; p + 1 < end; p++)
+    if (p[0] == '.' && p[1] == '.') {
+      dots = p;
+      break;
+    }
+  uint64_t lo, hi;
+  if (!dots) {
+    if (span(s, end, &lo) || *n == max) return -1;
+    out[(*n)++] = lo;
+    return 0;
+  }
+  if (span(s, dots, &lo) || span(dots + 2, end, &hi) || !lo || lo > hi || !per_octave) return -1;
+  for (unsigned j = 0;; j++) {
+    double f = (double)lo * exp2((double)j / per_octave);
+    if (f > (double)hi * (1 + 1e-9)) break;
+    if (*n == max) return -1;
+    out[(*n)++] = (uint64_t)llround(f);
+  }
+  return 0;
+}
+
+int num_parse_list(const char *s, num_kind k, unsigned per_octave, uint64_t *out, size_t max, size_t *n) {
+  *n = 0;
+  if (!s || !*s) return -1;
+  for (;;) {
+    const char *end = s + strcspn(s, ",");
+    if (end == s || list_item(s, end, k, per_octave, out, max, n)) return -1;
+    if (!*end) return 0;
+    s = end + 1;
+  }
+}
+
+int num_parse_real_list(const char *s, double lo, double hi, double *out, size_t max, size_t *n) {
+  char buf[64];
+  *n = 0;
+  if (!s || !*s) return -1;
+  for (;;) {
+    size_t len = strcspn(s, ",");
+    if (!len || len >= sizeof buf || *n == max) return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (num_real_in(buf, lo, hi, &out[*n]) != NUM_OK) return -1;
+    (*n)++;
+    if (!s[len]) return 0;
+    s += len + 1;
+  }
+}
+
 /* Whether s spells infinity ("inf", "-Infinity", ...): a value beyond
  * every range rather than a malformed one. */
 static bool is_infinity(const char *s) {

@@ -2,6 +2,9 @@
 #include "tlbsim/gpu.h"
 
 #include <stddef.h>
+#include <string.h>
+
+#include "tlbsim/num.h"
 
 #define REAL(key, field, unit, doc) {key, CFG_KEY_REAL, offsetof(gpu_config, field), 0, 0, 0, 0, 0, 1e12, unit, "0", doc}
 
@@ -28,10 +31,62 @@ static const cfg_key gpu_table[] = {
     REAL("data_spread_cycles", data_spread_cycles, "cycles", "the data latency's range over L2 slices, around data_cycles"),
     REAL("l1_hit_cycles", l1_hit_cycles, "cycles", "a load the SM's L1 data cache serves (the table mode's offsets)"),
     REAL("launch_gap_ns", launch_gap_ns, "ns", "between two back-to-back kernel launches"),
+    {"max_threads_per_sm", CFG_KEY_U32, offsetof(gpu_config, max_threads_per_sm), 2048, 32, 1u << 16, 0, 0, 0,
+     "count", "2048", "resident threads an SM holds (how many blocks of a launch it takes at once)"},
+    {"max_blocks_per_sm", CFG_KEY_U32, offsetof(gpu_config, max_blocks_per_sm), 32, 1, 1024, 0, 0, 0, "count", "32",
+     "resident blocks an SM holds"},
+    {"block_order", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "0, 1, 2, ...",
+     "the SMs in the order the block scheduler fills them: SM numbers, and 'even' or 'odd' for every SM of that "
+     "parity not named yet, ascending; every SM once (a launch that fits at once puts block k on entry k mod sms)"},
+    {"l2_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l2_bytes), 0, 0, UINT64_C(1) << 40, 0, 0, 0, "bytes", "0",
+     "the L2 cache: the share of a gather's random lines it holds is l2_bytes / footprint (tlbsim uvm)"},
+    REAL("dram_cycles", dram_cycles, "cycles", "a line from DRAM, translation hitting (tlbsim uvm)"),
+    REAL("dram_interval", dram_interval, "cycles", "GPU-wide: between random line requests DRAM serves (tlbsim uvm)"),
+    REAL("stream_gbps", stream_gbps, "GB/s", "a streaming read of a buffer larger than the L2 cache (tlbsim uvm)"),
+    REAL("stream_launch_ns", stream_launch_ns, "ns", "a streaming launch's time beyond its bytes at stream_gbps"),
 };
 static const cfg_keys gpu_keys = {"gpu", gpu_table, sizeof gpu_table / sizeof gpu_table[0]};
 
 const cfg_keys *gpu_config_keys(void) { return &gpu_keys; }
+
+/* An item of block_order: an SM, or "even"/"odd" (every SM of that parity
+ * not placed yet, ascending). */
+typedef struct order_ctx {
+  gpu_config *g;
+  uint32_t n;
+  bool placed[GPU_MAX_SMS];
+} order_ctx;
+
+static int order_item(void *ctx, const char *item, diag *why) {
+  order_ctx *o = ctx;
+  uint32_t sms = o->g->sms;
+  int parity = !strcmp(item, "even") ? 0 : !strcmp(item, "odd") ? 1 : -1;
+  if (parity >= 0) {
+    for (uint32_t s = (uint32_t)parity; s < sms; s += 2)
+      if (!o->placed[s]) o->placed[s] = true, o->g->block_order[o->n++] = (uint16_t)s;
+    return 0;
+  }
+  uint64_t sm;
+  if (num_parse_whole(item, &sm) || sm >= sms)
+    return diag_set(why, NULL, 0, "'%s' is not an SM (0 to %u), even or odd", item, sms - 1);
+  if (o->placed[sm]) return diag_set(why, NULL, 0, "SM %llu is named twice", (unsigned long long)sm);
+  o->placed[sm] = true;
+  o->g->block_order[o->n++] = (uint16_t)sm;
+  return 0;
+}
+
+/* [gpu] block_order: every SM once, in the scheduler's order (default
+ * ascending). */
+static int read_block_order(cfg *c, gpu_config *g, diag *d) {
+  order_ctx o = {.g = g};
+  if (!cfg_has(c, "gpu", "block_order")) {
+    for (uint32_t s = 0; s < g->sms; s++) g->block_order[s] = (uint16_t)s;
+    return 0;
+  }
+  if (cfg_get_list(c, "gpu", "block_order", order_item, &o, NULL, d)) return -1;
+  if (o.n != g->sms) return cfg_error(c, "gpu", "block_order", d, "names %u of the %u SMs", o.n, g->sms);
+  return 0;
+}
 
 int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
   *g = (gpu_config){0};
@@ -44,6 +99,7 @@ int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
   if (!cfg_has(c, "gpu", "sms")) return cfg_section_error(c, "gpu", d, "missing key 'sms'");
   for (size_t i = 0; i < n; i++) g->group[i] = (uint32_t)group[i];
   g->ngroup = (uint32_t)n;
+  if (read_block_order(c, g, d)) return -1;
   diag why;
   return gpu_config_check(g, &why) ? cfg_section_error(c, "gpu", d, "%s", why.msg) : 0;
 }

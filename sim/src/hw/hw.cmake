@@ -1,1 +1,1 @@
-tlbsim_module(hw SOURCES system.c engine.c gpu.c DEPS tlbsim_mmu)
+tlbsim_module(hw SOURCES system.c engine.c gpu.c launch.c DEPS tlbsim_mmu tlbsim_rows)

@@ -54,6 +54,8 @@ struct machine {
   bool threaded;                               /* the trace named a thread */
   bool fresh; /* the address space the machine starts in (ASID 0) has seen no record: a trace that
                  opens with `ctx N` takes it as N's, so no unused root table counts in any report */
+  bool host_oom; /* a map found no host memory inside a simulated event (a demand fault, an allocator's
+                    map): the record is an error, not a fault or an OOM of the simulated machine */
 };
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
@@ -120,10 +122,19 @@ static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   }
 }
 
+#define HOST_OOM "out of host memory for the page tables and frames it needs"
+
+/* The host had no memory for a map: never a simulated event. */
+static int host_oom(machine *m, diag *d) {
+  m->host_oom = true;
+  return diag_set(d, NULL, 0, HOST_OOM);
+}
+
 /* What a pt_map that returned rc means: with tables in memory, no frame
  * left for a table node is running out of physical memory, an OOM like a
- * page's; else the error pt_map gave. */
-static int map_failed(const machine *m, int rc, diag *d) {
+ * page's; no host memory is host_oom; else the error pt_map gave. */
+static int map_failed(machine *m, int rc, diag *d) {
+  if (rc == PT_MAP_NO_HOST_MEMORY) return host_oom(m, d);
   if (rc == PT_MAP_NO_TABLE_MEMORY && m->spec.tables_in_memory) return diag_set(d, NULL, 0, "out of physical memory");
   return -1;
 }
@@ -138,9 +149,10 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
     uint64_t off = down ? size - page - i : i, pa;
     /* the pages mapped so far, to give back when one fails */
     uint64_t done_va = down ? va + off + page : va, done = i;
-    if (phys_alloc(m->frames, shift, &pa)) {
+    int got = phys_alloc(m->frames, shift, &pa);
+    if (got) {
       unmap_pages(m, done_va, done);
-      return diag_set(d, NULL, 0, "out of physical memory");
+      return got == PHYS_NO_HOST_MEMORY ? host_oom(m, d) : diag_set(d, NULL, 0, "out of physical memory");
     }
     int rc = pt_map(cur_table(m), va + off, pa, shift, prot, d);
     if (rc) {
@@ -153,12 +165,12 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
 }
 
 /* Why frame pa (of a 2^shift page) cannot be taken, for a map with frame=. */
-static int frame_error(const machine *m, int status, uint64_t pa, unsigned shift, diag *d) {
+static int frame_error(machine *m, int status, uint64_t pa, unsigned shift, diag *d) {
   char cap[32];
   unsigned long long frame = (unsigned long long)(pa >> shift);
   if (status == PHYS_AT_IN_USE)
     return diag_set(d, NULL, 0, "frame %#llx (pa %#llx) is already in use", frame, (unsigned long long)pa);
-  if (status == PHYS_AT_NO_HOST_MEMORY) return diag_set(d, NULL, 0, "out of memory");
+  if (status == PHYS_AT_NO_HOST_MEMORY) return host_oom(m, d);
   return diag_set(d, NULL, 0, "frame %#llx (pa %#llx) is beyond the %s of physical memory", frame,
                   (unsigned long long)pa, num_format_size(phys_capacity(m->frames), cap, sizeof cap));
 }
@@ -228,7 +240,8 @@ static unsigned table_shift(const machine *m, uint64_t bytes) {
 
 static int take_table(void *ctx, uint64_t bytes, uint64_t *pa) {
   machine *m = ctx;
-  return phys_alloc(m->frames, table_shift(m, bytes), pa);
+  int rc = phys_alloc(m->frames, table_shift(m, bytes), pa);
+  return rc == PHYS_NO_HOST_MEMORY ? PT_TAKE_NO_HOST_MEMORY : rc;
 }
 
 static void give_table(void *ctx, uint64_t pa, uint64_t bytes) {
@@ -355,7 +368,8 @@ static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *
 /* Translates every page [va, va + size) touches. Pages are found at the
  * smallest page size; a mapping of a larger page is translated once. An
  * access touching more than max_pages is refused (-1) before anything is
- * counted. */
+ * counted; one whose demand fault found no host memory is -2 (the fault
+ * it counted stands for nothing: the replay ends). */
 static void translate_pages(machine *m, acc_kind kind, uint64_t va, uint64_t size);
 
 /* An access of kind missed at the levels of bit set `missed`. */
@@ -373,14 +387,23 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   if (pages > m->max_pages) return -1;
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
-  if (pages > 1) {
-    translate_pages(m, kind, va, size);
-    return 0;
+  if (pages > 1) translate_pages(m, kind, va, size);
+  else {
+    mmu_translate(m->cpu, va, kind, &o);
+    if (o.status != MMU_OK) m->stats.faults++;
+    if (o.missed) count_misses(m, kind, o.missed);
+    if (o.status == MMU_OK) return 0;
   }
-  mmu_translate(m->cpu, va, kind, &o);
-  if (o.status != MMU_OK) m->stats.faults++;
-  if (o.missed) count_misses(m, kind, o.missed);
-  return 0;
+  if (!m->host_oom) return 0;
+  m->host_oom = false; /* reported once; what failed was undone */
+  return -2;
+}
+
+/* What translate_access's rc (not 0) says about the access at line. */
+static int access_error(const machine *m, int rc, uint64_t va, uint64_t size, const char *file, unsigned long line,
+                        diag *d) {
+  if (rc == -2) return diag_set(d, file, line, "access %#llx: " HOST_OOM, (unsigned long long)va);
+  return check_pages(m, "access", va, size, file, line, d);
 }
 
 /* An access over several pages: out of line, so the one-page path above
@@ -424,8 +447,8 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
   if (check_wrap("access", va, size, file, r->line, d)) return -1;
   if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
-  if (translate_access(m, kind, va, size)) return check_pages(m, "access", va, size, file, r->line, d);
-  return 0;
+  int rc = translate_access(m, kind, va, size);
+  return rc ? access_error(m, rc, va, size, file, r->line, d) : 0;
 }
 
 static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -441,6 +464,10 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   diag why;
   m->hook_pages = 0;
   int rc = vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why);
+  if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
+    m->host_oom = false;
+    return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
+  }
   if (m->hook_pages)
     return diag_set(d, file, r->line, "alloc of %llu bytes maps %llu pages, more than the %llu one record may",
                     (unsigned long long)r->size, (unsigned long long)m->hook_pages, (unsigned long long)m->max_pages);
@@ -483,6 +510,7 @@ static int do_map(machine *m, const trace_record *r, const char *file, diag *d) 
   unsigned shift = log2_u64(page);
   if (r->has_frame ? map_pages_at(m, r->addr, r->size, shift, r->prot, r->frame, &why)
                    : map_pages(m, r->addr, r->size, shift, r->prot, &why)) {
+    m->host_oom = false; /* why says so */
     if (strcmp(why.msg, "out of physical memory")) return diag_set(d, file, r->line, "%s", why.msg);
     m->stats.oom++;
   }
@@ -681,8 +709,8 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       m->fresh = false;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
       if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
-      if (translate_access(m, (acc_kind)a->kind, a->addr, a->size))
-        return check_pages(m, "access", a->addr, a->size, file, b->line[i], d);
+      int rc = translate_access(m, (acc_kind)a->kind, a->addr, a->size);
+      if (rc) return access_error(m, rc, a->addr, a->size, file, b->line[i], d);
     }
   }
   count_run(m, &run);
@@ -811,7 +839,7 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
     if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
     n++;
   }
-  if (n <= max) qsort(out, n, sizeof *out, by_seq);
+  if (n && n <= max) qsort(out, n, sizeof *out, by_seq); /* out may be NULL when max is 0 */
   return n;
 }
 

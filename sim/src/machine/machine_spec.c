@@ -8,6 +8,7 @@
  *   [latency]         memsys_config_read (data_cycles, walk_ref_cycles) and mmu_config_read (walk_cycles)
  *   [mmu] [ptcache] [tlb.NAME] [tlb.NAME:SIZE] [pwc.LEVEL]   mmu_config_read (mmu/mmu_config.c)
  *   [gpu]             gpu_config_read (hw/gpu.c)
+ *   [uvm]             uvm_config_read (uvm/uvm_config.c)
  * Every number is read with the range of the field it is stored in. */
 #include <stddef.h>
 #include <stdio.h>
@@ -132,11 +133,31 @@ static int read_vas(cfg *c, machine_spec *s, diag *d) {
   return probe ? 0 : cfg_error(c, "vas", "policy", d, "%s", why.msg);
 }
 
+/* [uvm]: where managed memory's VA lies when the section does not say: the
+ * eighth of the format's (lower half's) VA space below the allocator's
+ * default range (a quarter up, [vas] va_base). */
+static int read_uvm(cfg *c, machine_spec *s, diag *d) {
+  if (uvm_config_read(c, &s->uvm, d)) return -1;
+  bool given = cfg_has(c, "uvm", "va_base") || cfg_has(c, "uvm", "va_size");
+  unsigned bits = s->format.va_bits - s->format.sign_extend;
+  uint64_t eighth = bits >= 3 ? 1ull << (bits - 3) : 0;
+  if (!s->uvm.va_base && !num_round_up(eighth, s->uvm.va_block, &s->uvm.va_base)) s->uvm.va_base = 0;
+  if (!s->uvm.va_size) s->uvm.va_size = eighth;
+  bool fits = s->uvm.va_size && pt_format_va_ok(&s->format, s->uvm.va_base) &&
+              pt_format_va_ok(&s->format, s->uvm.va_base + (s->uvm.va_size - 1));
+  if (!fits && given)
+    return cfg_error(c, "uvm", cfg_latest(c, "uvm", "va_base", "va_size"), d,
+                     "va_base %#llx + va_size %#llx is not a range of format %s's addresses",
+                     (unsigned long long)s->uvm.va_base, (unsigned long long)s->uvm.va_size, s->format.name);
+  if (!fits) s->uvm.va_size = 0; /* a VA space too small for a VA block: no managed memory */
+  return 0;
+}
+
 int machine_spec_read(cfg *c, machine_spec *s, diag *d) {
   *s = (machine_spec){0};
   return read_machine(c, s, d) || read_vas(c, s, d) || memsys_config_read(c, &s->sys.mem, d) ||
                  mmu_config_read(c, &s->format, s->page_size, s->seed, &s->sys.mmu, d) ||
-                 gpu_config_read(c, &s->gpu, d)
+                 gpu_config_read(c, &s->gpu, d) || read_uvm(c, s, d)
              ? -1
              : 0;
 }

@@ -142,31 +142,35 @@ void phys_destroy(phys *p) {
   free(p);
 }
 
-/* Takes a free block of order k, splitting a larger one when needed: the
- * lowest (highest) one, its upper (lower) half staying free. */
-static uint64_t take_block(phys *p, unsigned k) {
-  if (k >= p->norders) return UINT64_MAX;
+/* Takes a free block of order k into *b, splitting a larger one when
+ * needed: the lowest (highest) one, its upper (lower) half staying free.
+ * 0, -1 (none free) or PHYS_NO_HOST_MEMORY (nothing taken). */
+static int take_block(phys *p, unsigned k, uint64_t *b) {
+  if (k >= p->norders) return -1;
   bool high = p->order_pref == PHYS_HIGHEST_FIRST;
-  uint64_t b = high ? highest_free(&p->order[k]) : lowest_free(&p->order[k]);
-  if (b != UINT64_MAX) {
-    bit_clear(&p->order[k], b);
-    return b;
+  *b = high ? highest_free(&p->order[k]) : lowest_free(&p->order[k]);
+  if (*b != UINT64_MAX) {
+    bit_clear(&p->order[k], *b);
+    return 0;
   }
-  uint64_t parent = take_block(p, k + 1);
-  if (parent == UINT64_MAX) return UINT64_MAX;
+  uint64_t parent;
+  int rc = take_block(p, k + 1, &parent);
+  if (rc) return rc;
   if (ensure_chunk(&p->order[k], parent * 2)) { /* no host memory for the halves' bitmap */
     bit_set(&p->order[k + 1], parent);
-    return UINT64_MAX;
+    return PHYS_NO_HOST_MEMORY;
   }
   bit_set(&p->order[k], parent * 2 + !high);
-  return parent * 2 + high;
+  *b = parent * 2 + high;
+  return 0;
 }
 
 int phys_alloc(phys *p, unsigned page_shift, uint64_t *pa) {
   if (page_shift < p->min_shift) return -1;
   unsigned k = page_shift - p->min_shift;
-  uint64_t b = take_block(p, k);
-  if (b == UINT64_MAX) return -1;
+  uint64_t b;
+  int rc = take_block(p, k, &b);
+  if (rc) return rc;
   *pa = b << page_shift;
   p->used += 1ull << page_shift;
   if (p->used > p->used_peak) p->used_peak = p->used;

@@ -5,18 +5,40 @@
  * A table variant is a (level, effective shift) pair: every level has its own
  * shift as variant 0, plus one variant per leaf of that level larger than its
  * smallest page (Hopper's 64K-PT). Variant tables other than 0 hold leaves
- * only, since the way to deeper levels goes through variant 0. */
+ * only, since the way to deeper levels goes through variant 0.
+ *
+ * Host memory: a node of up to 2^PT_DENSE_BITS entries (every built-in
+ * format's) holds them in arrays indexed directly, allocated on its first
+ * leaf or child. A wider one (a configuration's [format.NAME] may index 24
+ * bits a level: 128 MiB an array) keeps only the entries ever set, in a
+ * hash table of cells, so host memory follows the entries used, not the
+ * simulated table size. A host allocation that fails is PT_MAP_NO_HOST_MEMORY,
+ * never the simulated memory's exhaustion. */
 #include "tlbsim/pt.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define PTE_VALID UINT64_C(1)
 #define PTE_PROT_SHIFT 1 /* prot sits below the frame address, which pages >= 16 B leave free */
+#define PT_DENSE_BITS 13 /* the widest node held in arrays: ARM64's 64 KiB granule (13 bits), 64 KiB each */
+#define PT_MAX_VARS (PT_MAX_LEAVES + 1)
+
+struct pt_node;
+
+/* One entry of a wide node: its leaf word and child slots. */
+typedef struct pt_cell {
+  uint32_t key; /* the entry's index + 1; 0: an empty cell */
+  uint64_t pte;
+  struct pt_node *child[PT_MAX_VARS];
+} pt_cell;
 
 typedef struct pt_node {
   uint64_t pa;            /* simulated address: walks name the entries they read by it */
-  uint64_t *pte;          /* leaf words pa | prot << 1 | valid; NULL until the first leaf */
-  struct pt_node **child; /* entries x nvar[level + 1] slots; NULL until the first child */
+  uint64_t *pte;          /* dense: leaf words pa | prot << 1 | valid; NULL until the first leaf */
+  struct pt_node **child; /* dense: entries x nvar[level + 1] slots; NULL until the first child */
+  pt_cell *cell;          /* wide: open addressing by index, linear probing; NULL until the first entry */
+  uint32_t cap, ncells;   /* wide: cells (a power of two) and those in use */
   uint32_t used;          /* leaves + child pointers: at 0 a non-root node goes */
   uint8_t level;
   uint8_t var;   /* which of its parent entry's slots holds it */
@@ -50,11 +72,101 @@ static uint64_t node_bytes(const pt *t, const pt_node *n) {
   return (uint64_t)t->f->level[n->level].entry_bytes << n->bits;
 }
 
-static bool is_leaf(const pt_node *n, uint32_t i) { return n->pte && (n->pte[i] & PTE_VALID); }
+/* --- entry storage: dense arrays, or a wide node's cells ------------------ */
 
-/* The child slots of entry i, or NULL when the node has no children at all. */
+static bool is_wide(const pt_node *n) { return n->bits > PT_DENSE_BITS; }
+
+static size_t cell_home(uint32_t i, uint32_t cap) { return (size_t)((i * UINT32_C(0x9e3779b1)) & (cap - 1)); }
+
+/* The cell of entry i of a wide node, or NULL when it has none. */
+static pt_cell *cell_find(const pt_node *n, uint32_t i) {
+  if (!n->cell) return NULL;
+  for (size_t c = cell_home(i, n->cap);; c = (c + 1) & (n->cap - 1)) {
+    if (n->cell[c].key == i + 1) return &n->cell[c];
+    if (!n->cell[c].key) return NULL;
+  }
+}
+
+static pt_cell *cell_put(pt_cell *cells, uint32_t cap, uint32_t i) {
+  size_t c = cell_home(i, cap);
+  while (cells[c].key) c = (c + 1) & (cap - 1);
+  cells[c].key = i + 1;
+  return &cells[c];
+}
+
+/* The cell of entry i, made (empty) if need be; NULL: no host memory. */
+static pt_cell *cell_get(pt_node *n, uint32_t i) {
+  pt_cell *c = cell_find(n, i);
+  if (c) return c;
+  if ((n->ncells + 1) * 2 > n->cap) { /* at most half full: probes stay short */
+    uint32_t cap = n->cap ? n->cap * 2 : 8;
+    pt_cell *grown = calloc(cap, sizeof *grown);
+    if (!grown) return NULL;
+    for (uint32_t k = 0; k < n->cap; k++)
+      if (n->cell[k].key) *cell_put(grown, cap, n->cell[k].key - 1) = n->cell[k];
+    free(n->cell);
+    n->cell = grown;
+    n->cap = cap;
+  }
+  n->ncells++;
+  return cell_put(n->cell, n->cap, i);
+}
+
+/* Drops entry i's cell once it holds nothing, closing the probe gap behind
+ * it (backward shift), so a node's cells follow its entries in use. */
+static void cell_tidy(const pt *t, pt_node *n, uint32_t i) {
+  pt_cell *c = is_wide(n) ? cell_find(n, i) : NULL;
+  if (!c || c->pte) return;
+  for (unsigned v = 0; v < t->nvar[n->level + 1]; v++)
+    if (c->child[v]) return;
+  size_t hole = (size_t)(c - n->cell), mask = n->cap - 1;
+  for (size_t k = (hole + 1) & mask; n->cell[k].key; k = (k + 1) & mask) {
+    size_t home = cell_home(n->cell[k].key - 1, n->cap);
+    if (((k - home) & mask) >= ((k - hole) & mask)) { /* its home is at or before the hole */
+      n->cell[hole] = n->cell[k];
+      hole = k;
+    }
+  }
+  n->cell[hole] = (pt_cell){0};
+  n->ncells--;
+}
+
+/* Entry i's leaf word, or NULL when the node holds none there. */
+static uint64_t *leaf_at(const pt_node *n, uint32_t i) {
+  if (!is_wide(n)) return n->pte ? &n->pte[i] : NULL;
+  pt_cell *c = cell_find(n, i);
+  return c ? &c->pte : NULL;
+}
+
+static bool is_leaf(const pt_node *n, uint32_t i) {
+  const uint64_t *w = leaf_at(n, i);
+  return w && (*w & PTE_VALID);
+}
+
+/* The child slots of entry i, or NULL when there are none. */
 static pt_node **slots(const pt *t, const pt_node *n, uint32_t i) {
-  return n->child ? &n->child[(size_t)i * t->nvar[n->level + 1]] : NULL;
+  if (!is_wide(n)) return n->child ? &n->child[(size_t)i * t->nvar[n->level + 1]] : NULL;
+  pt_cell *c = cell_find(n, i);
+  return c ? c->child : NULL;
+}
+
+/* The same, made if need be (for a new child or leaf); NULL: no host memory. */
+static pt_node **slots_make(const pt *t, pt_node *n, uint32_t i) {
+  if (is_wide(n)) {
+    pt_cell *c = cell_get(n, i);
+    return c ? c->child : NULL;
+  }
+  if (!n->child && !(n->child = calloc((size_t)t->nvar[n->level + 1] << n->bits, sizeof *n->child))) return NULL;
+  return &n->child[(size_t)i * t->nvar[n->level + 1]];
+}
+
+static uint64_t *leaf_make(pt_node *n, uint32_t i) {
+  if (is_wide(n)) {
+    pt_cell *c = cell_get(n, i);
+    return c ? &c->pte : NULL;
+  }
+  if (!n->pte && !(n->pte = calloc((size_t)1 << n->bits, sizeof *n->pte))) return NULL;
+  return &n->pte[i];
 }
 
 static bool entry_present(const pt *t, const pt_node *n, uint32_t i) {
@@ -104,9 +216,11 @@ static void descend(const pt *t, uint64_t va, unsigned page_shift, cursor *c) {
   }
 }
 
-static pt_node *node_new(pt *t, unsigned level, unsigned var) {
-  pt_node *n = calloc(1, sizeof *n);
-  if (!n) return NULL;
+/* A new node in *out: 0, PT_MAP_NO_TABLE_MEMORY (its frames' memory is
+ * full) or PT_MAP_NO_HOST_MEMORY. */
+static int node_new(pt *t, unsigned level, unsigned var, pt_node **out) {
+  pt_node *n = *out = calloc(1, sizeof *n);
+  if (!n) return PT_MAP_NO_HOST_MEMORY;
   const pt_level_format *l = &t->f->level[level];
   n->level = (uint8_t)level;
   n->var = (uint8_t)var;
@@ -114,9 +228,11 @@ static pt_node *node_new(pt *t, unsigned level, unsigned var) {
   n->bits = (uint8_t)(l->shift + l->bits - n->shift);
   uint64_t bytes = node_bytes(t, n);
   if (t->frames.take) {
-    if (t->frames.take(t->frames.ctx, bytes, &n->pa)) {
+    int rc = t->frames.take(t->frames.ctx, bytes, &n->pa);
+    if (rc) {
       free(n);
-      return NULL;
+      *out = NULL;
+      return rc == PT_TAKE_NO_HOST_MEMORY ? PT_MAP_NO_HOST_MEMORY : PT_MAP_NO_TABLE_MEMORY;
     }
   } else {
     n->pa = (t->next_pa + bytes - 1) & ~(bytes - 1); /* bytes is a power of two */
@@ -127,7 +243,7 @@ static pt_node *node_new(pt *t, unsigned level, unsigned var) {
   u->bytes += bytes;
   if (u->tables > u->tables_peak) u->tables_peak = u->tables;
   if (u->bytes > u->bytes_peak) u->bytes_peak = u->bytes;
-  return n;
+  return 0;
 }
 
 static void node_free(pt *t, pt_node *n) {
@@ -137,6 +253,7 @@ static void node_free(pt *t, pt_node *n) {
   if (t->frames.give) t->frames.give(t->frames.ctx, n->pa, node_bytes(t, n));
   free(n->pte);
   free(n->child);
+  free(n->cell);
   free(n);
 }
 
@@ -147,21 +264,23 @@ static void prune(pt *t, const cursor *c) {
     slots(t, parent, c->index[d - 1])[c->node[d]->var] = NULL;
     parent->used--;
     node_free(t, c->node[d]);
+    cell_tidy(t, parent, c->index[d - 1]);
   }
 }
 
-/* Hangs a new variant-`var` table under entry i of n. */
-static pt_node *attach(pt *t, pt_node *n, uint32_t i, unsigned var) {
-  unsigned below = n->level + 1u;
-  if (!n->child) {
-    n->child = calloc((size_t)t->nvar[below] << n->bits, sizeof *n->child);
-    if (!n->child) return NULL;
+/* Hangs a new variant-`var` table under entry i of n, in *out: 0 or why
+ * not (node_new's codes). */
+static int attach(pt *t, pt_node *n, uint32_t i, unsigned var, pt_node **out) {
+  pt_node **s = slots_make(t, n, i);
+  if (!s) return PT_MAP_NO_HOST_MEMORY;
+  int rc = node_new(t, n->level + 1u, var, out);
+  if (rc) {
+    cell_tidy(t, n, i);
+    return rc;
   }
-  pt_node *c = node_new(t, below, var);
-  if (!c) return NULL;
-  slots(t, n, i)[var] = c;
+  s[var] = *out;
   n->used++;
-  return c;
+  return 0;
 }
 
 pt *pt_create(const pt_format *f) { return pt_create_in(f, NULL); }
@@ -182,8 +301,7 @@ pt *pt_create_in(const pt_format *f, const pt_table_frames *frames) {
     if (lf->page_shift != f->level[lf->level].shift)
       t->var_shift[lf->level][t->nvar[lf->level]++] = lf->page_shift;
   }
-  t->root = node_new(t, 0, 0);
-  if (!t->root) {
+  if (node_new(t, 0, 0, &t->root)) {
     free(t);
     return NULL;
   }
@@ -191,9 +309,13 @@ pt *pt_create_in(const pt_format *f, const pt_table_frames *frames) {
 }
 
 static void free_subtree(pt *t, pt_node *n) {
-  size_t nslots = n->child ? (size_t)t->nvar[n->level + 1] << n->bits : 0;
+  unsigned nv = t->nvar[n->level + 1];
+  size_t nslots = n->child ? (size_t)nv << n->bits : 0;
   for (size_t s = 0; s < nslots; s++)
     if (n->child[s]) free_subtree(t, n->child[s]);
+  for (uint32_t c = 0; n->cell && c < n->cap; c++)
+    for (unsigned v = 0; n->cell[c].key && v < nv; v++)
+      if (n->cell[c].child[v]) free_subtree(t, n->cell[c].child[v]);
   node_free(t, n);
 }
 
@@ -274,20 +396,23 @@ int pt_map(pt *t, uint64_t va, uint64_t pa, unsigned page_shift, unsigned prot, 
                     (unsigned long long)va, num_format_size(UINT64_C(1) << page_shift, buf, sizeof buf));
   }
   pt_node *n = c.node[c.depth - 1];
-  while (n->level < leaf_level) {
+  int rc = 0;
+  while (!rc && n->level < leaf_level) {
     unsigned below = n->level + 1u;
-    n = attach(t, n, c.index[c.depth - 1], below == leaf_level ? var_of(t, below, page_shift) : 0);
-    if (!n) break;
+    rc = attach(t, n, c.index[c.depth - 1], below == leaf_level ? var_of(t, below, page_shift) : 0, &n);
+    if (rc) break;
     c.node[c.depth] = n;
     c.index[c.depth++] = node_index(n, va);
   }
-  if (n && !n->pte) n->pte = calloc((size_t)1 << n->bits, sizeof *n->pte);
-  if (!n || !n->pte) {
+  uint64_t *leaf = rc ? NULL : leaf_make(n, c.index[c.depth - 1]);
+  if (!leaf) {
     prune(t, &c);
-    diag_set(d, NULL, 0, "out of memory for page-table nodes");
-    return PT_MAP_NO_TABLE_MEMORY;
+    rc = rc ? rc : PT_MAP_NO_HOST_MEMORY;
+    diag_set(d, NULL, 0, rc == PT_MAP_NO_HOST_MEMORY ? "out of host memory for page-table nodes"
+                                                     : "out of memory for page-table nodes");
+    return rc;
   }
-  n->pte[c.index[c.depth - 1]] = leaf_word(pa, prot);
+  *leaf = leaf_word(pa, prot);
   n->used++;
   t->mapped++;
   return 0;
@@ -299,7 +424,7 @@ static uint64_t *find_leaf(const pt *t, uint64_t va, cursor *c) {
   descend(t, va, 0, c);
   pt_node *n = c->node[c->depth - 1];
   uint32_t i = c->index[c->depth - 1];
-  return is_leaf(n, i) ? &n->pte[i] : NULL;
+  return is_leaf(n, i) ? leaf_at(n, i) : NULL;
 }
 
 static void leaf_mapping(const pt_node *n, uint64_t word, uint64_t va, pt_mapping *out) {
@@ -319,6 +444,7 @@ int pt_unmap(pt *t, uint64_t va, pt_mapping *old) {
   *leaf = 0;
   n->used--;
   t->mapped--;
+  cell_tidy(t, n, c.index[c.depth - 1]);
   prune(t, &c);
   return 0;
 }
@@ -358,7 +484,7 @@ void pt_walk_va(const pt *t, uint64_t va, pt_walk *out) {
   out->nsteps = (uint8_t)c.depth;
   const pt_node *last = c.node[c.depth - 1];
   out->mapped = out->step[c.depth - 1].leaf;
-  if (out->mapped) leaf_mapping(last, last->pte[c.index[c.depth - 1]], va, &out->map);
+  if (out->mapped) leaf_mapping(last, *leaf_at(last, c.index[c.depth - 1]), va, &out->map);
 }
 
 pt_level_usage pt_usage(const pt *t, unsigned level) {
@@ -380,7 +506,7 @@ uint64_t pt_mapped_pages(const pt *t) { return t->mapped; }
  * takes under it, else the first child present is shown. */
 static uint64_t entry_word(const pt *t, const pt_node *n, uint32_t i, const pt_node *follow) {
   if (is_leaf(n, i)) {
-    uint64_t w = n->pte[i], mask = (UINT64_C(1) << n->shift) - 1;
+    uint64_t w = *leaf_at(n, i), mask = (UINT64_C(1) << n->shift) - 1;
     uint64_t prot = (w >> PTE_PROT_SHIFT) & PT_RWX;
     return ((w & ~mask) & PT_ENTRY_ADDR_MASK) | PT_ENTRY_V | prot * PT_ENTRY_R | PT_ENTRY_L |
            (uint64_t)n->var << PT_ENTRY_SIZE_SHIFT;
@@ -437,35 +563,76 @@ unsigned pt_walk_raw(const pt *t, uint64_t va, uint64_t raw[PT_MAX_LEVELS]) {
   return c.depth;
 }
 
+/* The entries in use of n, in index order (a dense node's by a scan, a wide
+ * one's by sorting its cells). */
+static int by_index(const void *a, const void *b) {
+  uint32_t x = ((const pt_table_entry *)a)->index, y = ((const pt_table_entry *)b)->index;
+  return (x > y) - (x < y);
+}
+
+typedef struct entry_buf {
+  pt_table_entry *e;
+  size_t cap;
+} entry_buf;
+
+/* n's valid entries into buf: their count, or -1 when out of host memory. */
+static long valid_entries(const pt *t, const pt_node *n, entry_buf *buf) {
+  size_t most = is_wide(n) ? n->ncells : (size_t)1 << n->bits, k = 0;
+  if (most > buf->cap || !buf->e) { /* never NULL after: qsort and memcpy take it with k = 0 too */
+    pt_table_entry *grown = realloc(buf->e, (most ? most : 1) * sizeof *grown);
+    if (!grown) return -1;
+    buf->e = grown;
+    buf->cap = most;
+  }
+  if (!is_wide(n)) {
+    for (uint32_t i = 0; i < (UINT32_C(1) << n->bits); i++)
+      if (entry_present(t, n, i)) buf->e[k++] = (pt_table_entry){i, entry_word(t, n, i, NULL)};
+    return (long)k;
+  }
+  for (uint32_t c = 0; c < n->cap; c++) {
+    uint32_t i = n->cell[c].key - 1;
+    if (n->cell[c].key && entry_present(t, n, i)) buf->e[k++] = (pt_table_entry){i, entry_word(t, n, i, NULL)};
+  }
+  qsort(buf->e, k, sizeof *buf->e, by_index);
+  return (long)k;
+}
+
 /* Calls fn for every node at `level` of the subtree of n (which covers VA
- * from base), in VA order. */
-static void each_at(const pt *t, const pt_node *n, uint64_t base, unsigned level, uint64_t *raw, pt_table_fn fn,
-                    void *ctx) {
-  uint32_t count = UINT32_C(1) << n->bits;
+ * from base), in VA order: 0, or -1 when out of host memory. */
+static int each_at(const pt *t, const pt_node *n, uint64_t base, unsigned level, entry_buf *buf, pt_table_fn fn,
+                   void *ctx) {
+  long k = n->level == level || is_wide(n) ? valid_entries(t, n, buf) : 0;
+  if (k < 0) return -1;
   if (n->level == level) {
-    for (uint32_t i = 0; i < count; i++) raw[i] = entry_word(t, n, i, NULL);
-    fn(ctx, level, pt_format_va_canonical(t->f, base), n->pa, count, raw);
-    return;
+    fn(ctx, level, pt_format_va_canonical(t->f, base), n->pa, UINT32_C(1) << n->bits, buf->e, (uint32_t)k);
+    return 0;
   }
   unsigned nv = t->nvar[n->level + 1];
-  for (uint32_t i = 0; n->child && i < count; i++)
+  if (is_wide(n)) { /* the entries in order, copied: the recursion reuses buf */
+    pt_table_entry *order = malloc((size_t)(k ? k : 1) * sizeof *order);
+    if (!order) return -1;
+    memcpy(order, buf->e, (size_t)k * sizeof *order);
+    int rc = 0;
+    for (long j = 0; !rc && j < k; j++) {
+      pt_node **s = slots(t, n, order[j].index);
+      for (unsigned v = 0; !rc && s && v < nv; v++)
+        if (s[v]) rc = each_at(t, s[v], base + ((uint64_t)order[j].index << n->shift), level, buf, fn, ctx);
+    }
+    free(order);
+    return rc;
+  }
+  for (uint32_t i = 0; n->child && i < (UINT32_C(1) << n->bits); i++)
     for (unsigned v = 0; v < nv; v++)
-      if (n->child[(size_t)i * nv + v])
-        each_at(t, n->child[(size_t)i * nv + v], base + ((uint64_t)i << n->shift), level, raw, fn, ctx);
+      if (n->child[(size_t)i * nv + v] &&
+          each_at(t, n->child[(size_t)i * nv + v], base + ((uint64_t)i << n->shift), level, buf, fn, ctx))
+        return -1;
+  return 0;
 }
 
 int pt_each_table(const pt *t, pt_table_fn fn, void *ctx) {
-  unsigned most = 0; /* the largest node's entries: one buffer serves them all */
-  for (unsigned l = 0; l < t->f->nlevels; l++) {
-    unsigned b = t->f->level[l].bits;
-    for (unsigned k = 0; k < t->nvar[l]; k++) {
-      unsigned eb = (unsigned)(t->f->level[l].shift + b - t->var_shift[l][k]);
-      if (eb > most) most = eb;
-    }
-  }
-  uint64_t *raw = malloc(sizeof *raw << most);
-  if (!raw) return -1;
-  for (unsigned l = 0; l < t->f->nlevels; l++) each_at(t, t->root, 0, l, raw, fn, ctx);
-  free(raw);
-  return 0;
+  entry_buf buf = {0};
+  int rc = 0;
+  for (unsigned l = 0; !rc && l < t->f->nlevels; l++) rc = each_at(t, t->root, 0, l, &buf, fn, ctx);
+  free(buf.e);
+  return rc;
 }

@@ -82,8 +82,8 @@ int mrc_spec_check(const mrc_spec *s, diag *d) {
     return diag_set(d, NULL, 0, "max sets %u is not a power of two up to max entries (%u)", s->max_sets,
                     s->max_entries);
   if (s->max_sets > 1 && s->max_ways < 1) return diag_set(d, NULL, 0, "max ways must be at least 1");
-  if (!(s->sample_rate > 0 && s->sample_rate <= 1))
-    return diag_set(d, NULL, 0, "sample rate %g is not in (0, 1]", s->sample_rate);
+  if (!(s->sample_rate >= MRC_SAMPLE_MIN && s->sample_rate <= 1))
+    return diag_set(d, NULL, 0, "sample rate %g is not from %g to 1", s->sample_rate, MRC_SAMPLE_MIN);
   if (s->opt && s->sample_rate < 1) return diag_set(d, NULL, 0, "OPT needs every reference: not with sampling");
   return 0;
 }
@@ -265,6 +265,16 @@ int mrc_finish(mrc *m, diag *d) {
   for (unsigned i = 0; m->spec.opt && i < m->spec.npage_shifts; i++)
     if (opt_finish(&m->lane[i].opt, m->spec.max_entries))
       return diag_set(d, NULL, 0, "out of memory for OPT's next uses");
+  for (unsigned i = 0; m->spec.max_entries > MRC_RECENT_EXACT && i < m->spec.npage_shifts; i++) {
+    const mrc_lane *l = &m->lane[i];
+    char page[32];
+    if (l->deep && !l->deep_sampled)
+      return diag_set(d, NULL, 0,
+                      "sample rate %g sampled none of the %llu references past the %u most recent %s pages: no "
+                      "estimate for more entries; use a higher rate",
+                      m->spec.sample_rate, (unsigned long long)l->deep, MRC_RECENT_EXACT,
+                      num_format_size(UINT64_C(1) << l->shift, page, sizeof page));
+  }
   return 0;
 }
 
@@ -286,5 +296,7 @@ int mrc_replay(mrc *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx,
   }
   free(b);
   if (stopped) rc = 0;
-  return rc ? -1 : mrc_finish(m, d) ? -1 : stopped;
+  if (rc) return -1;
+  diag why;
+  return mrc_finish(m, &why) ? diag_set(d, trace_get_path(r), 0, "%s", why.msg) : stopped;
 }

@@ -76,6 +76,11 @@ int chase_run_nodes(const system_spec *sp, const pt *t, const uint64_t *va, uint
 static uint64_t region_pages(const chase_spec *s, uint64_t n, uint64_t size) {
   uint64_t chunk = s->chunk > s->page_size ? s->chunk : s->page_size;
   if (s->mapping == REGION_ALIASED) return n * (chunk / s->page_size);
+  if (s->mapping == REGION_MANAGED && s->history) { /* every big page of the allocation, at most */
+    region r = {.nodes = (uint32_t)n, .stride = s->stride, .history = s->history};
+    uint64_t bytes = region_managed_bytes(&r);
+    return n > bytes / REGION_MANAGED_SMALL ? n : bytes / REGION_MANAGED_SMALL + 1;
+  }
   if (s->mapping == REGION_MANAGED) return n;
   return (size / chunk + (size % chunk != 0)) * (chunk / s->page_size);
 }
@@ -143,7 +148,7 @@ int chase_run(const pt_format *f, const system_spec *sp, const chase_spec *s, ch
   uint64_t size = (uint64_t)nodes * s->stride, chunk = fitting_chunk(f, s, size);
   region rg = {.base = s->va_base ? s->va_base : fitting_base(f, s->page_size, chunk, size),
                .stride = s->stride, .nodes = nodes, .page_size = s->page_size, .chunk = chunk,
-               .mapping = s->mapping, .seed = s->seed};
+               .mapping = s->mapping, .seed = s->seed, .history = s->history};
   uint64_t *va = malloc((size_t)nodes * sizeof *va);
   pt *t = pt_create(f);
   int rc = -1;

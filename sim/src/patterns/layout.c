@@ -131,6 +131,11 @@ int layout_build(const machine_spec *spec, const layout_source *src, layout_case
   } else if (!(live = requests(src, &n, d))) {
     goto fail;
   }
+  if (n == 0) {
+    diag_set(d, file, 0, "no allocation is alive %s: no buffers to measure",
+             src->trace ? "at the end of the trace" : "(0 requests)");
+    goto fail;
+  }
   if (c == LAYOUT_FRESH || (c == LAYOUT_CHURNED && !src->trace)) {
     machine_destroy(m);
     if (!(m = allocate_in_order(spec, live, n, file, d))) goto fail;
@@ -140,7 +145,7 @@ int layout_build(const machine_spec *spec, const layout_source *src, layout_case
     machine_destroy(m);
     if (!(m = machine_create(spec, d)) || carve(m, live, n, file, d)) goto fail;
   }
-  if (n == 0 || n > UINT32_MAX) {
+  if (n == 0 || n > UINT32_MAX) { /* 0: every allocation of the fresh replay found no memory */
     diag_set(d, file, 0, "%zu buffers alive at the end: nothing to measure", n);
     goto fail;
   }

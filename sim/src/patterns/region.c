@@ -7,16 +7,6 @@
 
 #include "gpu_chain.h"
 
-const char *const region_mapping_names[] = {[REGION_CONTIGUOUS] = "contiguous", [REGION_SHUFFLED] = "shuffled",
-                                            [REGION_CUDAMALLOC] = "cudamalloc", [REGION_ALIASED] = "aliased",
-                                            [REGION_MANAGED] = "managed",       NULL};
-
-int region_mapping_parse(const char *s, region_mapping *out) {
-  for (int i = 0; region_mapping_names[i]; i++)
-    if (!strcmp(s, region_mapping_names[i])) return *out = (region_mapping)i, 0;
-  return -1;
-}
-
 uint64_t region_node_va(const region *r, uint32_t i) {
   uint64_t va = r->base + (uint64_t)i * r->stride;
   if (r->mapping == REGION_ALIASED) va += (i % (r->chunk / REGION_ALIAS_LINE)) * REGION_ALIAS_LINE;
@@ -65,31 +55,78 @@ static int map_aliased(pt *t, const region *r, diag *d) {
   return 0;
 }
 
-/* Managed: the nodes' 64 KiB pages, each 2 MiB block whose pages are all
- * touched as one 2 MiB page; frames handed out in VA order. Nodes are in
- * VA order, so one pass collects a block's touched pages. */
-static int map_managed(pt *t, const region *r, diag *d) {
-  const uint64_t small = REGION_MANAGED_SMALL, large = REGION_MANAGED_LARGE, per_block = large / small;
-  uint64_t pa = 0;
-  uint32_t i = 0;
-  while (i < r->nodes) {
-    uint64_t block = region_node_va(r, i) & ~(large - 1);
-    uint64_t touched = 0; /* bit per 64 KiB page of the block; per_block is 32 */
-    for (; i < r->nodes && (region_node_va(r, i) & ~(large - 1)) == block; i++)
-      touched |= 1ull << ((region_node_va(r, i) - block) / small);
-    if (touched == (1ull << per_block) - 1) {
-      pa = (pa + large - 1) & ~(large - 1);
-      if (pt_map(t, block, pa, log2_u64(large), PT_R | PT_W, d)) return -1;
-      pa += large;
-      continue;
-    }
-    for (uint64_t p = 0; p < per_block; p++) {
-      if (!(touched >> p & 1)) continue;
-      if (pt_map(t, block + p * small, pa, log2_u64(small), PT_R | PT_W, d)) return -1;
-      pa += small;
-    }
+uint64_t region_managed_bytes(const region *r) {
+  uint64_t span = (uint64_t)r->nodes * r->stride;
+  if (!r->history) return span;
+  for (size_t i = 0; i < r->history->nearlier; i++) {
+    uint64_t s = (uint64_t)r->history->earlier[i].nodes * r->history->earlier[i].stride;
+    if (s > span) span = s;
   }
+  return r->history->bytes > span ? r->history->bytes : span;
+}
+
+/* The GPU writes the first word of every k-th 64 KiB page (gpu:K), or the
+ * host does (host:K), or the host writes everything and prefetches it
+ * (host_prefetch; advise: preferring the GPU first), as tlbsim-gpu's
+ * gpu_region_populate. */
+static int populate(uvm_space *s, uint64_t base, uint64_t bytes, const gpu_population *p, diag *d) {
+  uvm_counts c = {0};
+  uint64_t step = (uint64_t)p->every * GPU_POP_PAGE;
+  switch (p->kind) {
+  case GPU_POP_CHAIN: return 0;
+  case GPU_POP_GPU:
+    for (uint64_t off = 0; off < bytes; off += step)
+      if (uvm_gpu_fault(s, base + off, true, &c, d) < 0) return -1;
+    return 0;
+  case GPU_POP_HOST:
+    for (uint64_t off = 0; off < bytes; off += step)
+      if (uvm_host_access(s, base + off, 8, true, &c, d)) return -1;
+    return 0;
+  case GPU_POP_HOST_PREFETCH:
+  case GPU_POP_ADVISE:
+    if (uvm_host_access(s, base, bytes, true, &c, d) ||
+        (p->kind == GPU_POP_ADVISE && uvm_advise(s, base, bytes, UVM_PREFERRED_GPU, &c, d)))
+      return -1;
+    return uvm_prefetch(s, base, bytes, UVM_GPU, &c, d);
+  }
+  return diag_set(d, NULL, 0, "region: unknown population");
+}
+
+/* Writes of the GPU at nodes 0 .. nodes-1 of a chain. */
+static int write_chain(uvm_space *s, uint64_t base, uint64_t stride, uint32_t nodes, diag *d) {
+  uvm_counts c = {0};
+  for (uint32_t i = 0; i < nodes; i++)
+    if (uvm_gpu_fault(s, base + (uint64_t)i * stride, true, &c, d) < 0) return -1;
+  uvm_sync(s);
   return 0;
+}
+
+/* Managed: the allocation's history, then this point's chain, through the
+ * managed-memory model over t and frames of its own, handed out in the
+ * order the faults take them. */
+static int map_managed(pt *t, const region *r, diag *d) {
+  const region_history *h = r->history;
+  uvm_config rules;
+  if (h && h->uvm) rules = *h->uvm;
+  else uvm_config_default(&rules);
+  uint64_t bytes = region_managed_bytes(r), frames_bytes;
+  if (!num_round_up(bytes, rules.va_block, &frames_bytes) || r->base % rules.va_block)
+    return diag_set(d, NULL, 0, "region: a managed region at %#llx of %llu bytes is not VA-block aligned",
+                    (unsigned long long)r->base, (unsigned long long)bytes);
+  uvm_table tab = {.table = t, .frames = phys_create(frames_bytes, 12, PHYS_LOWEST_FIRST)};
+  uvm_ops ops = uvm_table_ops(&tab);
+  uvm_space *s = tab.frames ? uvm_create(&rules, &ops) : NULL;
+  int rc = -1;
+  if (!s) diag_set(d, NULL, 0, "region: out of memory");
+  else if (!uvm_range_add(s, r->base, bytes, d) && !(h && populate(s, r->base, bytes, &h->population, d))) {
+    rc = 0;
+    for (size_t i = 0; h && i < h->nearlier && !rc; i++)
+      rc = write_chain(s, r->base, h->earlier[i].stride, h->earlier[i].nodes, d);
+    if (!rc) rc = write_chain(s, r->base, r->stride, r->nodes, d);
+  }
+  uvm_destroy(s); /* the frames go; the pages stay mapped in t */
+  phys_destroy(tab.frames);
+  return rc;
 }
 
 int region_map(pt *t, const region *r, diag *d) {
@@ -104,6 +141,7 @@ int region_map(pt *t, const region *r, diag *d) {
   case REGION_CONTIGUOUS:
   case REGION_SHUFFLED:
   case REGION_CUDAMALLOC: return map_chunks(t, r, d);
+  case REGION_MAPPING_COUNT: break;
   }
   return diag_set(d, NULL, 0, "region: unknown mapping");
 }

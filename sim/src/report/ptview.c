@@ -20,40 +20,39 @@ typedef struct dump_ctx {
 typedef struct table_span {
   unsigned lo, hi;
   uint64_t last;
-  uint32_t valid;
 } table_span;
 
-static table_span span_of(const pt_level_format *l, uint64_t va_base, uint32_t nentries, const uint64_t *raw) {
+static table_span span_of(const pt_level_format *l, uint64_t va_base, uint32_t nentries) {
   unsigned bits = 0;
   while ((UINT32_C(1) << bits) < nentries) bits++;
   table_span s = {.lo = l->shift + l->bits - bits}; /* a larger leaf's table indexes fewer, higher bits */
   s.hi = s.lo + bits - 1;
   s.last = va_base + (((uint64_t)nentries << s.lo) - 1);
-  for (uint32_t i = 0; i < nentries; i++) s.valid += raw[i] != 0;
   return s;
 }
 
 static void dump_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
-                       const uint64_t *raw) {
+                       const pt_table_entry *valid, uint32_t nvalid) {
   dump_ctx *c = ctx;
   const pt_level_format *l = &c->f->level[level];
   if ((int)level != c->last_level) fprintf(c->out, "\nlevel %u (%s)\n", level, l->name);
   c->last_level = (int)level;
-  table_span s = span_of(l, va_base, nentries, raw);
+  table_span s = span_of(l, va_base, nentries);
   fprintf(c->out, "%s table at %#llx: VA %#llx-%#llx, index VA[%u:%u], %u %s x %u B, %u valid\n", l->name,
           (unsigned long long)table_pa, (unsigned long long)va_base, (unsigned long long)s.last, s.hi, s.lo,
-          nentries, num_noun(nentries, "entry", "entries"), l->entry_bytes, s.valid);
-  for (uint32_t i = 0; i < nentries; i++) {
-    if (!raw[i]) continue;
+          nentries, num_noun(nentries, "entry", "entries"), l->entry_bytes, nvalid);
+  for (uint32_t k = 0; k < nvalid; k++) {
+    uint32_t i = valid[k].index;
+    uint64_t raw = valid[k].raw;
     pt_entry e;
     diag d;
     char what[160];
-    if (pt_entry_decode(c->f, level, raw[i], &e, &d)) { /* never: the pt wrote it */
-      fprintf(c->out, "  %3u: 0x%016llx  undecodable: %s\n", i, (unsigned long long)raw[i], d.msg);
+    if (pt_entry_decode(c->f, level, raw, &e, &d)) { /* never: the pt wrote it */
+      fprintf(c->out, "  %3u: 0x%016llx  undecodable: %s\n", i, (unsigned long long)raw, d.msg);
       continue;
     }
     ptview_entry_text(&e, what, sizeof what);
-    fprintf(c->out, "  %3u: 0x%016llx  %s\n", i, (unsigned long long)raw[i], what);
+    fprintf(c->out, "  %3u: 0x%016llx  %s\n", i, (unsigned long long)raw, what);
   }
 }
 
@@ -102,12 +101,12 @@ static json_object *entry_json(const pt_format *f, unsigned level, uint32_t inde
 }
 
 static void json_table(void *ctx, unsigned level, uint64_t va_base, uint64_t table_pa, uint32_t nentries,
-                       const uint64_t *raw) {
+                       const pt_table_entry *valid, uint32_t nvalid) {
   json_ctx *c = ctx;
   const pt_level_format *l = &c->f->level[level];
   json_object *lv = json_object_array_get_idx(c->levels, level), *tables;
   json_object_object_get_ex(lv, "tables", &tables);
-  table_span s = span_of(l, va_base, nentries, raw);
+  table_span s = span_of(l, va_base, nentries);
   json_object *t = json_object_new_object(), *ents = json_object_new_array();
   add_u64(t, "table_pa", table_pa);
   add_u64(t, "va_first", va_base);
@@ -116,9 +115,8 @@ static void json_table(void *ctx, unsigned level, uint64_t va_base, uint64_t tab
   add_u64(t, "index_lo", s.lo);
   add_u64(t, "entries", nentries);
   add_u64(t, "entry_bytes", l->entry_bytes);
-  add_u64(t, "valid", s.valid);
-  for (uint32_t i = 0; i < nentries; i++)
-    if (raw[i]) json_object_array_add(ents, entry_json(c->f, level, i, raw[i]));
+  add_u64(t, "valid", nvalid);
+  for (uint32_t k = 0; k < nvalid; k++) json_object_array_add(ents, entry_json(c->f, level, valid[k].index, valid[k].raw));
   json_object_object_add(t, "valid_entries", ents);
   json_object_array_add(tables, t);
 }

@@ -118,9 +118,16 @@ static int fail(trace_reader *r, diag *d) {
   return -1;
 }
 
-/* Moves the unconsumed tail to the front and reads behind it. */
+/* Moves the unconsumed tail to the front and reads behind it. A full
+ * buffer would read nothing and look like the end of the input: the
+ * callers never refill one (a line is at most a quarter of it, a binary
+ * record far less), and this says so rather than cut the trace short. */
 static int refill(trace_reader *r, diag *d) {
   size_t keep = r->end - r->start;
+  if (keep >= BUF_BYTES) {
+    diag_set(&r->err, r->name, r->line.no + 1, "internal error: the reader's buffer is full");
+    return fail(r, d);
+  }
   memmove(r->buf, r->buf + r->start, keep);
   r->start = 0;
   r->end = keep;
@@ -298,8 +305,8 @@ static void decode_block(trace_reader *r, trace_block *b) {
     r->bin.last = r->eof;
     int rc = r->decode(&r->bin, b, &r->err);
     r->start = (size_t)((const char *)r->bin.p - r->buf);
-    if (rc) r->failed = true;
-    if (rc || b->n == TRACE_BLOCK_MAX || b->nother == TRACE_BLOCK_OTHER_MAX || (r->eof && r->start >= r->end)) return;
+    if (rc < 0) r->failed = true;
+    if (rc || (r->eof && r->start >= r->end)) return;
     if (refill(r, NULL)) return;
   }
 }
@@ -353,10 +360,25 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
 
 uint64_t trace_records_read(const trace_reader *r) { return r->records; }
 
-/* A trace_acc as the record it stands for. */
-static void expand(const trace_acc *a, unsigned long line, trace_record *rec) {
-  *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)a->kind, .addr = a->addr, .size = a->size,
-                        .line = line};
+const char *trace_label_problem(const char *s, size_t len) {
+  if (len == 0) return "an empty mark label";
+  if (len >= TRACE_LABEL_MAX) return "a mark label longer than 63 bytes";
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c <= ' ' || c >= 127) return "a mark label byte that is not printable ASCII (or is a blank)";
+    if (c == '=') return "a mark label with '='";
+  }
+  if (*s == '#') return "a mark label that starts with '#'";
+  return NULL;
+}
+_Static_assert(TRACE_LABEL_MAX == 64, "trace_label_problem names the length limit");
+
+void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec) {
+  const trace_acc *a = &b->acc[i];
+  if (a->kind == TRACE_ACC_OTHER) *rec = b->other[(*other)++];
+  else
+    *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)a->kind, .addr = a->addr, .size = a->size,
+                          .line = b->line[i]};
 }
 
 int trace_next(trace_reader *r, trace_record *rec, diag *d) {
@@ -376,10 +398,7 @@ int trace_next(trace_reader *r, trace_record *rec, diag *d) {
     }
     r->one_at = r->one_other = 0;
   }
-  const trace_acc *a = &b->acc[r->one_at];
-  if (a->kind == TRACE_ACC_OTHER) *rec = b->other[r->one_other++];
-  else expand(a, b->line[r->one_at], rec);
-  r->one_at++;
+  trace_block_record(b, r->one_at++, &r->one_other, rec);
   return 1;
 }
 

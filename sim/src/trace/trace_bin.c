@@ -93,8 +93,8 @@ static int decode_mark(trace_bytes *in, trace_record *rec, diag *d) {
   if (get_nums(in, d, &len, 1)) return -1;
   if (len == 0 || len >= TRACE_LABEL_MAX) return bad(in, d, "a mark label of 0 or more than 63 bytes");
   if (len > (uint64_t)(in->end - in->p)) return bad(in, d, "cut off at the end of the input");
-  for (uint64_t i = 0; i < len; i++)
-    if (in->p[i] < ' ' || in->p[i] > '~') return bad(in, d, "a mark label with a byte that is not printable");
+  const char *why = trace_label_problem((const char *)in->p, (size_t)len);
+  if (why) return bad(in, d, why);
   memcpy(rec->label, in->p, len);
   rec->label[len] = '\0';
   in->p += len;
@@ -127,10 +127,10 @@ static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag 
     rec->addr = v[0], rec->size = v[1], rec->page_size = v[2], rec->prot = (uint8_t)(v[3] & ~MAP_HAS_FRAME);
     rec->has_frame = v[3] & MAP_HAS_FRAME;
     if (rec->has_frame && get_nums(in, d, &rec->frame, 1)) return -1;
-    return check_range(in, d, v[0], v[1]) || check_pow2(in, d, v[2], "a page size that is not a power of two") ||
-                   check_prot(in, d, v[3] & ~(uint64_t)MAP_HAS_FRAME)
-               ? -1
-               : 0;
+    if (check_range(in, d, v[0], v[1]) || check_pow2(in, d, v[2], "a page size that is not a power of two") ||
+        check_prot(in, d, v[3] & ~(uint64_t)MAP_HAS_FRAME))
+      return -1;
+    return trace_map_whole_pages(rec) ? 0 : bad(in, d, "a map whose VA or SIZE is not a multiple of its page size");
   case CODE_UNMAP: rec->addr = v[0], rec->size = v[1]; return check_range(in, d, v[0], v[1]);
   case CODE_PROTECT:
     rec->addr = v[0], rec->size = v[1], rec->prot = (uint8_t)v[2];
@@ -198,6 +198,7 @@ int trace_bin_decode(trace_bytes *in, trace_block *b, diag *d) {
   }
   in->prev_addr = addr;
   in->prev_delta = delta;
+  if (!rc && (b->n == TRACE_BLOCK_MAX || b->nother == TRACE_BLOCK_OTHER_MAX)) return TRACE_DECODE_FULL;
   return rc;
 }
 

@@ -30,8 +30,8 @@ static uint64_t le64(const uint8_t *p) {
 }
 
 int trace_champsim_decode(trace_bytes *in, trace_block *b, diag *d) {
-  while (b->n + MAX_ACCESSES <= TRACE_BLOCK_MAX &&
-         (in->last ? in->p < in->end : in->end - in->p >= TRACE_CHAMPSIM_RECORD)) {
+  while (in->last ? in->p < in->end : in->end - in->p >= TRACE_CHAMPSIM_RECORD) {
+    if (b->n + MAX_ACCESSES > TRACE_BLOCK_MAX) return TRACE_DECODE_FULL;
     const uint8_t *p = in->p;
     in->recno++;
     if (in->end - p < TRACE_CHAMPSIM_RECORD)

@@ -132,7 +132,11 @@ typedef struct trace_bytes {
 
 /* Decodes records from in->p into b while a whole record of at most
  * max_record bytes is held (every record when in->last) and b has room for
- * one record's entries; 0, or -1 with d as "FILE:RECORD: ...". */
+ * one record's entries. TRACE_DECODE_FULL when it stopped because b has no
+ * room for another record (however few entries b holds: a record may need
+ * several), 0 when it needs more input (or took the last), -1 with d as
+ * "FILE:RECORD: ...". */
+#define TRACE_DECODE_FULL 1
 typedef int trace_decode_fn(trace_bytes *in, trace_block *b, diag *d);
 trace_decode_fn trace_bin_decode, trace_champsim_decode;
 /* Whether the first n bytes of an input look like this binary format (one
@@ -161,6 +165,25 @@ typedef struct trace_enc {
  * what the next records are written as (native: a REC_THREAD). */
 typedef size_t trace_encode_fn(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why);
 trace_encode_fn trace_native_encode, trace_lackey_encode, trace_din_encode, trace_bin_encode;
+
+/* ---- what the native and binary formats share ------------------------------
+ *
+ * One grammar for the records both tlbsim formats hold (traces/FORMAT.md),
+ * checked by both readers, so that what one reads the other can write. */
+
+/* A mark's label: 1 to TRACE_LABEL_MAX - 1 bytes of printable ASCII other
+ * than a blank (the native format's field separator) and '=' (an
+ * option's), not starting with '#' (a comment's). NULL when s[0, len) is
+ * one, else what is wrong. */
+const char *trace_label_problem(const char *s, size_t len);
+/* Whether a map record covers whole pages of its page= size (any range
+ * when the size is left to the configuration: the replayer checks it). */
+static inline bool trace_map_whole_pages(const trace_record *rec) {
+  return !rec->page_size || !((rec->addr | rec->size) & (rec->page_size - 1));
+}
+/* Entry i of b as a record (an access expanded, else the `other` record
+ * *other counts to, which it then moves past). */
+void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec);
 
 /* A line valgrind writes about the run rather than the trace:
  * "==PID== ...", "--PID-- ..." or "**PID** ...". */

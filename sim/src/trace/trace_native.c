@@ -99,6 +99,7 @@ static void set_access(trace_record *rec, trace_access a, uint64_t addr, uint64_
   rec->prot = 0;
   rec->asid = 0;
   rec->stream = 0;
+  rec->thread = 0;
   rec->alloc_id = 0;
   rec->addr = addr;
   rec->size = size;
@@ -185,7 +186,7 @@ static int build_map(const trace_line *ln, const fields *f, trace_record *rec, d
       (f->opt[2] && get_num(ln, d, "frame", f->opt[2], UINT64_MAX, &rec->frame)))
     return -1;
   rec->has_frame = f->opt[2] != NULL;
-  if (rec->page_size && ((rec->addr | rec->size) & (rec->page_size - 1)))
+  if (!trace_map_whole_pages(rec))
     return diag_set(d, ln->file, ln->no, "map VA 0x%llx and SIZE 0x%llx must be multiples of page=%s",
                     (unsigned long long)rec->addr, (unsigned long long)rec->size, f->opt[0]);
   return 1;
@@ -211,13 +212,9 @@ static int build_ctx(const trace_line *ln, const fields *f, trace_record *rec, d
 }
 
 static int build_mark(const trace_line *ln, const fields *f, trace_record *rec, diag *d) {
-  const char *s = f->pos[0];
+  const char *s = f->pos[0], *why = trace_label_problem(s, strlen(s));
   size_t len = strlen(s);
-  if (len >= TRACE_LABEL_MAX)
-    return diag_set(d, ln->file, ln->no, "mark label longer than %d bytes", TRACE_LABEL_MAX - 1);
-  for (size_t i = 0; i < len; i++)
-    if ((unsigned char)s[i] < ' ' || s[i] == 127)
-      return diag_set(d, ln->file, ln->no, "mark label holds a control character");
+  if (why) return diag_set(d, ln->file, ln->no, "%s", why);
   start(rec, REC_MARK, ln);
   memcpy(rec->label, s, len + 1);
   return 1;

@@ -1,5 +1,6 @@
 /* trace_src.h — a trace's bytes, decompressed: what every reader of the
- * trace module reads from. Private to the trace module.
+ * trace module reads from. Private to the trace module, and to the ktrace
+ * module (GPU kernel traces), which reads its files through it.
  *
  * trace_src  a file, stdin ("-") or bytes in memory, and the codec its
  *            first bytes name:

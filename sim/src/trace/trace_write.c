@@ -1,6 +1,12 @@
 /* trace_write.c — writing a trace (tlbsim/trace.h, trace_writer): records
  * through their format's encoder (trace_fmt.h) into one buffer, which goes
  * to the caller's stream plain, gzip'd or zstd-compressed.
+ *
+ * Every record's bytes are read back by the format's own reader (its line
+ * parser, or the binary decoder, each with the state it keeps from record
+ * to record) before they count as written: a record the reader would
+ * refuse or read as another is refused with the record's line, so a
+ * converted trace always replays as its input.
  */
 #include "trace_fmt.h"
 
@@ -16,6 +22,7 @@
 struct trace_writer {
   FILE *f;
   const char *name;      /* f's name for errors */
+  trace_format fmt;
   trace_encode_fn *encode;
   trace_enc st;
   trace_codec codec;
@@ -27,6 +34,14 @@ struct trace_writer {
   ZSTD_CStream *zstd;
   diag err;              /* the first write error, repeated after */
   bool failed;
+  /* reading back: the format's reader and its state */
+  trace_parse_fn *parse; /* a text format's; NULL: binary */
+  trace_block *back;     /* what one record read back as */
+  trace_bytes bin;       /* binary: the decoder's deltas */
+  unsigned carry;
+  uint32_t thread_back;  /* the reader's thread: its REC_THREADs set it */
+  uint32_t thread_want;  /* the input's: its REC_THREADs set it */
+  char scratch[TRACE_ENC_MAX + TRACE_PAD + 1];
 };
 
 static trace_encode_fn *const encoders[] = {
@@ -35,6 +50,74 @@ static trace_encode_fn *const encoders[] = {
     [TRACE_DIN] = trace_din_encode,
     [TRACE_BINARY] = trace_bin_encode,
 };
+
+static trace_parse_fn *const parsers[] = {
+    [TRACE_NATIVE] = trace_native_parse,
+    [TRACE_LACKEY] = trace_lackey_parse,
+    [TRACE_DIN] = trace_din_parse,
+};
+
+/* Whether two records say the same (their source lines aside). */
+static bool same_record(const trace_record *x, const trace_record *y) {
+  return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
+         x->asid == y->asid && x->stream == y->stream && x->thread == y->thread && x->alloc_id == y->alloc_id &&
+         x->addr == y->addr && x->size == y->size && x->align == y->align && x->page_size == y->page_size &&
+         x->frame == y->frame && x->has_frame == y->has_frame &&
+         !strncmp(x->label, y->label, TRACE_LABEL_MAX);
+}
+
+/* The encoded bytes p[0, n) through the format's reader into w->back: 0,
+ * or -1 with why (the reader's complaint, without a location). */
+static int read_back(trace_writer *w, const uint8_t *p, size_t n, diag *why) {
+  trace_block *b = w->back;
+  b->n = b->nother = 0;
+  b->kinds = 0;
+  b->last_byte_or = 0;
+  memcpy(w->scratch, p, n);
+  memset(w->scratch + n, 0, TRACE_PAD); /* the padding a decoder or line parser may read */
+  if (!w->parse) {
+    w->bin.p = (const uint8_t *)w->scratch;
+    w->bin.end = w->bin.p + n;
+    return w->bin.end > w->bin.p && trace_bin_decode(&w->bin, b, why) < 0 ? -1 : 0;
+  }
+  for (char *line = w->scratch, *end = w->scratch + n; line < end;) {
+    char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl) return diag_set(why, NULL, 0, "a line without its newline");
+    *nl = '\0';
+    trace_line ln = {.text = line, .len = (size_t)(nl - line), .carry = &w->carry, .thread_now = &w->thread_back};
+    if (w->parse(&ln, b, why)) return -1;
+    line = nl + 1;
+  }
+  return 0;
+}
+
+/* Whether rec's bytes p[0, n) read back as rec: the one record it is
+ * (none for a thread switch the format writes into later records), each
+ * access in the thread the input has it in. 0, or -1 with d. */
+static int check_back(trace_writer *w, const trace_record *rec, const uint8_t *p, size_t n, const char *file,
+                      diag *d) {
+  diag why;
+  if (rec->kind == REC_THREAD) w->thread_want = rec->thread;
+  if (read_back(w, p, n, &why))
+    return diag_set(d, file, rec->line, "%s cannot hold this record: it would read back as an error (%s)",
+                    trace_format_name(w->fmt), why.msg);
+  size_t other = 0, records = 0;
+  bool same = true;
+  for (size_t i = 0; i < w->back->n; i++) {
+    trace_record got;
+    trace_block_record(w->back, i, &other, &got);
+    if (got.kind == REC_THREAD) w->thread_back = got.thread;
+    if (got.kind == REC_THREAD && rec->kind != REC_THREAD) continue; /* ahead of an access: its thread= */
+    records++;
+    same = same && same_record(&got, rec);
+  }
+  bool written_later = rec->kind == REC_THREAD && !records; /* the native format's thread= */
+  if ((records == 1 && same) || written_later) {
+    if (rec->kind != REC_ACCESS || w->thread_back == w->thread_want) return 0;
+  }
+  return diag_set(d, file, rec->line, "%s cannot hold this record: it would read back as %s", trace_format_name(w->fmt),
+                  records == 1 && same ? "another thread's" : "another record");
+}
 
 static int write_all(trace_writer *w, const uint8_t *p, size_t n) {
   errno = 0;
@@ -103,6 +186,7 @@ static int start_codec(trace_writer *w) {
 }
 
 static void release(trace_writer *w) {
+  free(w->back);
   if (w->z_live) deflateEnd(&w->z);
   ZSTD_freeCStream(w->zstd);
   free(w->buf);
@@ -120,14 +204,18 @@ trace_writer *trace_writer_open(FILE *f, const char *name, trace_format fmt, tra
     return NULL;
   }
   trace_writer *w = calloc(1, sizeof *w);
-  if (!w || !(w->buf = malloc(OUT_BYTES)) || (w->codec = codec, start_codec(w))) {
+  if (!w || !(w->buf = malloc(OUT_BYTES)) || !(w->back = malloc(sizeof *w->back)) ||
+      (w->codec = codec, start_codec(w))) {
     diag_set(d, name, 0, "out of memory");
     if (w) release(w);
     return NULL;
   }
   w->f = f;
   w->name = name;
+  w->fmt = fmt;
   w->encode = encoders[fmt];
+  w->parse = fmt == TRACE_BINARY ? NULL : parsers[fmt];
+  w->bin.last = true;
   if (fmt == TRACE_BINARY) {
     memcpy(w->buf, trace_bin_magic, TRACE_BIN_HEADER);
     w->n = TRACE_BIN_HEADER;
@@ -145,6 +233,7 @@ int trace_write(trace_writer *w, const trace_record *rec, const char *file, diag
   const char *why = NULL;
   size_t n = w->encode(rec, &w->st, w->buf + w->n, &why);
   if (!n && why) return diag_set(d, file, rec->line, "%s", why);
+  if (check_back(w, rec, w->buf + w->n, n, file, d)) return -1;
   w->n += n;
   if (w->n > OUT_BYTES - TRACE_ENC_MAX && flush(w, false)) {
     *d = w->err;

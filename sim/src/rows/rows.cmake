@@ -1,0 +1,1 @@
+tlbsim_module(rows SOURCES rows.c DEPS tlbsim_base)

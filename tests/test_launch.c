@@ -1,0 +1,120 @@
+/* Tests for launch geometry: GRIDxBLOCK parsed, and the h200 preset's
+ * block placement against every launch of the measured sweep that fits at
+ * once (gpu/results/h200/run4/blocks.csv.gz: which SMs ran its blocks, how
+ * many each), the sizes the issue names (16, 66, 264 blocks of 256) by
+ * hand, and the errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "harness.h"
+#include "tlbsim/launch.h"
+#include "tlbsim/loader.h"
+
+#define BLOCKS TLBSIM_SOURCE_DIR "/gpu/results/h200/run4/blocks.csv.gz"
+
+static gpu_config h200(void) {
+  loader_request q = {.preset = "h200"};
+  machine_spec spec;
+  const char *label;
+  diag d;
+  cfg *c = loader_spec(&q, &label, &spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  cfg_destroy(c);
+  return spec.gpu;
+}
+
+static launch_plan place(const gpu_config *g, uint64_t grid, uint32_t block) {
+  launch_plan p;
+  diag d;
+  launch_geometry l = {grid, block};
+  CU_ASSERT_EQUAL_FATAL(launch_place(g, &l, &p, &d), 0);
+  return p;
+}
+
+static void test_rule(void) {
+  gpu_config g = h200();
+  launch_plan p = place(&g, 16, 256);
+  static const int first16[] = {124, 126, 128, 130, 125, 127, 129, 131, 0, 2, 4, 6, 8, 10, 12, 14};
+  CU_ASSERT_EQUAL(p.sms_used, 16);
+  for (size_t i = 0; i < 16; i++) CU_ASSERT_EQUAL(p.blocks[first16[i]], 1);
+  CU_ASSERT_EQUAL(p.blocks[1], 0);
+  p = place(&g, 66, 256); /* 8, then 58 even SMs: no TPC holds two blocks after the first eight */
+  CU_ASSERT_EQUAL(p.sms_used, 66);
+  CU_ASSERT_EQUAL(p.blocks[114], 1);
+  CU_ASSERT_EQUAL(p.blocks[116], 0);
+  CU_ASSERT_EQUAL(p.blocks[1], 0);
+  p = place(&g, 264, 256);
+  uint32_t per;
+  CU_ASSERT_TRUE(launch_even(&p, &g, &per));
+  CU_ASSERT_EQUAL(per, 2);
+  CU_ASSERT_EQUAL(p.waves, 1);
+  p = place(&g, 2112, 1024); /* two a SM at once: 8 waves */
+  CU_ASSERT_EQUAL(p.resident, 2);
+  CU_ASSERT_EQUAL(p.waves, 8);
+  CU_ASSERT_FALSE(launch_even(&(launch_plan){.blocks = {[0] = 2, [1] = 1}}, &g, &per));
+}
+
+/* Every launch of the measured sweep whose blocks fit at once: the plan
+ * has exactly the blocks each SM ran, in every repeat. */
+static void test_measured(void) {
+  gpu_config g = h200();
+  gzFile f = gzopen(BLOCKS, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char line[512];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gzgets(f, line, sizeof line)); /* pattern,grid,block_threads,repeat,spin_ns,block,sm,... */
+  unsigned long grid = 0, block = 0, repeat = 0, launches = 0, checked = 0;
+  uint32_t ran[GPU_MAX_SMS] = {0};
+  bool more = true;
+  while (more) {
+    unsigned long g2, b2, r2, spin, k, sm;
+    more = gzgets(f, line, sizeof line) != NULL;
+    bool parsed = more && sscanf(line, "blocks,%lu,%lu,%lu,%lu,%lu,%lu", &g2, &b2, &r2, &spin, &k, &sm) == 6;
+    CU_ASSERT_TRUE(parsed || !more);
+    if (launches && (!more || g2 != grid || b2 != block || r2 != repeat)) { /* a launch ends */
+      launch_plan p = place(&g, grid, (uint32_t)block);
+      if (p.waves == 1) {
+        bool same = true;
+        for (uint32_t s = 0; s < g.sms; s++) same &= ran[s] == p.blocks[s];
+        if (!same) fprintf(stderr, "\n%lux%lu repeat %lu: placed otherwise\n", grid, block, repeat);
+        CU_ASSERT_TRUE(same);
+        checked++;
+      }
+      memset(ran, 0, sizeof ran);
+    }
+    if (!more) break;
+    if (!launches || g2 != grid || b2 != block || r2 != repeat) launches++;
+    grid = g2, block = b2, repeat = r2;
+    CU_ASSERT_FATAL(sm < GPU_MAX_SMS);
+    ran[sm]++;
+  }
+  gzclose(f);
+  CU_ASSERT_EQUAL(checked, 80 * 3); /* 80 (grid, block) cases fit at once (of 22 x 4), 3 repeats each */
+}
+
+static void test_errors(void) {
+  gpu_config g = h200();
+  launch_geometry l;
+  char why[160];
+  CU_ASSERT_EQUAL(launch_parse("16x256", &l, why, sizeof why), 0);
+  CU_ASSERT_TRUE(l.grid == 16 && l.block == 256);
+  CU_ASSERT_EQUAL(launch_parse("16", &l, why, sizeof why), -1);
+  CU_ASSERT_EQUAL(launch_parse("0x256", &l, why, sizeof why), -1);
+  CU_ASSERT_EQUAL(launch_parse("16x", &l, why, sizeof why), -1);
+  CU_ASSERT_EQUAL(launch_parse("16x99999999999", &l, why, sizeof why), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "is not GRIDxBLOCK"));
+  launch_plan p;
+  diag d;
+  CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 100}, &p, &d), -1); /* not whole warps */
+  CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 4096}, &p, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "32 to 2048 threads"));
+  gpu_config none = {0};
+  CU_ASSERT_EQUAL(launch_place(&none, &(launch_geometry){4, 256}, &p, &d), -1);
+}
+
+int main(void) {
+  static const test_case cases[] = {{"rule", test_rule}, {"measured", test_measured}, {"errors", test_errors}, {NULL, NULL}};
+  static const test_suite suites[] = {{"launch", cases}, {NULL, NULL}};
+  return harness_run(suites);
+}

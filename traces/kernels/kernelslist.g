@@ -1,0 +1,5 @@
+MemcpyHtoD,0x00007f2a40000000,1024
+MemcpyHtoD,0x00007f2a40100000,1024
+kernel-1.traceg
+MemcpyHtoD,0x00007f2a50000000,268435456
+kernel-2.traceg
