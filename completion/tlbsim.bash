@@ -23,7 +23,7 @@ _tlbsim_choices() {
       h = $0; sub(/^ +[^ ]+ +[^ ]+ +/, "", h); sub(/^[^:,]*format: /, "", h)
       gsub(/ \(default[^)]*\)/, "", h); sub(/[(:].*/, "", h)
       n = split(h, tok, /, | or /)
-      for (i = 1; i <= n; i++) { sub(/ +$/, "", tok[i]); if (tok[i] !~ /^[a-z0-9-]+$/) break; print tok[i] }
+      for (i = 1; i <= n; i++) { sub(/ +$/, "", tok[i]); if (tok[i] !~ /^[a-z0-9_-]+$/) break; print tok[i] }
       exit }'
 }
 
@@ -67,7 +67,7 @@ _tlbsim() {
       words=$(_tlbsim_keys "$prog")
       if [ "$cmd" = alloc ]; then words=$(grep '^vas\.' <<<"$words"); fi
       compopt -o nospace 2>/dev/null || true ;; # a value follows the =
-    --kind) words=$(_tlbsim_list "$cur" "$(_tlbsim_choices "$prog" "$cmd" "$prev")") ;;
+    --kind | --init | --first | --columns) words=$(_tlbsim_list "$cur" "$(_tlbsim_choices "$prog" "$cmd" "$prev")") ;;
     --*) words=$(_tlbsim_choices "$prog" "$cmd" "$prev") ;;
     esac
     if [ -z "$words" ]; then

@@ -53,8 +53,8 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
       {.name = "columns", .kind = OPT_CHOICES, .dest = &o->uvm_columns, .arg = "LIST",
        .choices = validate_uvm_column_names,
-       .help = "uvm rows: compare only these columns (prefetch_ms, cold_ms, stream_ms, stream_gbps,\n"
-               "gather_lpns, gather2_lpns; default all); --max-mean-error applies to each"},
+       .help = "prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns or gather2_lpns (default\n"
+               "all): uvm rows: compare only these columns; --max-mean-error applies to each"},
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
@@ -123,7 +123,7 @@ int cmd_validate(int argc, char **argv) {
   if (!c) return cli_input_error(&d);
   if (validate_uvm_sniff(o.csv)) {
     validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
-                            .max_mean = o.max_mean};
+                            .max_mean = o.max_mean, .quiet = o.quiet};
     rc = validate_uvm(&spec, &uo);
     cfg_destroy(c);
     return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/rows.h"
@@ -85,6 +86,8 @@ int validate_uvm(const machine_spec *spec, const validate_uvm_opts *o) {
   int got, rc = EXIT_OK;
   uint64_t seen = 0;
   size_t rows = 0;
+  cli_progress line;
+  cli_progress_start(&line, "validate", o->quiet);
   while ((got = csv_table_next(t, &field, &ln, &d)) == 1) {
     uvm_suite_spec s;
     double measured[NCMP];
@@ -94,7 +97,10 @@ int validate_uvm(const machine_spec *spec, const validate_uvm_opts *o) {
     }
     if (seen++ % (o->every ? o->every : 1)) continue;
     uvm_suite_result r;
-    if (uvm_suite_run(spec, &s, &r, &d)) {
+    cli_progress_count(&line, rows, 0, "rows");
+    int failed = uvm_suite_run(spec, &s, &r, &d);
+    cli_progress_end(&line); /* before a row or an error: stdout and stderr may share the terminal */
+    if (failed) {
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o->csv, ln, "%s", why);

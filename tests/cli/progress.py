@@ -125,12 +125,15 @@ commands = {
     "gather": ["gather", "--footprint", "256M", "--threads-per-sm", "32", "--loads-per-thread", "8", "--nodes", "1024"],
     "validate": ["validate", "--every", "400", chase_csv],
     "calibrate": ["calibrate", few_rows],
+    "uvm": ["uvm", "--size", "256M", "--init", "gpu,host", "--first", "stream"],
+    "validate uvm rows": ["validate", os.path.join(src, "gpu/results/h200/run4/smoke/uvm.csv")],
+    "kernel": ["kernel", "--stats", os.path.join(src, "traces/kernels/kernelslist.g")],
 }
 for name, args in commands.items():
     rc, out, err = on_pty(args)
     check(rc == 0, "%s: exit %d on a pty: %r" % (name, rc, err[-300:]))
     text = err.decode(errors="replace")
-    check(("\rtlbsim %s: " % name) in text, "%s: no progress line on a pty: %r" % (name, text[:200]))
+    check(("\rtlbsim %s: " % args[0]) in text, "%s: no progress line on a pty: %r" % (name, text[:200]))
     if name == "convert":  # its one summary line (\r\n: the pty's) follows the erased progress line
         check(text.endswith("\r\n") and text.split("\r")[-2].startswith("tlbsim convert: ") and
               text.split("\r")[-3].strip(" ") == "", "convert: the summary line is not alone after the progress line: %r" % text[-200:])
@@ -142,7 +145,7 @@ for name, args in commands.items():
     rc2, out2, err2 = plain(args)
     check(out == out2, "%s: stdout on a pty differs from stdout without one" % name)
     check(err2 == b"", "%s: stderr without a terminal is not empty: %r" % (name, err2[:200]))
-    if name in ("run", "sweep", "mrc"):
+    if name in ("run", "sweep", "mrc", "uvm", "kernel"):
         rc3, out3, err3 = on_pty(args + ["--quiet"])
         check(err3 == b"" and out3 == out, "%s --quiet: progress or other output on the pty: %r" % (name, err3[:200]))
 

@@ -100,11 +100,18 @@ outputs = {
     "gather csv": out("gather", "--footprint", "256M", "--threads-per-sm", "32", "--loads-per-thread", "8",
                       "--nodes", "1024"),
     "quiz json": out("quiz", "--seed", "3", "--answers", "--format", "json"),
+    "gather --launch json": out("gather", "--footprint", "256M", "--launch", "132x256", "--loads-per-thread", "8",
+                                "--nodes", "1024", "--format", "json"),
+    "uvm json": out("uvm", "--size", "256M", "--init", "gpu,host_prefetch", "--first", "stream", "--format", "json"),
+    "kernel json": out("kernel", "--stats", "--format", "json", os.path.join(src, "traces/kernels/kernelslist.g")),
 }
 for name, text in outputs.items():
     check(not OLD_NAMES.search(text), "%s: an old name: %s" % (name, OLD_NAMES.findall(text)[:3]))
     check(not too_long(text), "%s: reals in more digits than they need: %s" % (name, too_long(text)[:3]))
-    check(REAL.search(text) or name == "quiz json", "%s: no real to check" % name)
+    check(REAL.search(text) or name in ("quiz json", "kernel json"), "%s: no real to check" % name)
+
+for name in ("gather --launch json", "uvm json", "kernel json"):
+    check(isinstance(json.loads(outputs[name]), list), "%s: not a list of rows" % name)
 
 # 3. A level never looked up: null in JSON, empty in CSV, '-' in text.
 doc = json.loads(outputs["run json"])
