@@ -399,19 +399,23 @@ def chase(footprints, stride, preset="h200", config=None, sets=(), page_size=0, 
 
 
 def alloc(trace=None, policies=("cuda", "caching", "expandable"), capacity=None, preset=None, sets=(),
-          input_format=None, synthetic=None, frame=None):
+          trace_format=None, synthetic=None, frame=None, input_format=None):
     """`tlbsim alloc --format json`: one row per allocator policy (policy,
     peak_reserved_bytes, peak_allocated_bytes, driver_allocs, driver_frees,
     ooms, first_oom_event, first_oom_reason, external_fragmentation_max,
     ...; a snapshot's own numbers under "recorded"). trace: a PyTorch
-    snapshot, RMM log or native trace (input_format auto, snapshot, rmm or
-    native); or synthetic="requests=40,seed=3" ("" for the defaults), the
-    generated workload. capacity: bytes or a size ("80G"); sets:
-    "KEY=VALUE" allocator parameters as alloc --set."""
+    snapshot, RMM log or native trace (trace_format auto, snapshot, rmm or
+    native, as alloc --trace-format; input_format is its older name); or
+    synthetic="requests=40,seed=3" ("" for the defaults), the generated
+    workload. capacity: bytes or a size ("80G"); sets: "vas.KEY=VALUE"
+    allocator parameters as alloc --set."""
     if (trace is None) == (synthetic is None):
         raise Error("tlbsim.alloc: a trace or synthetic=SPEC, not both or neither")
-    source, fmt = (trace, input_format) if synthetic is None else (synthetic, "synthetic")
-    text = _text(_call(_lib.tlbsim_alloc, _b(source, "trace"), _b(fmt, "input_format"),
+    if trace_format is not None and input_format is not None:
+        raise TypeError("tlbsim.alloc: trace_format or its older name input_format, not both")
+    fmt = trace_format if trace_format is not None else input_format
+    source, fmt = (trace, fmt) if synthetic is None else (synthetic, "synthetic")
+    text = _text(_call(_lib.tlbsim_alloc, _b(source, "trace"), _b(fmt, "trace_format"),
                        *_strings(policies, "policies"), _b(preset, "preset"),
                        0 if capacity is None else _size(capacity, "capacity"), *_strings(sets, "sets")))
     rows = json.loads(text)

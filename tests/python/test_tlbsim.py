@@ -127,7 +127,9 @@ class Alloc(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
             f.write("alloc 1 4K\nalloc 2 4K\nalloc 3 4K\nalloc 4 4K\nfree 1\nfree 3\nalloc 5 8K\n")
         try:
-            [row] = tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", input_format="native", frame=False)
+            [row] = tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", trace_format="native", frame=False)
+            self.assertEqual(tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", input_format="native",
+                                          frame=False), [row])  # the older name
         finally:
             os.unlink(f.name)
         self.assertEqual({k: row[k] for k in ("ooms", "first_oom_event", "first_oom_request_bytes",
