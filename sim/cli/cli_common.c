@@ -33,24 +33,21 @@ int cli_add_set(void *config, const char *assignment, char *why, size_t len) {
 }
 
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d) {
-  if (c->preset && c->config) {
-    diag_set(d, NULL, 0, "tlbsim: use --preset or --config, not both");
-    return NULL;
-  }
   cfg *conf = cfg_create();
   if (!conf) {
     diag_set(d, NULL, 0, "tlbsim: out of memory");
     return NULL;
   }
-  int rc;
-  if (c->config) {
-    rc = cfg_load_file(conf, c->config, d);
-    *label = c->config;
-  } else {
+  int rc = 0;
+  if (c->preset || !c->config) { /* a --config given with --preset is laid over it (a machine file) */
     cli_preset_dirs dirs;
     cli_find_preset_dirs(&dirs);
     *label = c->preset ? c->preset : fallback;
     rc = cfg_load_preset(conf, *label, dirs.dir, dirs.n, d);
+  }
+  if (rc == 0 && c->config) {
+    rc = cfg_load_file(conf, c->config, d);
+    if (!c->preset) *label = c->config;
   }
   for (unsigned i = 0; rc == 0 && i < c->nsets; i++) rc = cfg_set(conf, c->sets[i], "--set", i + 1, d);
   if (rc) {

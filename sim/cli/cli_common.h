@@ -41,14 +41,16 @@ void cli_find_preset_dirs(cli_preset_dirs *out);
 #define CLI_CONFIG_OPTS(c)                                                                                    \
   {.name = "preset", .kind = OPT_TEXT, .dest = &(c)->preset, .arg = "NAME",                                  \
    .help = "a preset by name (tlbsim formats lists them)"},            \
-      {.name = "config", .kind = OPT_TEXT, .dest = &(c)->config, .arg = "FILE", .help = "an INI file instead of a preset"}, \
+      {.name = "config", .kind = OPT_TEXT, .dest = &(c)->config, .arg = "FILE", .help = "an INI file instead of a preset; with --preset, laid over it\n" \
+               "(a machine file of tlbsim calibrate: its keys replace the preset's)"}, \
       {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);
-/* Loads preset or config file (not both; default preset `fallback`) then
- * applies the --sets in order. The name reported as "config" is put in *label. */
+/* Loads the preset (default `fallback`) or the config file, or the preset
+ * with the config file laid over it when both are given (a later file's
+ * value replaces an earlier one), then applies the --sets in order. The name reported as "config" is put in *label. */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
 
 /* cli_load_config, then the whole machine_spec read from it; a machine is
