@@ -3,10 +3,7 @@
 # usage errors exit 2, bad input or configuration exit 1.
 # Usage: cli_errors.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
 
 # check EXPECTED_STATUS STDERR_SUBSTRING -- command...
 check() {
@@ -17,9 +14,9 @@ check() {
   lines=$(wc -l <"$work/err")
   if [ "$got" = "$want" ] && { [ -z "$pattern" ] || grep -qF -- "$pattern" "$work/err"; } &&
      { [ "$want" = 0 ] || [ "$lines" = 1 ]; }; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1))
+    failures=$((failures + 1))
     echo "FAIL: $* -> exit $got (want $want), stderr ($lines lines):"
     sed 's/^/    /' "$work/err"
   fi
@@ -108,9 +105,9 @@ printf 'alloc 1 18446744073709551000\nalloc 2 1M\nfree 1\nfree 2\n' >"$work/biga
 for p in first-fit next-fit best-fit buddy cuda caching expandable; do
   check 0 "" -- "$tlbsim" alloc --policy "$p" --format csv "$work/bigalloc.trace"
   if [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "ooms") c = i} NR == 2 {print $c}' "$work/out")" = 1 ]; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1)); echo "FAIL: alloc --policy $p: a 2^64-byte request is not one OOM"; cat "$work/out"
+    bad "alloc --policy $p: a 2^64-byte request is not one OOM"; cat "$work/out"
   fi
 done
 check 2 "--synthetic: requests: '18446744073709551615' is out of range (0..100000000)" -- \
@@ -139,15 +136,15 @@ printf 'kept\n' >"$work/timeline.csv"
 printf 'alloc 1 4K\nfree 9\n' >"$work/badfree.trace"
 check 1 "$work/badfree.trace:2: free of allocation 9" -- "$tlbsim" alloc --timeline "$work/timeline.csv" "$work/badfree.trace"
 if [ "$(cat "$work/timeline.csv")" = kept ] && ! ls "$work"/.timeline.csv.* >/dev/null 2>&1; then
-  pass=$((pass + 1))
+  ok
 else
-  fail=$((fail + 1)); echo "FAIL: a failed alloc replaced $work/timeline.csv or left its temporary"
+  bad "a failed alloc replaced $work/timeline.csv or left its temporary"
 fi
 check 0 "" -- "$tlbsim" alloc --timeline "$work/timeline.csv" --emit-rmm "$work/emit.csv" "$work/bigalloc.trace"
 if head -1 "$work/timeline.csv" | grep -q '^event,' && head -1 "$work/emit.csv" | grep -q '^Thread,'; then
-  pass=$((pass + 1))
+  ok
 else
-  fail=$((fail + 1)); echo "FAIL: alloc did not write its timeline and RMM log"
+  bad "alloc did not write its timeline and RMM log"
 fi
 cp "$work/bigalloc.trace" "$work/input.trace"
 check 1 "$work/input.trace: is also an input: not overwritten" -- \
@@ -187,7 +184,6 @@ done
 # stdin works and gives the same answer as the file.
 a=$("$tlbsim" run --format csv "$demo")
 b=$("$tlbsim" run --format csv - <"$demo" | sed 's/<stdin>/'"$(printf '%s' "$demo" | sed 's/[\/&]/\\&/g')"'/')
-if [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: stdin replay differs"; fi
+if [ "$a" = "$b" ]; then ok; else bad "stdin replay differs"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cli_errors
