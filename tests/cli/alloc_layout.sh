@@ -2,8 +2,9 @@
 # tlbsim alloc --policy cuda against the H200's cudaMalloc (issue #15): the live set's distinct 2 MiB
 # and 32 MiB regions (live_regions_2m_end, live_regions_32m_end) after each committed churn trace,
 # replayed (case churned) and its live sizes allocated in order (fresh, built from --layout), within
-# 2 % of gpu/results/h200/churn_*.csv, from an empty heap as a user replays a trace; smallbufs after
-# the CUDA context's part of the heap, as measured. The --layout file's schema. POSIX tools only.
+# 0.6 % of gpu/results/h200/churn_*.csv (docs/ALLOC.md's worst, churn_below churned 32 MiB, is
+# -0.55 %), from an empty heap as a user replays a trace; smallbufs after the CUDA context's part of
+# the heap, as measured. The --layout file's schema. POSIX tools only.
 # usage: alloc_layout.sh TLBSIM SOURCE_DIR
 . "$(dirname "$0")/lib.sh"
 results=$src/gpu/results/h200
@@ -44,7 +45,7 @@ for t in below near above; do
   replay "$src/traces/churn/churn_$t.trace.gz" "$work/$t.csv"
   for r in 2m 32m; do
     within "churn_$t churned, $r regions" "$(modelled live_regions_${r}_end)" \
-      "$(measured "$results/churn_$t.csv" regions_$r case=churned)" 2
+      "$(measured "$results/churn_$t.csv" regions_$r case=churned)" 0.6
   done
   [ "$(head -1 "$work/$t.csv")" = "source,case,index,id,size_bytes,offset_bytes" ] && ok || bad "layout header"
   sed -n 2p "$work/$t.csv" | grep -q "^churn_$t.trace.gz,cuda,0,[0-9]*,[0-9]*,0$" && ok || bad "layout: first row"
@@ -53,7 +54,7 @@ for t in below near above; do
   replay "$work/${t}_fresh.trace"
   for r in 2m 32m; do
     within "churn_$t fresh, $r regions" "$(modelled live_regions_${r}_end)" \
-      "$(measured "$results/churn_$t.csv" regions_$r case=fresh)" 2
+      "$(measured "$results/churn_$t.csv" regions_$r case=fresh)" 0.6
   done
 done
 
