@@ -329,6 +329,10 @@ int cmd_calibrate(int argc, char **argv) {
     return cli_usage_error("calibrate", "--out copies one preset file: with --config over --preset, "
                                         "write a machine file (--machine-file)");
   }
+  if (o.machine_out && o.conf.config) { /* its keys alone would drop the --config file's */
+    cfg_destroy(c);
+    return cli_usage_error("calibrate", "--machine-file is laid over a preset: fit with --preset alone");
+  }
   if (o.fit && (rc = select_fit(o.fit, p, np))) {
     cfg_destroy(c);
     return rc;

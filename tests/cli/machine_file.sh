@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The probe -> machine file -> validation path (gpu/README.md, "The probe";
 # docs/VALIDATION.md, "Machines of two kinds"), on the committed sweeps of the
-# two H200s whose third level costs +157/+160 cycles (the preset's is +100): the probe's points (gpu/scripts/probe.sh --args: aliased, 32 MiB
-# stride, both orders, 128 GiB ... 2 TiB) picked out of each machine's sweep
-# stand for that machine's probe; tlbsim calibrate fits the probe's three keys
+# two H200s whose third level costs +157/+160 cycles (the preset's is +100):
+# the probe's points (gpu/scripts/probe.sh: aliased, 32 MiB stride, both
+# orders, 128 GiB ... 2 TiB), picked out of each machine's sweep by
+# gpu/scripts/probe_rows.sh, stand for that machine's probe; tlbsim calibrate fits the probe's three keys
 # and writes the machine file (each key with a comment naming the probe); the
 # preset with that file over it is then validated on the REST of the machine's
 # rows, which the fit never saw (and, for chase_banks.csv's machine, on its
@@ -18,23 +19,9 @@ set -eu -o pipefail
 results=$src/gpu/results/h200
 keys=tlb.l3.latency,latency.walk_cycles,latency.walk_ref_cycles
 
-# The probe's stride and footprints, in bytes, from the probe's own options.
-read -r stride footprints < <(bash "$src/gpu/scripts/probe.sh" --args | awk '
-  function bytes(s,   n, u) { n = s + 0; u = substr(s, length(s)); return n * (u == "M" ? 2^20 : u == "G" ? 2^30 : u == "T" ? 2^40 : 1) }
-  { for (i = 1; i < NF; i++) { if ($i == "--stride") st = bytes($(i + 1)); if ($i == "--footprint") fl = $(i + 1) }
-    n = split(fl, f, ","); out = ""; for (k = 1; k <= n; k++) out = out (k > 1 ? "," : "") sprintf("%.0f", bytes(f[k]))
-    printf "%.0f %s\n", st, out }')
-[ "$stride" = 33554432 ] && [ "$footprints" = 137438953472,274877906944,549755813888,1099511627776,2199023255552 ] &&
-  ok || fail "probe.sh --args: stride $stride, footprints $footprints"
-
 # pick CSV NAME: $work/NAME.probe.csv (the probe's rows) and $work/NAME.rest.csv (all others)
 pick() {
-  awk -F, -v stride="$stride" -v fps="$footprints" -v probe="$work/$2.probe.csv" -v rest="$work/$2.rest.csv" '
-    BEGIN { n = split(fps, f, ","); for (k = 1; k <= n; k++) want[f[k]] = 1 }
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print >probe; print >rest; next }
-    { if ($c["mapping"] == "aliased" && $c["stride_bytes"] == stride && ($c["footprint_bytes"] in want)) print >probe
-      else print >rest }' "$1"
-  [ "$(($(wc -l <"$work/$2.probe.csv") - 1))" = 10 ] && ok || fail "$2: $(($(wc -l <"$work/$2.probe.csv") - 1)) probe rows, not 10"
+  "$src/gpu/scripts/probe_rows.sh" "$1" "$work/$2.probe.csv" "$work/$2.rest.csv" && ok || fail "$2: the probe's rows"
 }
 
 # machine NAME L3_LO L3_HI: calibrate the probe into $work/NAME.ini; the l3 latency within [LO, HI]
@@ -74,13 +61,21 @@ pick "$results/chase_aliased_more.csv" more
 machine more 149.65 149.75
 held more "$work/more.rest.csv" 0.50 7.6 --order seq
 held more "$work/more.rest.csv" 1.16 59.6 --order random
-# Errors: an unknown key (usage, exit 2), a machine file over an existing one (exit 1, kept).
+# Errors: an unknown key and a machine file with no preset to lie over (usage, exit 2), a machine
+# file over an existing one (exit 1, the file kept).
 set +e
 err=$("$tlbsim" calibrate --fit tlb.l3.latncy "$work/banks.probe.csv" 2>&1 >/dev/null)
 rc=$?
 set -e
 [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "^tlbsim calibrate: --fit: 'tlb.l3.latncy' is not one of " <<<"$err" &&
   ok || bad "--fit tlb.l3.latncy: rc $rc: $err"
+set +e
+err=$("$tlbsim" calibrate --config "$src/sim/presets/h200.ini" --fit "$keys" --machine-file "$work/x.ini" \
+  "$work/banks.probe.csv" 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" = 2 ] && [ ! -e "$work/x.ini" ] && grep -q "is laid over a preset" <<<"$err" && ok ||
+  bad "--machine-file without a preset: rc $rc: $err"
 cp "$work/banks.ini" "$work/kept.ini"
 set +e
 err=$("$tlbsim" calibrate --fit "$keys" --machine-file "$work/banks.ini" "$work/banks.probe.csv" 2>&1 >/dev/null)
