@@ -9,11 +9,8 @@
 # top byte (V 0x01, R 0x02, W 0x04, X 0x08, L 0x10), the address below.
 # Usage: explain_table.sh TLBSIM
 set -eu -o pipefail
-tlbsim=$1
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
+. "$(dirname "$0")/lib.sh"
+need python3
 
 out=$("$tlbsim" explain --preset teaching 0x1234 0xffff 0x1200)
 has "$out" "VA 0x1234, format teaching16, 256B page"
@@ -70,4 +67,4 @@ assert a["entries"] == [{"level": "L1", "index": 1, "table": 1 << 48, "entry_add
                          "raw": "0x0000000000000000", "valid": False}], a
 ' || fail "explain JSON unmapped"
 ok
-echo "$pass passed, 0 failed"
+finish explain_table

@@ -7,13 +7,9 @@
 # A fault at the page table reads 2 entries (PDE valid, PTE not).
 # Usage: textbook_ostep.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1
-src=$2
+. "$(dirname "$0")/lib.sh"
+need python3
 trace=$src/traces/textbook/ostep_seed0.trace
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
 
 log=$("$tlbsim" run --preset ostep --log "$trace")
 # VA -> "pa PA" (Translates to Physical Address) or "fault" (page table entry not valid)
@@ -80,4 +76,4 @@ for va in 0x611c 0x40 0x7fff; do
   grep -qE "^[0-9]+: r $va 1 \| .*walk refs 1 .*; fault unmapped;" <<<"$log" && ok || fail "-a 0: $va did not fault"
 done
 has "$log" "faults    0 demand-paging faults, 3 faulting accesses"
-echo "$pass passed"
+finish textbook_ostep
