@@ -280,7 +280,7 @@ int cmd_validate(int argc, char **argv) {
   if (!c) return cli_input_error(&d);
   if (validate_uvm_sniff(o.csv)) {
     validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
-                            .max_mean = o.max_mean, .quiet = o.quiet};
+                            .max_mean = o.max_mean, .format = o.format, .quiet = o.quiet};
     rc = validate_uvm(&spec, &uo);
     cfg_destroy(c);
     return rc;
