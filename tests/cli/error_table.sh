@@ -43,6 +43,16 @@ row 1 "$work/nonexist.ini: cannot open: No such file or directory" -- "$tlbsim" 
 # calibrate --out over an existing file: refused before the fit (the full CSV's fit takes minutes).
 row 1 "$work/exists.ini: exists; it is never overwritten (nothing was fitted)" -- \
   timeout 20 "$tlbsim" calibrate --out "$work/exists.ini" "$chase"
+row 1 "$work/exists.ini: exists; it is never overwritten (nothing was fitted)" -- \
+  timeout 20 "$tlbsim" calibrate --fit tlb.l3.latency --machine-file "$work/exists.ini" "$chase"
+# The newer commands' option errors, in the same form: exit 2, "tlbsim CMD: --OPTION: what".
+row 2 "tlbsim uvm: --size: 100 is not a multiple of 128 bytes up to 512 GiB" -- "$tlbsim" uvm --size 100
+row 2 "tlbsim kernel: give --stats: it is the only mode until the timing model (issue #23) exists" -- \
+  "$tlbsim" kernel "$src/traces/kernels/kernelslist.g"
+row 2 "tlbsim validate: --columns: 'cold' is not a comma-separated list of prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns or gather2_lpns" -- \
+  "$tlbsim" validate --columns cold "$src/gpu/results/h200/run4/smoke/uvm.csv"
+row 2 "tlbsim calibrate: --fit: 'tlb.l9.latency' is not one of latency.data_cycles, tlb.l1d.latency, tlb.l2.latency, tlb.l3.latency, latency.walk_cycles, latency.walk_ref_cycles, ptcache.hit_cycles" -- \
+  "$tlbsim" calibrate --fit tlb.l9.latency "$chase"
 # An empty trace is an error, never a report of zeros (docs/OUTPUT.md).
 for cmd in run dump mrc sweep; do
   row 1 "$work/empty.trace: an empty trace (no records)" -- "$tlbsim" "$cmd" "$work/empty.trace"
