@@ -68,7 +68,24 @@ if command -v gnuplot >/dev/null; then
   gnuplot -e "csv='$tmp/map.csv'; out='$tmp/map.png'" "$src/plots/alloc_map.gp" && [ -s "$tmp/map.png" ] || fail "plot"
   ok
 fi
+# --map-json: the same map as a JSON line, with the window, the counts and the regions
+"$tlbsim" alloc --capacity 16K --policy first-fit --policy buddy --map-json "$tmp/map.jsonl" "$tmp/f.trace" >/dev/null
+is json_lines "$(wc -l <"$tmp/map.jsonl")" 2
+is json "$(head -1 "$tmp/map.jsonl" | jq -c '[.policy, .event, .window_base, .window_size, .used, .free, .failed.request,
+  .failed.reason, .allocated_bytes, .live_buffers, .regions_2m, .regions_32m]')" \
+  '["first-fit",7,1099511627776,16384,[[4096,4096,2],[12288,4096,4]],[[0,4096],[8192,4096]],8192,"fragmentation",8192,2,1,1]'
+# --map-every N: every policy's map after events N, 2N, ...: the CSV rows of --map=EVENT at each
+"$tlbsim" alloc --capacity 16K --policy first-fit --map-every 3 --map-json "$tmp/every.jsonl" --map-csv "$tmp/every.csv" \
+  "$tmp/f.trace" >/dev/null
+is every_events "$(jq -c .event "$tmp/every.jsonl" | tr '\n' ' ')" "3 6 "
+"$tlbsim" alloc --capacity 16K --policy first-fit --map=6 --map-csv "$tmp/at6.csv" "$tmp/f.trace" >/dev/null
+is every_rows "$(grep ',6,' "$tmp/every.csv")" "$(grep ',6,' "$tmp/at6.csv")"
 # usage errors: one line, exit 2
+set +e
+err=$("$tlbsim" alloc --capacity 16K --map-every 2 "$tmp/f.trace" 2>&1); rc=$?
+set -e
+[ $rc = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] || fail "--map-every without a file: rc $rc: $err"
+ok
 set +e
 err=$("$tlbsim" alloc --capacity 16K --map=0 "$tmp/f.trace" 2>&1); rc=$?
 set -e
