@@ -220,21 +220,23 @@ r 0x1000 4
 x 0x4000 4
 `;
 
-const step = {records: [], lines: [], at: 0, machine: null, geometry: new Map()};
+const step = {records: [], lines: [], at: 0, machine: null, sets: [], file: null, geometry: new Map()};
 
 function runTrace(push = true) {
   const m = machineOf($('step-machine')), fmt = $('step-format').value, text = $('step-trace').value;
-  const name = 'pasted.trace';
-  putFile(name, text);
-  const args = ['run', '--log', '--format', 'json', ...machineArgs(m), '--trace-format', fmt, name];
+  const sets = $('step-sets').value.split(/\s+/).filter(Boolean), name = step.file && !text ? step.file : 'pasted.trace';
+  if (name === 'pasted.trace') putFile(name, text);
+  const args = ['run', '--log', '--format', 'json', ...machineArgs(m), ...sets.flatMap(x => ['--set', x]), '--trace-format', fmt, name];
   $('step-cli').textContent = shellLine(args);
-  if (push) writeFragment('step', {...machineParams(m), tf: fmt !== 'auto' ? fmt : '', trace: text.length < 1500 ? text : ''});
+  if (push) writeFragment('step', {...machineParams(m), set: sets.join(' '), tf: fmt !== 'auto' ? fmt : '', trace: text.length < 1500 ? text : ''});
+  if (name !== 'pasted.trace') $('step-cli').textContent = shellLine(args);
   const r = tlbsim(args);
   const logs = [], report = [];
   for (const line of r.out.split('\n')) (line.startsWith('{"line"') ? logs : report).push(line);
   step.records = logs.map(parseJSON);
   step.lines = text.split('\n');
   step.machine = m;
+  step.sets = sets;
   step.geometry = new Map();
   showError('step-error', r.rc ? r.err : '');
   $('step-report').replaceChildren();
@@ -243,10 +245,29 @@ function runTrace(push = true) {
   strip.replaceChildren();
   step.records.forEach((rec, i) => strip.append(el('span', {class: stripClass(rec), title: `line ${rec.line}: ${rec.record}`,
     onclick: () => showStep(i)})));
+  if (step.records.length) strip.append(el('span', {class: 'legend', text: 'first level: hit · miss · miss and a walk · other record'}));
   $('step-nav').hidden = !step.records.length;
   $('step-slider').max = Math.max(0, step.records.length - 1);
   showStep(0);
   $('step-record').setAttribute('data-ready', r.rc ? 'error' : 'ok');
+}
+
+/* A loaded trace: plain text into the box; a compressed one (gzip, zstd,
+ * xz: its first bytes) replayed as it is, by its name, as the command
+ * would read it. */
+async function loadTrace(f) {
+  const bytes = new Uint8Array(await f.arrayBuffer());
+  const compressed = (bytes[0] === 0x1f && bytes[1] === 0x8b) || (bytes[0] === 0x28 && bytes[1] === 0xb5) || (bytes[0] === 0xfd && bytes[1] === 0x37);
+  if (step.file) dropFile(step.file);
+  step.file = null;
+  if (!compressed) {
+    $('step-trace').value = new TextDecoder().decode(bytes);
+    return;
+  }
+  step.file = f.name.replace(/[^\w.+-]/g, '_') || 'trace.gz';
+  putFile(step.file, bytes);
+  $('step-trace').value = '';
+  $('step-trace').placeholder = `${f.name}: compressed; Run replays it as loaded (type here to replay text instead)`;
 }
 
 function stripClass(rec) {
@@ -261,7 +282,8 @@ function stripClass(rec) {
 function geometry(rec) {
   const key = rec.page_size;
   if (!step.geometry.has(key)) {
-    const r = tlbsim(['explain', '--format', 'json', ...machineArgs(step.machine), '--page-size', String(rec.page_size), String(rec.va)]);
+    const r = tlbsim(['explain', '--format', 'json', ...machineArgs(step.machine), ...step.sets.flatMap(x => ['--set', x]),
+      '--page-size', String(rec.page_size), String(rec.va)]);
     const map = new Map();
     if (!r.rc) for (const x of parseJSON(r.out).addresses[0].tlb) map.set(x.level, x);
     step.geometry.set(key, map);
@@ -312,7 +334,7 @@ function drawReport(doc) {
   for (const [name, lv] of Object.entries(doc.tlb || {}))
     t.append(el('tr', {}, el('td', {text: name}), ...['accesses', 'hits', 'misses'].map(k => el('td', {class: 'num', text: dec(lv[k])}))));
   $('step-report').append(el('h3', {text: `The whole trace: ${dec(doc.accesses)} accesses, ${dec(doc.walks)} walks, ` +
-    `${dec(doc.page_faults)} page faults, ${doc.cycles_per_access} cycles per access`}), t);
+    `${dec(doc.page_faults)} page faults, ${Number(doc.cycles_per_access).toFixed(2)} cycles per access`}), t);
 }
 
 /* --- 3. quiz -------------------------------------------------------------------------------- */
@@ -342,7 +364,7 @@ function newQuiz(push = true) {
 function drawExercise(x) {
   const div = el('div', {class: 'exercise', 'data-number': String(x.number)},
     el('h2', {text: `${x.number}. ${x.title}`}), el('pre', {text: x.prompt}));
-  if (x.page_table) div.append(el('details', {open: ''}, el('summary', {text: 'the page table (tlbsim dump)'}), el('pre', {text: x.page_table})));
+  if (x.page_table) div.append(el('details', {}, el('summary', {text: 'the page table (tlbsim dump): decode it'}), el('pre', {text: x.page_table})));
   div.append(el('details', {}, el('summary', {text: 'the trace'}), el('pre', {text: x.trace})),
     el('p', {class: 'cli'}, 'replay it: ', el('code', {text: x.command})));
   x.questions.forEach((q, i) => {
@@ -595,6 +617,7 @@ function route() {
     if (preset) setMachine($('step-machine'), preset, format);
     else setMachine($('step-machine'), 'teaching');
     $('step-format').value = state.get('tf') || 'auto';
+    $('step-sets').value = state.get('set') || '';
     if (state.has('trace')) $('step-trace').value = state.get('trace');
     runTrace(false);
   } else if (view === 'quiz') {
@@ -631,8 +654,9 @@ async function main() {
   $('step-form').addEventListener('submit', e => { e.preventDefault(); runTrace(); });
   $('step-file').addEventListener('change', async () => {
     const f = $('step-file').files[0];
-    if (f) $('step-trace').value = await f.text();
+    if (f) await loadTrace(f);
   });
+  $('step-trace').addEventListener('input', () => { step.file = null; });
   $('step-first').addEventListener('click', () => showStep(0));
   $('step-prev').addEventListener('click', () => showStep(step.at - 1));
   $('step-next').addEventListener('click', () => showStep(step.at + 1));

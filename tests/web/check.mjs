@@ -99,19 +99,22 @@ for (const [preset, va] of [['teaching', '0x12345'], ['x86-64', '0x800000000000'
 /* --- 2. step through a trace: each record as `run --log` logs it ----------------------------- */
 const lines = n => p => readFileSync(join(src, p), 'utf8').split('\n').slice(0, n).join('\n') + '\n';
 const traces = [
+  ['teaching', 'tlb.l1d.entries=2', 'native', 'r 0x1000 4\nr 0x1004 4\nr 0x1100 4\nr 0x1200 4\nr 0x1000 4\nr 0x1100 4\nr 0x1200 4\n'],
   ['teaching', '', 'native', lines(40)('traces/samples/teaching.trace')],
   ['x86-64', '', 'lackey', lines(40)('traces/samples/stride.lackey')],
   ['x86-64', '', 'din', lines(40)('traces/samples/stride.din')],
   ['h200', '', 'native', 'map 0x7f0000000000 4M page=2M\nr 0x7f0000000000 8\nr 0x7f0000200000 8\nw 0x7f0000000040 8\n'],
 ];
-for (const [preset, format, kind, trace] of traces) {
-  const what = `step ${preset} ${kind}`;
-  await open(`view=step&preset=${preset}&trace=${encodeURIComponent(trace)}`, '#step-record');
+for (const [preset, set, kind, trace] of traces) {
+  const what = `step ${preset} ${set} ${kind}`;
+  await open(`view=step&preset=${preset}&set=${set}&trace=${encodeURIComponent(trace)}`, '#step-record');
   writeFileSync(join(work, 'pasted.trace'), trace);
-  const want = cli(['run', '--log', '--format', 'json', '--preset', preset, '--trace-format', 'auto', 'pasted.trace']);
+  const args = ['run', '--log', '--format', 'json', '--preset', preset, ...(set ? ['--set', set] : []), '--trace-format', 'auto', 'pasted.trace'];
+  same(`${what}: the command shown`, await text('#step-cli'), 'tlbsim ' + args.join(' '));
+  const want = cli(args);
   check(`${what}: runs`, want.rc === 0, want.err);
   const logs = want.out.split('\n').filter(l => l.startsWith('{"line"')).map(bigJSON);
-  same(`${what}: records`, await tab.$eval('#step-strip', s => s.children.length), logs.length);
+  same(`${what}: records`, await tab.$eval('#step-strip', s => s.querySelectorAll('span:not(.legend)').length), logs.length);
   for (let i = 0; i < logs.length; i++) {
     if (i) await tab.click('#step-next');
     const rec = logs[i];
@@ -130,7 +133,7 @@ for (const [preset, format, kind, trace] of traces) {
   const totals = await tab.$$eval('#step-totals tr', trs => trs.slice(1).map(tr => [...tr.children].map(td => td.textContent.replace(/,/g, ''))));
   const report = bigJSON(want.out.split('\n').filter(l => !l.startsWith('{"line"')).join('\n'));
   same(`${what}: totals`, totals, Object.entries(report.tlb).map(([n, l]) => [n, ...['accesses', 'hits', 'misses'].map(k => (l[k] === undefined ? '—' : String(l[k])))]));
-  if (shots && kind === 'native' && preset === 'teaching') {
+  if (shots && set) {
     for (let k = 0; k < 3; k++) await tab.click('#step-prev');
     await tab.screenshot({path: join(shots, 'step.png'), fullPage: true});
   }
@@ -141,6 +144,40 @@ for (const bad of ['r 0x1000 8\nbogus line\n', 'r 0x10000 8\n', 'r 0x1000 0\n', 
   const want = cli(['run', '--log', '--format', 'json', '--preset', 'teaching', '--trace-format', 'auto', 'pasted.trace']);
   check(`bad trace ${JSON.stringify(bad)} fails`, want.rc !== 0);
   same(`step error ${JSON.stringify(bad)}`, await visibleError('step-error'), want.err);
+}
+
+// Loaded gzip traces go through the browser build's zlib codec: the same records as the native
+// ISA-L one, members back to back as one, and the same error for a cut-off stream or junk after it.
+const plain = readFileSync(join(src, 'traces/samples/teaching.trace'));
+const gz = execFileSync('gzip', ['-c'], {input: plain});
+const gzCases = [['one.trace.gz', gz], ['two.trace.gz', Buffer.concat([gz, gz])], ['cut.trace.gz', gz.subarray(0, gz.length - 9)],
+  ['junk.trace.gz', Buffer.concat([gz, Buffer.from('junk')])]];
+for (const [name, bytes] of gzCases) {
+  writeFileSync(join(work, name), bytes);
+  await open('view=step&preset=teaching', '#step-record');
+  await tab.$eval('#step-record', e => e.removeAttribute('data-ready'));
+  await (await tab.$('#step-file')).uploadFile(join(work, name));
+  await tab.waitForFunction(() => document.getElementById('step-trace').value === '');
+  await tab.click('#step-form button[type=submit]');
+  await tab.waitForSelector('#step-record[data-ready]');
+  const want = cli(['run', '--log', '--format', 'json', '--preset', 'teaching', '--trace-format', 'auto', name]);
+  same(`gzip ${name}: the command shown`, await text('#step-cli'), `tlbsim run --log --format json --preset teaching --trace-format auto ${name}`);
+  same(`gzip ${name}: records`, await tab.$eval('#step-strip', s => s.querySelectorAll('span:not(.legend)').length),
+    want.out.split('\n').filter(l => l.startsWith('{"line"')).length);
+  same(`gzip ${name}: error`, await visibleError('step-error'), want.err);
+}
+// zstd input: refused by name in the browser build (docs/WEB.md), read natively.
+const zst = join(work, 'one.trace.zst');
+{
+  execFileSync(tlbsimPath, ['convert', '--quiet', '--to', 'native', '--compress', 'zstd', join(src, 'traces/samples/teaching.trace'), zst]);
+  await open('view=step&preset=teaching', '#step-record');
+  await tab.$eval('#step-record', e => e.removeAttribute('data-ready'));
+  await (await tab.$('#step-file')).uploadFile(zst);
+  await tab.waitForFunction(() => document.getElementById('step-trace').value === '');
+  await tab.click('#step-form button[type=submit]');
+  await tab.waitForSelector('#step-record[data-ready]');
+  same('zstd: refused by name', await visibleError('step-error'),
+    'one.trace.zst: cannot read input: zstd-compressed, and this build reads plain and gzip input only (decompress it first, or use the tlbsim command)');
 }
 
 /* --- 3. quiz: the exercises, typed answers checked, the key ------------------------------------ */
@@ -168,7 +205,12 @@ for (const seed of ['3', '11']) {
   await tab.click('#quiz-key');
   same(`quiz ${seed}: the key`, await tab.$$eval('#quiz-result .key', ks => ks.filter(k => !k.hidden).map(k => k.textContent)),
     doc.exercises.flatMap(e => e.questions.map(q => q.key)));
-  if (shots && seed === '3') await tab.screenshot({path: join(shots, 'quiz.png'), fullPage: false});
+  if (shots && seed === '3') {
+    await tab.setViewport({width: 1200, height: 1200});
+    await tab.$eval('#quiz-result .exercise[data-number="2"]', e => e.scrollIntoView());
+    await tab.screenshot({path: join(shots, 'quiz.png')});
+    await tab.setViewport({width: 1200, height: 900});
+  }
 }
 
 /* --- 4. allocator map: both real snapshots, each map against alloc --map-json -------------------- */
@@ -224,6 +266,19 @@ await replay(join(work, 'broken.json'), 10, ['caching']);
 const broken = cli(['alloc', '--format', 'json', '--policy', 'caching', 'broken.json']);
 check('a malformed snapshot fails', broken.rc !== 0);
 same('alloc error', await visibleError('alloc-error'), broken.err);
+
+/* --- the tutorial's links: each opens its view with no error ---------------------------------------- */
+for (const doc of ['docs/tutorial.md', 'docs/tutorial.zh.md']) {
+  const links = [...readFileSync(join(src, doc), 'utf8').matchAll(/\]\(\.\.\/build-web\/index\.html#([^)]*)\)/g)].map(m => m[1]);
+  check(`${doc} links to the views`, links.length >= 7, String(links.length));
+  for (const fragment of links) {
+    const view = new URLSearchParams(fragment).get('view') || 'translate';
+    const ready = {translate: '#translate-result', step: '#step-record', quiz: '#quiz-result', alloc: null}[view];
+    await open(fragment, ready);
+    same(`${doc} link #${fragment}: its view`, await tab.$eval(`#view-${view}`, e => !e.hidden), true);
+    if (ready) same(`${doc} link #${fragment}: no error`, await tab.$eval(ready, e => e.dataset.ready), 'ok');
+  }
+}
 
 same('no page errors', pageErrors, []);
 await browser.close();

@@ -55,6 +55,17 @@ bool trace_src_starts_with(const trace_src *s, const unsigned char *magic, size_
   return s->end - s->at >= n && !memcmp(s->in + s->at, magic, n);
 }
 
+int trace_src_gzip_member_end(trace_src *s, int (*top_up)(trace_src *s, size_t want), const char **why, int *err) {
+  if (s->end - s->at < sizeof trace_src_gzip_magic && top_up(s, sizeof trace_src_gzip_magic)) {
+    *err = errno;
+    return -1;
+  }
+  if (s->at == s->end) return 0;
+  if (trace_src_starts_with(s, trace_src_gzip_magic, sizeof trace_src_gzip_magic)) return 1;
+  *why = "data after the end of the gzip stream";
+  return -1;
+}
+
 /* The codec the first bytes name, and its decoder started. */
 static int settle_codec(trace_src *s, diag *d) {
   if (trace_src_starts_with(s, trace_src_gzip_magic, sizeof trace_src_gzip_magic)) {

@@ -130,18 +130,11 @@ static const char *isal_reason(int rc) {
  * or why not; *err: read()'s errno where that failed. */
 static const char *gz_member_end(trace_src *s, int *err) {
   gz_state *g = s->state;
-  if (s->end - s->at < sizeof trace_src_gzip_magic && gz_top_up(s, sizeof trace_src_gzip_magic)) {
-    *err = errno;
-    return NULL;
-  }
-  if (s->at == s->end) {
-    g->done = true;
-    return NULL;
-  }
-  if (!trace_src_starts_with(s, trace_src_gzip_magic, sizeof trace_src_gzip_magic))
-    return "data after the end of the gzip stream";
-  gz_member_start(g);
-  return NULL;
+  const char *why = NULL;
+  int next = trace_src_gzip_member_end(s, gz_top_up, &why, err);
+  if (next == 0) g->done = true;
+  if (next == 1) gz_member_start(g);
+  return why;
 }
 
 /* Inflates into sl until it is full, the input read so far is used up or

@@ -44,18 +44,11 @@ static const char *zlib_reason(const z_stream *z) {
 /* After one member: another follows, or the input ends. NULL, or why not
  * (*err: read()'s errno where that failed). */
 static const char *member_end(trace_src *s, gz_state *g, int *err) {
-  if (s->end - s->at < sizeof trace_src_gzip_magic && trace_src_top_up(s, sizeof trace_src_gzip_magic)) {
-    *err = errno;
-    return NULL;
-  }
-  if (s->at == s->end) {
-    g->done = true;
-    return NULL;
-  }
-  if (!trace_src_starts_with(s, trace_src_gzip_magic, sizeof trace_src_gzip_magic))
-    return "data after the end of the gzip stream";
-  inflateReset(&g->z);
-  return NULL;
+  const char *why = NULL;
+  int next = trace_src_gzip_member_end(s, trace_src_top_up, &why, err);
+  if (next == 0) g->done = true;
+  if (next == 1) inflateReset(&g->z);
+  return why;
 }
 
 static int gz_read(trace_src *s, unsigned char *buf, size_t cap, size_t *got, unsigned long line, diag *d) {

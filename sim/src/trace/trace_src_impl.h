@@ -67,6 +67,11 @@ int trace_src_fill_in(trace_src *s, size_t want, unsigned long line, diag *d);
 bool trace_src_starts_with(const trace_src *s, const unsigned char *magic, size_t n);
 
 extern const unsigned char trace_src_gzip_magic[2];
+/* After a gzip member, both gzip codecs: 1 when another member starts at
+ * in[at], 0 when the input ends there, -1 with *why ("data after the end
+ * of the gzip stream") or *err (read()'s errno). top_up: how the codec
+ * waits for input (trace_src_top_up's contract). */
+int trace_src_gzip_member_end(trace_src *s, int (*top_up)(trace_src *s, size_t want), const char **why, int *err);
 
 /* zstd compression for trace_write.c, behind the same seam: false (and
  * trace_zstd_enc_new NULL) where the build has no zstd. */
