@@ -53,6 +53,10 @@ int cli_add_set(void *config, const char *assignment, char *why, size_t len);
  * file); *label gets the name reported as "config". */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
+/* cli_load_spec of a GPU's configuration (default preset h200) for command
+ * cmd: EXIT_OK, or the exit status after its error line (no [gpu] section
+ * is one). */
+int cli_load_gpu_spec(const cli_config *c, const char *cmd, const char **label, machine_spec *spec);
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d);
 
 typedef struct cli_out {

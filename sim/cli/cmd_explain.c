@@ -53,8 +53,9 @@ int cmd_explain(int argc, char **argv) {
        .help = "walk without touching first: the empty table of a fresh machine, where\n"
                "every walk stops at the root's invalid entry"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = explain_format_names,
-       .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read, and per TLB\n"
-               "array holding the page its set and (modulo index) its tag, the VPN above the set bits"},
+       .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read (each with\n"
+               "its index's va_bits, high and low), and per TLB array holding the page its set and\n"
+               "(modulo index) its tag, the VPN above the set bits"},
   };
   const cli_spec spec = {
       .cmd = "explain", .usage = "[OPTIONS] VADDR...", .operands = "VADDR", .min_operands = 1, .max_operands = 4096,

@@ -64,7 +64,24 @@ if have gnuplot; then
   gnuplot -e "csv='$work/map.csv'; out='$work/map.png'" "$src/plots/alloc_map.gp" && [ -s "$work/map.png" ] || fail "plot"
   ok
 fi
+# --map-json: the same map as a JSON line, with the window, the counts and the regions
+"$tlbsim" alloc --capacity 16K --policy first-fit --policy buddy --map-json "$work/map.jsonl" "$work/f.trace" >/dev/null
+is json_lines "$(wc -l <"$work/map.jsonl")" 2
+is json "$(head -1 "$work/map.jsonl" | jq -c '[.policy, .event, .window_base, .window_size, .used, .free, .failed.request,
+  .failed.reason, .allocated_bytes, .live_buffers, .regions_2m, .regions_32m]')" \
+  '["first-fit",7,1099511627776,16384,[[4096,4096,2],[12288,4096,4]],[[0,4096],[8192,4096]],8192,"fragmentation",8192,2,1,1]'
+# --map-every N: every policy's map after events N, 2N, ...: the CSV rows of --map=EVENT at each
+"$tlbsim" alloc --capacity 16K --policy first-fit --map-every 3 --map-json "$work/every.jsonl" --map-csv "$work/every.csv" \
+  "$work/f.trace" >/dev/null
+is every_events "$(jq -c .event "$work/every.jsonl" | tr '\n' ' ')" "3 6 "
+"$tlbsim" alloc --capacity 16K --policy first-fit --map=6 --map-csv "$work/at6.csv" "$work/f.trace" >/dev/null
+is every_rows "$(grep ',6,' "$work/every.csv")" "$(grep ',6,' "$work/at6.csv")"
 # usage errors: one line, exit 2
+set +e
+err=$("$tlbsim" alloc --capacity 16K --map-every 2 "$work/f.trace" 2>&1); rc=$?
+set -e
+[ $rc = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] || fail "--map-every without a file: rc $rc: $err"
+ok
 set +e
 err=$("$tlbsim" alloc --capacity 16K --map=0 "$work/f.trace" 2>&1); rc=$?
 set -e

@@ -271,6 +271,11 @@ static void explain_one(FILE *out, const pt *t, const mmu_config *mc, unsigned s
     char p[4];
     json_object_object_add(x, "level", json_object_new_string(f->level[s->level].name));
     json_object_object_add(x, "index", json_object_new_uint64(s->index));
+    unsigned bits = pt_format_index_bits(f, s->level, shift), lo = pt_format_index_shift(f, s->level, shift);
+    json_object *range = json_object_new_array_ext(2); /* the VA bits the index is, high and low */
+    json_object_array_add(range, json_object_new_uint64(lo + bits - 1));
+    json_object_array_add(range, json_object_new_uint64(lo));
+    json_object_object_add(x, "va_bits", range);
     json_object_object_add(x, "table", json_object_new_uint64(s->table_pa));
     json_object_object_add(x, "entry_address", json_object_new_uint64(s->entry_pa));
     json_object_object_add(x, "raw", json_object_new_string(hex(e.raw, h)));
