@@ -364,7 +364,7 @@ int cmd_calibrate(int argc, char **argv) {
     fit_data |= rows[i].base <= 0;
   }
   cli_progress_end(&line);
-  if (p[0].wanted && o.fit && !fit_data) {
+  if (o.fit && np && p[0].wanted && !fit_data) { /* p[0]: latency.data_cycles */
     rc = cli_usage_error("calibrate", "--fit: latency.data_cycles is fitted only with --data-latency preset "
                                       "(each row's base_cycles stands for it otherwise)");
     goto done;

@@ -157,10 +157,9 @@ int cmd_uvm(int argc, char **argv) {
         cli_progress_count(&line, done++, n * points, "points");
         int failed = uvm_suite_run(&spec, &s, &r, &d);
         cli_progress_end(&line); /* before a row or an error: stdout and stderr may share the terminal */
-        if (failed) rc = cli_input_error(&d);
-        else if (rows) json_object_array_add(rows, row_json(&s, &r));
-        else if (o.format == REPORT_TEXT) write_text_row(&s, &r);
-        else if (write_csv(&s, &r, &d)) rc = cli_input_error(&d);
+        if (!failed && rows) json_object_array_add(rows, row_json(&s, &r));
+        else if (!failed && o.format == REPORT_TEXT) write_text_row(&s, &r);
+        else if (failed || write_csv(&s, &r, &d)) rc = cli_input_error(&d);
       }
   if (rows && rc == EXIT_OK)
     puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));

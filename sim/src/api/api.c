@@ -359,10 +359,16 @@ char *tlbsim_chase_rows(const tlbsim_machine *m, const uint64_t *footprints, siz
   for (size_t i = 0; !rc && i < n; i++) {
     chase_spec s;
     chase_result r;
-    if (chase_plan(ms, footprints[i], stride, page_size, order, mapping, &s, &d)) rc = -1;
-    else if (s.nodes == last_nodes) continue; /* as tlbsim chase plans points */
-    else if (chase_run(&ms->format, &ms->sys, &s, &r, &d)) rc = -1;
-    else json_object_array_add(rows, report_chase_row(&s, &ms->sys.mmu, &r));
+    if (chase_plan(ms, footprints[i], stride, page_size, order, mapping, &s, &d)) {
+      rc = -1;
+      break;
+    }
+    if (s.nodes == last_nodes) continue; /* as tlbsim chase plans points */
+    if (chase_run(&ms->format, &ms->sys, &s, &r, &d)) {
+      rc = -1;
+      break;
+    }
+    json_object_array_add(rows, report_chase_row(&s, &ms->sys.mmu, &r));
     last_nodes = s.nodes;
   }
   char *text = rc ? NULL : write_string(write_rows, rows);
