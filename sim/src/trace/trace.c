@@ -68,6 +68,7 @@ struct trace_reader {
   diag err;
   trace_block *one;      /* trace_next's block, and its next entry */
   size_t one_at, one_other;
+  uint64_t records;      /* handed out so far (in blocks, as trace_next reads them too) */
 };
 
 const char *const trace_format_names[] = {
@@ -312,7 +313,7 @@ static void decode_block(trace_reader *r, trace_block *b) {
 
 /* A bad line ends the block before it: the records ahead of it are handed
  * out first, and the error on the next call. */
-int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
+static int read_block(trace_reader *r, trace_block *b, diag *d) {
   if (r->failed) return fail(r, d);
   b->n = b->nother = 0;
   b->last_byte_or = 0;
@@ -349,6 +350,15 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   if (b->n) return 1;
   return r->failed ? fail(r, d) : 0;
 }
+
+int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
+  bool announced = r->thread_first; /* the switch it announces is no record of the input */
+  int k = read_block(r, b, d);
+  if (k == 1) r->records += b->n - announced;
+  return k;
+}
+
+uint64_t trace_records_read(const trace_reader *r) { return r->records; }
 
 const char *trace_label_problem(const char *s, size_t len) {
   if (len == 0) return "an empty mark label";
