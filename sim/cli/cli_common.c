@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/loader.h"
 #include "tlbsim/num.h"
@@ -168,7 +169,7 @@ int cli_check_nonempty(const trace_reader *r, diag *d) {
 /* On a terminal, an error starts by erasing the line it is on: a progress
  * line (cli_progress.h) a failing step left there. */
 static void fresh_line(void) {
-  if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+  if (cli_stderr_is_terminal()) fputs("\r\033[K", stderr);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {

@@ -17,8 +17,16 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool cli_stderr_is_terminal(void) {
+#ifdef __EMSCRIPTEN__
+  return false; /* the page shows stderr as text; emscripten's isatty calls its console a terminal */
+#else
+  return isatty(STDERR_FILENO);
+#endif
+}
+
 void cli_progress_start(cli_progress *p, const char *cmd, bool quiet) {
-  *p = (cli_progress){.on = !quiet && isatty(STDERR_FILENO), .cmd = cmd};
+  *p = (cli_progress){.on = !quiet && cli_stderr_is_terminal(), .cmd = cmd};
 }
 
 bool cli_progress_due(const cli_progress *p) { return p->on && (!p->last || now_seconds() - p->last >= INTERVAL); }

@@ -37,6 +37,8 @@ typedef struct cli_progress {
 } cli_progress;
 
 /* p for command cmd; quiet (--quiet) turns it off. */
+/* Whether stderr is a person's terminal (never in the browser build). */
+bool cli_stderr_is_terminal(void);
 void cli_progress_start(cli_progress *p, const char *cmd, bool quiet);
 /* Whether a new line is due (the first call, then every 0.2 s); cheap
  * enough for every block of a replay. */
