@@ -1,6 +1,7 @@
 /* The machine: trace records in, page-table and MMU operations out. */
 #include "tlbsim/machine.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +12,25 @@ typedef struct live_alloc {
   uint64_t id, va, size;
   uint64_t seq; /* its place among the machine's allocations, for listing them in order */
   unsigned ctx; /* address space it lives in */
+  machine_mem mem;
   bool failed; /* the allocation hit OOM: accesses to it fault */
   bool used;   /* slot in use (open addressing) */
   bool tomb;   /* slot freed; keeps probe chains intact */
 } live_alloc;
 
-/* One address space: its page table and its allocator. */
-typedef struct context {
+typedef struct machine_ctx context;
+
+/* One address space: its page table and its allocator; from its first
+ * managed, host or pinned allocation on, a heap of [uvm] VA for them and
+ * the uvm's record of its managed ranges (uvm_ops over this context). */
+struct machine_ctx {
   uint32_t asid;
   pt *table;
   vas *heap;
-} context;
+  vas *host_heap;
+  uvm_space *uvm;
+  machine *owner;
+};
 
 struct machine {
   machine_spec spec;
@@ -52,6 +61,7 @@ struct machine {
   machine_stats switched;                      /* the machine's counters at the last switch */
   uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
   bool threaded;                               /* the trace named a thread */
+  uvm_counts uvm_total;  /* every address space's uvm operations (stats.uvm: their counts, ns rounded) */
   bool host_oom; /* a map found no host memory inside a simulated event (a demand fault, an allocator's
                     map): the record is an error, not a fault or an OOM of the simulated machine */
 };
@@ -214,10 +224,15 @@ static void vas_unmap_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_
   unmap_pages(ctx, va, size);
 }
 
-/* Demand paging: the MMU found va unmapped; map its page if allowed. */
+static bool managed_fault(machine *m, uint64_t va, acc_kind kind, bool *handled);
+static void retry_managed(machine *m, uint64_t va, acc_kind kind, mmu_outcome *o);
+
+/* The MMU found va unmapped: a managed page's GPU fault, or demand paging
+ * maps its page if allowed. */
 static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
   machine *m = ctx;
-  (void)kind;
+  bool handled, mapped = managed_fault(m, va, kind, &handled);
+  if (handled) return mapped;
   bool on = m->demand == DEMAND_ON || (m->demand == DEMAND_AUTO && !m->saw_layout);
   if (!on) return false;
   uint64_t base = va & ~((1ull << m->page_shift) - 1);
@@ -252,7 +267,7 @@ static int add_context(machine *m, uint32_t asid, diag *d) {
   context *x = &m->ctx[m->nctx];
   vas_hooks hooks = {.ctx = m, .map = vas_map_hook, .unmap = vas_unmap_hook};
   pt_table_frames frames = {.ctx = m, .take = take_table, .give = give_table};
-  *x = (context){.asid = asid, .table = pt_create_in(m->format, m->spec.tables_in_memory ? &frames : NULL)};
+  *x = (context){.asid = asid, .owner = m, .table = pt_create_in(m->format, m->spec.tables_in_memory ? &frames : NULL)};
   if (!x->table)
     return diag_set(d, NULL, 0, m->spec.tables_in_memory ? "no physical memory left for a root page table"
                                                           : "out of memory");
@@ -298,6 +313,8 @@ void machine_destroy(machine *m) {
   if (!m) return;
   for (unsigned i = 0; i < m->nctx; i++) {
     m->space[m->agent] = (uint8_t)i;
+    uvm_destroy(m->ctx[i].uvm); /* its frames go back; the table goes with its mappings */
+    vas_destroy(m->ctx[i].host_heap);
     vas_destroy(m->ctx[i].heap); /* may unmap through hooks: before the table goes */
     pt_destroy(m->ctx[i].table);
   }
@@ -378,6 +395,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   if (pages > 1) translate_pages(m, kind, va, size);
   else {
     mmu_translate(m->cpu, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) retry_managed(m, va, kind, &o);
     if (o.status != MMU_OK) m->stats.faults++;
     for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
     if (o.status == MMU_OK) return 0;
@@ -404,6 +422,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   bool straddled = false;
   for (;; straddled = true) {
     mmu_translate(m->cpu, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) retry_managed(m, va, kind, &o);
     missed |= o.missed;
     faulted |= o.status != MMU_OK;
     pt_mapping map;
@@ -415,6 +434,245 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
   for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+}
+
+/* --- managed, host and pinned memory (uvm.h) ------------------------------ */
+
+const char *const machine_mem_names[] = {"device", "managed", "host", "pinned", NULL};
+
+#define UVM_FIELD(f) {#f, offsetof(machine_uvm_stats, f)}
+const machine_uvm_field machine_uvm_fields[] = {
+    UVM_FIELD(faults),        UVM_FIELD(batches),       UVM_FIELD(populated_bytes), UVM_FIELD(to_gpu_bytes),
+    UVM_FIELD(prefetched_bytes), UVM_FIELD(to_host_bytes), UVM_FIELD(host_faults),   UVM_FIELD(remote_maps),
+    UVM_FIELD(fault_ns),      UVM_FIELD(prefetch_ns),   {NULL, 0}};
+
+/* uvm_ops over one address space: its page table, the device's frames,
+ * shootdowns on every agent. */
+static int uvm_map_op(void *ctx, uint64_t va, uint64_t pa, unsigned shift, bool writable, diag *d) {
+  context *x = ctx;
+  int rc = pt_map(x->table, va, pa, shift, writable ? PT_R | PT_W : PT_R, d);
+  return rc ? map_failed(x->owner, rc, d) : 0;
+}
+
+static void uvm_unmap_op(void *ctx, uint64_t va, unsigned shift) {
+  context *x = ctx;
+  if (!pt_unmap(x->table, va, NULL)) system_shootdown(x->owner->sys, va, shift, x->asid);
+}
+
+static int uvm_frame_op(void *ctx, unsigned shift, uint64_t *pa) {
+  context *x = ctx;
+  int rc = phys_alloc(x->owner->frames, shift, pa);
+  if (rc == PHYS_NO_HOST_MEMORY) x->owner->host_oom = true;
+  return rc;
+}
+
+static void uvm_free_op(void *ctx, uint64_t pa, unsigned shift) {
+  context *x = ctx;
+  phys_free(x->owner->frames, pa, shift);
+}
+
+/* The VA of managed, host and pinned allocations is only reserved: the uvm
+ * maps managed pages as they become resident, pinned ones are mapped by
+ * map_pinned. */
+static int reserve_only(void *ctx, uint64_t va, uint64_t size, unsigned page_shift, diag *d) {
+  (void)ctx, (void)va, (void)size, (void)page_shift, (void)d;
+  return 0;
+}
+
+static void release_only(void *ctx, uint64_t va, uint64_t size, unsigned page_shift) {
+  (void)ctx, (void)va, (void)size, (void)page_shift;
+}
+
+/* Address space x's heap of [uvm] VA and its uvm, made on first use: the
+ * format must have pages of the big-page and VA-block sizes. */
+static int uvm_setup(machine *m, context *x, diag *d) {
+  if (x->uvm) return 0;
+  const uvm_config *u = &m->spec.uvm;
+  if (!u->va_size) return diag_set(d, NULL, 0, "format %s has no room for a [uvm] VA range", m->format->name);
+  if (pt_format_leaf_level(m->format, log2_u64(u->big_page)) < 0 ||
+      pt_format_leaf_level(m->format, log2_u64(u->va_block)) < 0)
+    return diag_set(d, NULL, 0, "format %s has no %llu-byte or %llu-byte page for managed memory ([uvm] big_page, "
+                    "va_block)", m->format->name, (unsigned long long)u->big_page, (unsigned long long)u->va_block);
+  vas_config vc = {.va_base = u->va_base, .va_size = u->va_size, .page_size = u->va_block,
+                   .phys_capacity = u->va_size < VAS_MAX_CAPACITY ? u->va_size : VAS_MAX_CAPACITY};
+  vas_hooks hooks = {.ctx = x, .map = reserve_only, .unmap = release_only};
+  uvm_ops ops = {.ctx = x, .map = uvm_map_op, .unmap = uvm_unmap_op, .frame_alloc = uvm_frame_op,
+                 .frame_free = uvm_free_op};
+  if (!(x->host_heap = vas_create("first-fit", &vc, &hooks, d))) return -1;
+  if (!(x->uvm = uvm_create(u, &ops))) {
+    vas_destroy(x->host_heap);
+    x->host_heap = NULL;
+    return diag_set(d, NULL, 0, "out of memory");
+  }
+  return 0;
+}
+
+/* What one uvm operation did, into the machine's counts. */
+static void note_uvm(machine *m, const uvm_counts *c) {
+  uvm_counts_add(&m->uvm_total, c);
+  const uvm_counts *t = &m->uvm_total;
+  m->stats.uvm = (machine_uvm_stats){.faults = t->faults, .batches = t->batches,
+                                     .populated_bytes = t->populated_bytes, .to_gpu_bytes = t->to_gpu_bytes,
+                                     .prefetched_bytes = t->prefetched_bytes, .to_host_bytes = t->to_host_bytes,
+                                     .host_faults = t->host_faults, .remote_maps = t->remote_maps,
+                                     .fault_ns = (uint64_t)(t->fault_ns + 0.5),
+                                     .prefetch_ns = (uint64_t)(t->prefetch_ns + 0.5)};
+}
+
+/* The current address space's uvm when va is managed memory, else NULL. */
+static uvm_space *managed_at(machine *m, uint64_t va) {
+  uvm_space *u = m->ctx[cur_space(m)].uvm;
+  return u && uvm_contains(u, va) ? u : NULL;
+}
+
+/* A GPU access found va unmapped (or, writing, read-only): when va is
+ * managed (*handled), the uvm services the fault. true when va is mapped
+ * for the access now; false when no device memory is left (an OOM) or the
+ * host had none (host_oom). */
+static bool managed_fault(machine *m, uint64_t va, acc_kind kind, bool *handled) {
+  uvm_space *u = managed_at(m, va);
+  *handled = u != NULL;
+  if (!u) return false;
+  uvm_counts c = {0};
+  diag why;
+  int rc = uvm_gpu_fault(u, va, kind == ACC_WRITE, &c, &why);
+  note_uvm(m, &c);
+  if (rc < 0 && !m->host_oom) m->stats.oom++;
+  return rc > 0;
+}
+
+/* A protection fault of a write to a read-duplicated managed page: the
+ * uvm makes it writable, and the access is translated again. */
+static void retry_managed(machine *m, uint64_t va, acc_kind kind, mmu_outcome *o) {
+  bool handled;
+  if (kind == ACC_WRITE && managed_fault(m, va, kind, &handled)) mmu_translate(m->cpu, va, kind, o);
+}
+
+/* Ends the open fault batch of every address space: a record that is not
+ * a GPU access ends the kernel. */
+static void uvm_sync_all(machine *m) {
+  for (unsigned i = 0; i < m->nctx; i++)
+    if (m->ctx[i].uvm) uvm_sync(m->ctx[i].uvm);
+}
+
+/* Maps pinned [va, va + size) for the GPU where it is: big pages onto
+ * host memory (not measured; the page size the driver uses is assumed). */
+static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
+  unsigned shift = log2_u64(m->spec.uvm.big_page);
+  for (uint64_t off = 0; off < size; off += 1ull << shift) {
+    int rc = pt_map(cur_table(m), va + off, UVM_HOST_PA + ((va + off) & (UVM_HOST_PA - 1)), shift, PT_R | PT_W, d);
+    if (rc) return map_failed(m, rc, d);
+  }
+  return 0;
+}
+
+static void unmap_pinned(machine *m, uint64_t va, uint64_t size) {
+  unsigned shift = log2_u64(m->spec.uvm.big_page);
+  for (uint64_t off = 0; off < size; off += 1ull << shift)
+    if (!pt_unmap(cur_table(m), va + off, NULL))
+      system_shootdown(m->sys, va + off, shift, m->ctx[cur_space(m)].asid);
+}
+
+/* A managed, host or pinned allocation's VA (and its managed range or GPU
+ * mapping): 0, VAS_OOM when the [uvm] VA range has no room, or -1 (d). */
+static int alloc_uvm_va(machine *m, live_alloc *a, uint64_t align, diag *d) {
+  context *x = &m->ctx[cur_space(m)];
+  if (uvm_setup(m, x, d)) return -1;
+  uint64_t rounded;
+  if (!num_round_up(a->size, m->spec.uvm.va_block, &rounded) || rounded > m->spec.uvm.va_size)
+    return diag_set(d, NULL, 0, "%s alloc of %llu bytes is larger than the [uvm] VA range (va_size %#llx)",
+                    machine_mem_names[a->mem], (unsigned long long)a->size, (unsigned long long)m->spec.uvm.va_size);
+  int rc = vas_alloc(x->host_heap, a->size, align, 0, &a->va, d);
+  if (rc) return rc;
+  if (a->mem == MACHINE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
+  if (a->mem == MACHINE_MEM_PINNED) rc = map_pinned(m, a->va, rounded, d);
+  if (rc) {
+    if (a->mem == MACHINE_MEM_PINNED) unmap_pinned(m, a->va, rounded);
+    vas_free(x->host_heap, a->va, NULL);
+  }
+  return rc;
+}
+
+/* Frees what alloc_uvm_va made. */
+static int free_uvm_va(machine *m, live_alloc *a, diag *d) {
+  context *x = &m->ctx[a->ctx];
+  if (a->mem == MACHINE_MEM_MANAGED && uvm_range_remove(x->uvm, a->va, d)) return -1;
+  uint64_t rounded;
+  if (a->mem == MACHINE_MEM_PINNED && num_round_up(a->size, m->spec.uvm.va_block, &rounded))
+    unmap_pinned(m, a->va, rounded);
+  return vas_free(x->host_heap, a->va, d);
+}
+
+int machine_uvm_block(const machine *m, uint64_t va, uvm_block_state *out) {
+  const uvm_space *u = m->ctx[cur_space(m)].uvm;
+  return u ? uvm_block_get(u, va, out) : -1;
+}
+
+/* A managed range's record ([va, va + size) not wrapping, within the
+ * format): its uvm, or NULL (d) naming what. */
+static uvm_space *managed_range(machine *m, const char *what, uint64_t va, uint64_t size, const char *file,
+                                unsigned long line, diag *d) {
+  if (!size) return diag_set(d, file, line, "%s of %#llx: the size is 0", what, (unsigned long long)va), NULL;
+  if (check_wrap(what, va, size, file, line, d)) return NULL;
+  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, line, d), NULL;
+  uvm_space *u = m->ctx[cur_space(m)].uvm;
+  diag why;
+  if (!u) return diag_set(d, file, line, "%s of %#llx+%#llx: %#llx is not managed memory (no kind=managed allocation "
+                          "was made)", what, (unsigned long long)va, (unsigned long long)size,
+                          (unsigned long long)va), NULL;
+  if (uvm_check_range(u, va, size, &why))
+    return diag_set(d, file, line, "%s of %#llx+%#llx: %s", what, (unsigned long long)va, (unsigned long long)size,
+                    why.msg), NULL;
+  return u;
+}
+
+int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const char *file, unsigned long line,
+                     diag *d) {
+  uvm_space *u = managed_range(m, "prefetch", va, size, file, line, d);
+  if (!u) return -1;
+  m->stats.prefetches++;
+  uvm_counts c = {0};
+  diag why;
+  int rc = uvm_prefetch(u, va, size, to, &c, &why);
+  note_uvm(m, &c);
+  return rc ? diag_set(d, file, line, "prefetch of %#llx+%#llx: %s", (unsigned long long)va,
+                       (unsigned long long)size, why.msg) : 0;
+}
+
+int machine_advise(machine *m, uint64_t va, uint64_t size, uvm_advice a, const char *file, unsigned long line,
+                   diag *d) {
+  if ((unsigned)a >= UVM_ADVICE_COUNT) return diag_set(d, file, line, "advice %u is not one of cudaMemAdvise's", a);
+  uvm_space *u = managed_range(m, "advise", va, size, file, line, d);
+  if (!u) return -1;
+  m->stats.advices++;
+  uvm_counts c = {0};
+  diag why;
+  int rc = uvm_advise(u, va, size, a, &c, &why);
+  note_uvm(m, &c);
+  return rc ? diag_set(d, file, line, "advise of %#llx+%#llx: %s", (unsigned long long)va, (unsigned long long)size,
+                       why.msg) : 0;
+}
+
+int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, const char *file, unsigned long line,
+                        diag *d) {
+  if (!size) size = 1;
+  if (check_wrap("host access", va, size, file, line, d)) return -1;
+  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, line, d);
+  m->stats.host_accesses++;
+  uvm_space *u = managed_at(m, va);
+  pt_mapping map;
+  if (!u) { /* host or pinned memory, or memory the trace never allocated: the host's own */
+    if (pt_lookup(cur_table(m), va, &map) && map.pa < UVM_HOST_PA)
+      return diag_set(d, file, line, "host access to %#llx: it is device memory, which the host cannot touch",
+                      (unsigned long long)va);
+    return 0;
+  }
+  uvm_counts c = {0};
+  diag why;
+  int rc = uvm_host_access(u, va, size, write, &c, &why);
+  note_uvm(m, &c);
+  return rc ? diag_set(d, file, line, "host access to %#llx+%#llx: %s", (unsigned long long)va,
+                       (unsigned long long)size, why.msg) : 0;
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -439,19 +697,24 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   return rc ? access_error(m, rc, va, size, file, r->line, d) : 0;
 }
 
-static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+int machine_alloc_memory(machine *m, const trace_record *r, machine_mem kind, const char *file, diag *d) {
   m->saw_layout = true;
   m->stats.allocs++;
+  if ((unsigned)kind > MACHINE_MEM_PINNED) return diag_set(d, file, r->line, "memory kind %u is unknown", kind);
   if (alloc_find(m, r->alloc_id))
     return diag_set(d, file, r->line, "allocation %llu is already live", (unsigned long long)r->alloc_id);
+  if (kind != MACHINE_MEM_DEVICE && !r->size)
+    return diag_set(d, file, r->line, "%s alloc of 0 bytes", machine_mem_names[kind]);
   live_alloc *a = alloc_insert(m, r->alloc_id);
   if (!a) return diag_set(d, file, r->line, "out of memory");
   a->size = r->size;
   a->seq = m->stats.allocs;
   a->ctx = cur_space(m);
+  a->mem = kind;
   diag why;
   m->hook_pages = 0;
-  int rc = vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why);
+  int rc = kind == MACHINE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
+                                      : alloc_uvm_va(m, a, r->align, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
     return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
@@ -467,12 +730,18 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   return 0;
 }
 
+static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+  return machine_alloc_memory(m, r, MACHINE_MEM_DEVICE, file, d);
+}
+
 static int do_free(machine *m, const trace_record *r, const char *file, diag *d) {
   live_alloc *a = named_alloc(m, r, file, d);
   if (!a) return -1;
   m->stats.frees++;
   diag why;
-  if (!a->failed && vas_free(m->ctx[cur_space(m)].heap, a->va, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+  if (!a->failed && (a->mem == MACHINE_MEM_DEVICE ? vas_free(m->ctx[cur_space(m)].heap, a->va, &why)
+                                                   : free_uvm_va(m, a, &why)))
+    return diag_set(d, file, r->line, "%s", why.msg);
   a->used = false;
   a->tomb = true;
   m->alloc_used--;
@@ -549,7 +818,7 @@ static void phase_now(const machine *m, const char *label, machine_phase *p) {
   *p = (machine_phase){.accesses = m->stats.accesses, .walks = ms.walks, .faults = m->stats.faults,
                        .page_faults = m->stats.page_faults, .cycles = ms.cycles, .allocs = m->stats.allocs,
                        .frees = m->stats.frees, .maps = m->stats.maps, .unmaps = m->stats.unmaps,
-                       .shootdowns = ms.shootdowns};
+                       .shootdowns = ms.shootdowns, .host_accesses = m->stats.host_accesses, .uvm = m->stats.uvm};
   snprintf(p->label, sizeof p->label, "%s", label[0] ? label : "start");
   for (unsigned i = 0; i < m->spec.sys.mmu.nlevels; i++) p->misses[i] = system_level_stats(m->sys, i).misses;
 }
@@ -565,7 +834,8 @@ static int close_phase(machine *m) {
 /* Whether anything happened before the first mark. */
 static bool started(const machine *m) {
   const machine_stats *s = &m->stats;
-  return s->accesses || s->allocs || s->frees || s->maps || s->unmaps || s->protects;
+  return s->accesses || s->allocs || s->frees || s->maps || s->unmaps || s->protects || s->host_accesses ||
+         s->prefetches || s->advices;
 }
 
 static int do_mark(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -752,6 +1022,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
 
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
+  if (r->kind != REC_ACCESS && r->kind != REC_THREAD) uvm_sync_all(m); /* the kernel has ended */
   switch (r->kind) {
   case REC_ACCESS: return do_access(m, r, file, d);
   case REC_ALLOC: return do_alloc(m, r, file, d);
@@ -803,7 +1074,7 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
   for (size_t i = 0; i < m->alloc_cap; i++) {
     const live_alloc *a = &m->allocs[i];
     if (!a->used || a->failed || a->ctx != cur_space(m)) continue;
-    if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+    if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq, .mem = a->mem};
     n++;
   }
   if (n && n <= max) qsort(out, n, sizeof *out, by_seq); /* out may be NULL when max is 0 */
@@ -813,6 +1084,6 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out) {
   const live_alloc *a = alloc_find(m, id);
   if (!a || a->failed) return -1;
-  *out = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+  *out = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq, .mem = a->mem};
   return 0;
 }

@@ -1,0 +1,368 @@
+/* Tests for managed memory in the machine (tlbsim/machine.h): managed,
+ * host and pinned allocations, GPU faults serviced through the machine's
+ * MMU and page table, host touches, prefetches, advice, fault batches per
+ * kernel, the counters per phase, what the TLBs see after each history,
+ * and the errors for what a program could not have done. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tlbsim/machine.h"
+
+#define MIB (UINT64_C(1) << 20)
+#define KIB64 (UINT64_C(64) << 10)
+
+/* A small GPU: the hopper format, 64 MiB of device memory, a 16-entry
+ * first-level TLB of 64 KiB and 2 MiB pages; the fault path's costs round
+ * (a migrated or populated byte a ns, a prefetched one half a ns); managed
+ * VA where the h200 preset puts it. */
+static const char ini[] =
+    "[machine]\nformat = hopper\npage_size = 2M\nphys_memory = 64M\n"
+    "[latency]\ndata_cycles = 1\nwalk_ref_cycles = 10\n"
+    "[tlb.l1d]\nentries = 16\npage_size = 64K,2M\n"
+    "[uvm]\npopulate_gbps = 1\nmigrate_gbps = 1\nprefetch_gbps = 2\nfault_us = 1\nmigrate_fault_us = 0\n"
+    "batch_us = 0\nblock_us = 0\nhost_fault_us = 0\nto_host_gbps = 1\nva_base = 0x7e0000000000\n"
+    "va_size = 0x10000000000\n";
+
+static machine *make(void) {
+  cfg *c = cfg_create();
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(cfg_load_text(c, "uvm_test.ini", ini, &d), 0);
+  machine_spec spec;
+  if (machine_spec_read(c, &spec, &d)) fprintf(stderr, "%s\n", d.msg);
+  CU_ASSERT_EQUAL_FATAL(cfg_check_unused(c, &d), 0);
+  machine *m = machine_create(&spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  cfg_destroy(c);
+  return m;
+}
+
+static int rec(machine *m, trace_record r, diag *d) {
+  r.line = 42;
+  return machine_apply(m, &r, "t.trace", d);
+}
+
+/* Allocation id of `size` bytes of memory kind: its VA. */
+static uint64_t alloc(machine *m, uint64_t id, uint64_t size, machine_mem kind) {
+  trace_record r = {.kind = REC_ALLOC, .alloc_id = id, .size = size, .line = 7};
+  diag d;
+  if (machine_alloc_memory(m, &r, kind, "t.trace", &d)) fprintf(stderr, "%s\n", d.msg);
+  machine_alloc a;
+  CU_ASSERT_EQUAL_FATAL(machine_alloc_find(m, id, &a), 0);
+  CU_ASSERT_EQUAL(a.mem, kind);
+  return a.va;
+}
+
+/* A GPU read (or write) of one byte at va. */
+static void gpu(machine *m, uint64_t va, bool write) {
+  diag d;
+  CU_ASSERT_EQUAL(rec(m, (trace_record){.kind = REC_ACCESS, .access = write ? TRACE_WRITE : TRACE_READ, .addr = va,
+                                        .size = 1}, &d), 0);
+}
+
+/* The GPU reads every 64 KiB page of [va, va + size) once. */
+static void gpu_pass(machine *m, uint64_t va, uint64_t size) {
+  for (uint64_t off = 0; off < size; off += KIB64) gpu(m, va + off, false);
+}
+
+static void host(machine *m, uint64_t va, uint64_t size, bool write) {
+  diag d;
+  CU_ASSERT_EQUAL(machine_host_access(m, va, size, write, "t.trace", 9, &d), 0);
+}
+
+static void mark(machine *m, const char *label) {
+  trace_record r = {.kind = REC_MARK};
+  snprintf(r.label, sizeof r.label, "%s", label);
+  diag d;
+  CU_ASSERT_EQUAL(rec(m, r, &d), 0);
+}
+
+static unsigned mapped_shift(const machine *m, uint64_t va) {
+  pt_mapping p;
+  return pt_lookup(machine_get_pt(m), va, &p) ? p.page_shift : 0;
+}
+
+static const machine_uvm_stats *uvm(const machine *m) { return &machine_get_stats(m)->uvm; }
+
+static uint64_t l1_misses(const machine *m) { return system_level_stats(machine_get_system(m), 0).misses; }
+
+/* A GPU first touch populates the big page it faulted on, mapped as a
+ * 64 KiB page; touching the whole block brings it all (the prefetch tree
+ * takes some pages before they fault) and it becomes one 2 MiB page. */
+static void test_first_touch(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  CU_ASSERT_EQUAL(va % (2 * MIB), 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
+  gpu(m, va + 100, false);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 1);
+  CU_ASSERT_EQUAL(uvm(m)->populated_bytes, KIB64);
+  CU_ASSERT_EQUAL(uvm(m)->to_gpu_bytes, 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 16);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 0); /* serviced: the access went on */
+  CU_ASSERT_EQUAL(machine_get_stats(m)->page_faults, 0);
+  gpu(m, va + 200, true);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 1);
+  gpu_pass(m, va, 2 * MIB);
+  CU_ASSERT_TRUE(uvm(m)->faults > 1 && uvm(m)->faults < 32);
+  CU_ASSERT_EQUAL(uvm(m)->populated_bytes, 2 * MIB);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 21);
+  CU_ASSERT_EQUAL(mapped_shift(m, va + 2 * MIB), 0); /* the second block untouched */
+  uvm_block_state b;
+  CU_ASSERT_EQUAL(machine_uvm_block(m, va, &b), 0);
+  CU_ASSERT_TRUE(b.big2m);
+  /* every fault of the one kernel in one batch; the cost: 1 us a fault, 1 ns a byte */
+  CU_ASSERT_EQUAL(uvm(m)->batches, 1);
+  CU_ASSERT_EQUAL(uvm(m)->fault_ns, uvm(m)->faults * 1000 + 2 * MIB);
+  machine_destroy(m);
+}
+
+/* Host-written memory migrates when the GPU faults on it; a host touch of
+ * GPU-resident memory brings its big page back and splits the 2 MiB page. */
+static void test_host_then_gpu(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
+  host(m, va, 2 * MIB, true);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->host_accesses, 1);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
+  gpu_pass(m, va, 2 * MIB);
+  CU_ASSERT_EQUAL(uvm(m)->populated_bytes, 0);
+  CU_ASSERT_EQUAL(uvm(m)->to_gpu_bytes, 2 * MIB);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 21);
+  host(m, va + 5 * KIB64 + 3, 8, false);
+  CU_ASSERT_EQUAL(uvm(m)->host_faults, 1);
+  CU_ASSERT_EQUAL(uvm(m)->to_host_bytes, KIB64);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 16);          /* the rest stays, in 64 KiB pages */
+  CU_ASSERT_EQUAL(mapped_shift(m, va + 5 * KIB64), 0); /* the page the host took back */
+  uint64_t faults = uvm(m)->faults;
+  gpu(m, va + 5 * KIB64, false);
+  CU_ASSERT_EQUAL(uvm(m)->faults, faults + 1);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 21); /* whole on the GPU again */
+  machine_destroy(m);
+}
+
+/* A prefetch brings host-written memory at prefetch_gbps, mapped in 2 MiB
+ * pages: the kernel after it faults not at all. */
+static void test_prefetch(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  host(m, va, 4 * MIB, true);
+  diag d;
+  CU_ASSERT_EQUAL(machine_prefetch(m, va, 4 * MIB, UVM_GPU, "t.trace", 3, &d), 0);
+  CU_ASSERT_EQUAL(uvm(m)->prefetched_bytes, 4 * MIB);
+  CU_ASSERT_EQUAL(uvm(m)->prefetch_ns, 2 * MIB); /* 2 bytes a ns */
+  CU_ASSERT_EQUAL(machine_get_stats(m)->prefetches, 1);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 21);
+  CU_ASSERT_EQUAL(mapped_shift(m, va + 2 * MIB), 21);
+  gpu_pass(m, va, 4 * MIB);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 0);
+  CU_ASSERT_EQUAL(uvm(m)->fault_ns, 0);
+  /* and back to the host: unmapped on the GPU, its frames free again */
+  uint64_t used = phys_used(machine_get_phys(m));
+  CU_ASSERT_EQUAL(machine_prefetch(m, va, 4 * MIB, UVM_HOST, "t.trace", 4, &d), 0);
+  CU_ASSERT_EQUAL(uvm(m)->to_host_bytes, 4 * MIB);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
+  CU_ASSERT_TRUE(phys_used(machine_get_phys(m)) <= used - 4 * MIB);
+  machine_destroy(m);
+}
+
+/* What the TLB sees follows the history: the GPU first touching every
+ * other 64 KiB page (half of every subtree: the prefetch tree brings
+ * nothing) leaves 64 KiB pages, and a kernel over those 32 pages misses at
+ * every access of a 16-entry TLB; after a prefetch the same kernel runs
+ * on two 2 MiB pages and misses twice. */
+static void test_tlb_follows_residency(void) {
+  uint64_t misses[2];
+  for (int prefetched = 0; prefetched < 2; prefetched++) {
+    machine *m = make();
+    uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+    diag d;
+    if (prefetched) CU_ASSERT_EQUAL(machine_prefetch(m, va, 4 * MIB, UVM_GPU, "t.trace", 3, &d), 0);
+    for (uint64_t off = 0; off < 4 * MIB; off += 2 * KIB64) gpu(m, va + off, false);
+    CU_ASSERT_EQUAL(uvm(m)->faults, prefetched ? 0 : 32);
+    CU_ASSERT_EQUAL(mapped_shift(m, va), prefetched ? 21 : 16);
+    CU_ASSERT_EQUAL(mapped_shift(m, va + KIB64), prefetched ? 21 : 0);
+    mark(m, "warm");
+    uint64_t before = l1_misses(m);
+    for (int rep = 0; rep < 4; rep++)
+      for (uint64_t off = 0; off < 4 * MIB; off += 2 * KIB64) gpu(m, va + off, false);
+    misses[prefetched] = l1_misses(m) - before;
+    machine_destroy(m);
+  }
+  CU_ASSERT_EQUAL(misses[0], 4 * 32);
+  CU_ASSERT_EQUAL(misses[1], 0); /* the two 2 MiB entries stayed from the cold pass */
+}
+
+/* A block kept partly on the host (preferred there) keeps 64 KiB pages on
+ * the GPU: the warm kernel misses on every page. */
+static void test_tlb_partial_residency(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  diag d;
+  /* one big page of each block stays on the host: the blocks never become 2 MiB pages */
+  for (uint64_t b = 0; b < 2; b++) {
+    host(m, va + b * 2 * MIB, KIB64, true);
+    CU_ASSERT_EQUAL(machine_advise(m, va + b * 2 * MIB, KIB64, UVM_PREFERRED_HOST, "t.trace", 5, &d), 0);
+  }
+  gpu_pass(m, va, 4 * MIB);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 16);
+  CU_ASSERT_EQUAL(mapped_shift(m, va + KIB64), 16);
+  CU_ASSERT_EQUAL(uvm(m)->remote_maps, 2);
+  CU_ASSERT_EQUAL(uvm(m)->to_gpu_bytes, 0); /* preferred on the host: mapped there, not moved */
+  pt_mapping p;
+  CU_ASSERT_TRUE(pt_lookup(machine_get_pt(m), va, &p) && p.pa >= UVM_HOST_PA);
+  uint64_t before = l1_misses(m);
+  for (int rep = 0; rep < 4; rep++) gpu_pass(m, va, 4 * MIB);
+  CU_ASSERT_EQUAL(l1_misses(m) - before, 4 * 64); /* 64 pages, 16 entries: every access misses */
+  machine_destroy(m);
+}
+
+/* Read-mostly: a GPU read copies the page and the host keeps its copy; a
+ * GPU write to the copy (mapped read-only) is a fault that makes it the
+ * only one, after which the write goes through. */
+static void test_read_mostly(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
+  diag d;
+  CU_ASSERT_EQUAL(machine_advise(m, va, 2 * MIB, UVM_READ_MOSTLY, "t.trace", 5, &d), 0);
+  host(m, va, 2 * MIB, true);
+  gpu(m, va, false);
+  uvm_block_state b;
+  CU_ASSERT_EQUAL(machine_uvm_block(m, va, &b), 0);
+  CU_ASSERT_EQUAL(b.gpu & b.host & 1, 1); /* duplicated */
+  uint64_t faults = uvm(m)->faults;
+  gpu(m, va + 8, true);
+  CU_ASSERT_EQUAL(uvm(m)->faults, faults + 1);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 0); /* the write went through after the fault */
+  CU_ASSERT_EQUAL(machine_uvm_block(m, va, &b), 0);
+  CU_ASSERT_EQUAL(b.host & 1, 0);
+  machine_destroy(m);
+}
+
+/* A record that is not a GPU access ends the kernel and its fault batch;
+ * each phase reports its own faults, bytes and time. */
+static void test_batches_and_phases(void) {
+  machine *m = make();
+  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  mark(m, "cold");
+  gpu(m, va, false);
+  gpu(m, va + 2 * MIB, false);
+  mark(m, "again");
+  gpu(m, va + 1 * MIB, false);
+  gpu(m, va, false);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 3);
+  CU_ASSERT_EQUAL(uvm(m)->batches, 2);
+  CU_ASSERT_EQUAL(machine_phase_count(m), 3);
+  machine_phase p[3];
+  for (size_t i = 0; i < 3; i++) machine_phase_get(m, i, &p[i]);
+  CU_ASSERT_STRING_EQUAL(p[1].label, "cold");
+  CU_ASSERT_EQUAL(p[0].uvm.faults, 0);
+  CU_ASSERT_EQUAL(p[1].uvm.faults, 2);
+  CU_ASSERT_EQUAL(p[2].uvm.faults - p[1].uvm.faults, 1);
+  CU_ASSERT_EQUAL(p[2].uvm.batches - p[1].uvm.batches, 1);
+  CU_ASSERT_EQUAL(p[1].uvm.populated_bytes, 2 * KIB64);
+  CU_ASSERT_EQUAL(p[1].uvm.fault_ns, 2 * 1000 + 2 * KIB64);
+  machine_destroy(m);
+}
+
+/* Pinned memory is mapped for the GPU where it is (no faults); pageable
+ * host memory is not mapped at all (a GPU access faults); freeing managed
+ * memory unmaps it and gives its device frames back. */
+static void test_host_pinned_and_free(void) {
+  machine *m = make();
+  uint64_t used = phys_used(machine_get_phys(m));
+  uint64_t pin = alloc(m, 1, 256 << 10, MACHINE_MEM_PINNED), hostmem = alloc(m, 2, 4096, MACHINE_MEM_HOST);
+  gpu(m, pin + 100, false);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 0);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, pin + 3 * KIB64), 16);
+  host(m, pin, 64, true);
+  host(m, hostmem, 64, true);
+  gpu(m, hostmem, false);
+  CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 1);
+  uint64_t va = alloc(m, 3, 2 * MIB, MACHINE_MEM_MANAGED);
+  gpu_pass(m, va, 2 * MIB);
+  CU_ASSERT_TRUE(phys_used(machine_get_phys(m)) > used);
+  diag d;
+  for (uint64_t id = 1; id <= 3; id++) CU_ASSERT_EQUAL(rec(m, (trace_record){.kind = REC_FREE, .alloc_id = id}, &d), 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, pin), 0);
+  CU_ASSERT_EQUAL(phys_used(machine_get_phys(m)), used);
+  machine_destroy(m);
+}
+
+/* What a program could not have done: each an error naming its line. */
+static void test_errors(void) {
+  machine *m = make();
+  diag d;
+  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t hostmem = alloc(m, 2, 4096, MACHINE_MEM_HOST);
+  trace_record dev = {.kind = REC_ALLOC, .alloc_id = 3, .size = 2 * MIB};
+  CU_ASSERT_EQUAL(rec(m, dev, &d), 0);
+  machine_alloc a;
+  CU_ASSERT_EQUAL(machine_alloc_find(m, 3, &a), 0);
+  CU_ASSERT_EQUAL(rec(m, (trace_record){.kind = REC_FREE, .alloc_id = 1}, &d), 0);
+
+  CU_ASSERT_EQUAL(machine_prefetch(m, va, 2 * MIB, UVM_GPU, "t.trace", 11, &d), -1); /* freed */
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:11: prefetch of 0x7e0000000000+0x200000: 0x7e0000000000 is not managed "
+                                "memory (no live kind=managed allocation holds it)");
+  CU_ASSERT_EQUAL(machine_prefetch(m, a.va, 4096, UVM_GPU, "t.trace", 12, &d), -1); /* device memory */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:12: prefetch of "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "is not managed memory"));
+  CU_ASSERT_EQUAL(machine_advise(m, hostmem, 4096, UVM_READ_MOSTLY, "t.trace", 13, &d), -1); /* a host pointer */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:13: advise of "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "is not managed memory"));
+  CU_ASSERT_EQUAL(machine_prefetch(m, hostmem, UINT64_MAX, UVM_GPU, "t.trace", 14, &d), -1); /* near 2^64 */
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:14: prefetch of "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "wraps past the top of memory"));
+  CU_ASSERT_EQUAL(machine_advise(m, hostmem, 0, UVM_READ_MOSTLY, "t.trace", 15, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:15: advise of 0x7e0000200000: the size is 0");
+  CU_ASSERT_EQUAL(machine_host_access(m, a.va, 8, false, "t.trace", 16, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:16: host access to "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "device memory"));
+  CU_ASSERT_EQUAL(machine_host_access(m, UINT64_MAX - 3, 8, false, "t.trace", 17, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:17: host access of "));
+
+  trace_record huge = {.kind = REC_ALLOC, .alloc_id = 9, .size = UINT64_MAX - 4095, .line = 18};
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, MACHINE_MEM_MANAGED, "t.trace", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:18: managed alloc of 18446744073709547520 bytes is larger than the [uvm] "
+                                "VA range (va_size 0x10000000000)");
+  huge.alloc_id = 10, huge.size = 0;
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, MACHINE_MEM_PINNED, "t.trace", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:18: pinned alloc of 0 bytes");
+  machine_destroy(m);
+}
+
+/* A format without 64 KiB pages has no managed memory: the alloc says so. */
+static void test_format_without_big_pages(void) {
+  cfg *c = cfg_create();
+  diag d;
+  CU_ASSERT_EQUAL_FATAL(cfg_load_text(c, "x.ini", "[machine]\nformat = x86-64-4\nphys_memory = 64M\n"
+                                        "[tlb.l1d]\nentries = 16\n", &d), 0);
+  machine_spec spec;
+  CU_ASSERT_EQUAL_FATAL(machine_spec_read(c, &spec, &d), 0);
+  machine *m = machine_create(&spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  trace_record r = {.kind = REC_ALLOC, .alloc_id = 1, .size = 4096, .line = 3};
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &r, MACHINE_MEM_MANAGED, "t.trace", &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:3: format x86-64-4 has no 65536-byte or 2097152-byte page for managed "
+                                "memory ([uvm] big_page, va_block)");
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
+int main(void) {
+  static const test_case cases[] = {{"first touch", test_first_touch},
+                                    {"host-written, then the GPU", test_host_then_gpu},
+                                    {"prefetch", test_prefetch},
+                                    {"the TLB follows residency", test_tlb_follows_residency},
+                                    {"partial residency keeps 64 KiB pages", test_tlb_partial_residency},
+                                    {"read-mostly", test_read_mostly},
+                                    {"batches and phases", test_batches_and_phases},
+                                    {"host, pinned and free", test_host_pinned_and_free},
+                                    {"errors", test_errors},
+                                    {"a format without big pages", test_format_without_big_pages},
+                                    {NULL, NULL}};
+  static const test_suite suites[] = {{"machine_uvm", cases}, {NULL, NULL}};
+  return harness_run(suites);
+}
