@@ -1,5 +1,6 @@
 /* The machine: trace records in, page-table and MMU operations out. */
 #include "tlbsim/machine.h"
+#include "tlbsim/uvm.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -690,6 +691,9 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
       return diag_set(d, file, r->line, "offset %#llx into allocation %llu runs past the top of memory",
                       (unsigned long long)r->addr, (unsigned long long)r->alloc_id);
   }
+  /* The host's touch of managed memory (side=host) does not go through the
+   * GPU's MMU: it counts as neither a hit nor a miss here. */
+  if (r->cap.op == UVM_HOST) return 0;
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
   if (check_wrap("access", va, size, file, r->line, d)) return -1;
   if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
@@ -839,6 +843,9 @@ static bool started(const machine *m) {
 }
 
 static int do_mark(machine *m, const trace_record *r, const char *file, diag *d) {
+  /* A captured kernel launch (grid=) is an event, not a phase: a program
+   * launches far more kernels than a report has phases. */
+  if (r->cap.attrs & TRACE_HAS_GRID) return 0;
   m->stats.marks++;
   /* Records before the first mark form a phase "start"; none, no phase. */
   if ((m->open_label[0] || started(m)) && close_phase(m))
@@ -1033,6 +1040,18 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_CTX: return do_ctx(m, r, file, d);
   case REC_MARK: return do_mark(m, r, file, d);
   case REC_THREAD: return do_thread(m, r, file, d);
+  /* A capture's pools, reservations, handles and memory samples are the
+   * driver's bookkeeping: mappings reach the page table through map
+   * records. Prefetch and advice move managed memory, which this machine
+   * does not hold apart from device memory. */
+  case REC_POOL:
+  case REC_RESERVE:
+  case REC_UNRESERVE:
+  case REC_HANDLE:
+  case REC_RELEASE:
+  case REC_MEMINFO:
+  case REC_PREFETCH:
+  case REC_ADVISE: return 0;
   }
   return diag_set(d, file, r->line, "unknown record kind");
 }

@@ -226,7 +226,10 @@ static tally take(const machine *m) {
                  st->page_faults};
 }
 
-static const char *const kind_names[] = {"access", "alloc", "free", "map", "unmap", "protect", "ctx", "mark", "thread"};
+static const char *const kind_names[] = {"access",  "alloc",     "free",   "map",     "unmap",   "protect",
+                                         "ctx",     "mark",      "thread", "pool",    "reserve", "unreserve",
+                                         "handle",  "release",   "meminfo", "prefetch", "advise"};
+_Static_assert(sizeof kind_names / sizeof *kind_names == REC_ADVISE + 1, "a name for every record kind");
 static const char access_chars[] = "rwx";
 
 static void prot_text(unsigned prot, char out[4]) {
@@ -260,6 +263,7 @@ static void record_text(tlblog *l, const trace_record *r) {
   case REC_CTX: add(l, "ctx %u", r->asid); break;
   case REC_MARK: add(l, "mark %s", r->label); break;
   case REC_THREAD: add(l, "thread %u", r->thread); break;
+  default: add(l, "%s", kind_names[r->kind]); break; /* a capture's driver bookkeeping: no effect here */
   }
 }
 
@@ -404,6 +408,7 @@ int tlblog_apply(tlblog *l, const trace_record *r, const char *file, diag *d) {
   case REC_THREAD:
     if (l->format == TLBLOG_JSON) put_u64(l->obj, "thread", r->thread);
     break;
+  default: break;
   }
   if (l->format == TLBLOG_TEXT) {
     fprintf(l->out, "%s\n", l->text);
