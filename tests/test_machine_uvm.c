@@ -43,7 +43,7 @@ static int rec(machine *m, trace_record r, diag *d) {
 }
 
 /* Allocation id of `size` bytes of memory kind: its VA. */
-static uint64_t alloc(machine *m, uint64_t id, uint64_t size, machine_mem kind) {
+static uint64_t alloc(machine *m, uint64_t id, uint64_t size, trace_mem_kind kind) {
   trace_record r = {.kind = REC_ALLOC, .alloc_id = id, .size = size, .line = 7};
   diag d;
   if (machine_alloc_memory(m, &r, kind, "t.trace", &d)) fprintf(stderr, "%s\n", d.msg);
@@ -91,7 +91,7 @@ static uint64_t l1_misses(const machine *m) { return system_level_stats(machine_
  * takes some pages before they fault) and it becomes one 2 MiB page. */
 static void test_first_touch(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 4 * MIB, TRACE_MEM_MANAGED);
   CU_ASSERT_EQUAL(va % (2 * MIB), 0);
   CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
   gpu(m, va + 100, false);
@@ -121,7 +121,7 @@ static void test_first_touch(void) {
  * GPU-resident memory brings its big page back and splits the 2 MiB page. */
 static void test_host_then_gpu(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 2 * MIB, TRACE_MEM_MANAGED);
   host(m, va, 2 * MIB, true);
   CU_ASSERT_EQUAL(machine_get_stats(m)->host_accesses, 1);
   CU_ASSERT_EQUAL(mapped_shift(m, va), 0);
@@ -145,7 +145,7 @@ static void test_host_then_gpu(void) {
  * pages: the kernel after it faults not at all. */
 static void test_prefetch(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 4 * MIB, TRACE_MEM_MANAGED);
   host(m, va, 4 * MIB, true);
   diag d;
   CU_ASSERT_EQUAL(machine_prefetch(m, va, 4 * MIB, UVM_GPU, "t.trace", 3, &d), 0);
@@ -175,7 +175,7 @@ static void test_tlb_follows_residency(void) {
   uint64_t misses[2];
   for (int prefetched = 0; prefetched < 2; prefetched++) {
     machine *m = make();
-    uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+    uint64_t va = alloc(m, 1, 4 * MIB, TRACE_MEM_MANAGED);
     diag d;
     if (prefetched) CU_ASSERT_EQUAL(machine_prefetch(m, va, 4 * MIB, UVM_GPU, "t.trace", 3, &d), 0);
     for (uint64_t off = 0; off < 4 * MIB; off += 2 * KIB64) gpu(m, va + off, false);
@@ -197,7 +197,7 @@ static void test_tlb_follows_residency(void) {
  * the GPU: the warm kernel misses on every page. */
 static void test_tlb_partial_residency(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 4 * MIB, TRACE_MEM_MANAGED);
   diag d;
   /* one big page of each block stays on the host: the blocks never become 2 MiB pages */
   for (uint64_t b = 0; b < 2; b++) {
@@ -222,7 +222,7 @@ static void test_tlb_partial_residency(void) {
  * only one, after which the write goes through. */
 static void test_read_mostly(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 2 * MIB, TRACE_MEM_MANAGED);
   diag d;
   CU_ASSERT_EQUAL(machine_advise(m, va, 2 * MIB, UVM_READ_MOSTLY, "t.trace", 5, &d), 0);
   host(m, va, 2 * MIB, true);
@@ -243,7 +243,7 @@ static void test_read_mostly(void) {
  * each phase reports its own faults, bytes and time. */
 static void test_batches_and_phases(void) {
   machine *m = make();
-  uint64_t va = alloc(m, 1, 4 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 1, 4 * MIB, TRACE_MEM_MANAGED);
   mark(m, "cold");
   gpu(m, va, false);
   gpu(m, va + 2 * MIB, false);
@@ -271,16 +271,16 @@ static void test_batches_and_phases(void) {
 static void test_host_pinned_and_free(void) {
   machine *m = make();
   uint64_t used = phys_used(machine_get_phys(m));
-  uint64_t pin = alloc(m, 1, 256 << 10, MACHINE_MEM_PINNED), hostmem = alloc(m, 2, 4096, MACHINE_MEM_HOST);
+  uint64_t pin = alloc(m, 1, 256 << 10, TRACE_MEM_PINNED), hostmem = alloc(m, 2, 4096, TRACE_MEM_HOST);
   gpu(m, pin + 100, false);
   CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 0);
   CU_ASSERT_EQUAL(uvm(m)->faults, 0);
-  CU_ASSERT_EQUAL(mapped_shift(m, pin + 3 * KIB64), 16);
+  CU_ASSERT_EQUAL(mapped_shift(m, pin + 3 * KIB64), 12); /* the format's smallest pages */
   host(m, pin, 64, true);
   host(m, hostmem, 64, true);
   gpu(m, hostmem, false);
   CU_ASSERT_EQUAL(machine_get_stats(m)->faults, 1);
-  uint64_t va = alloc(m, 3, 2 * MIB, MACHINE_MEM_MANAGED);
+  uint64_t va = alloc(m, 3, 2 * MIB, TRACE_MEM_MANAGED);
   gpu_pass(m, va, 2 * MIB);
   CU_ASSERT_TRUE(phys_used(machine_get_phys(m)) > used);
   diag d;
@@ -295,8 +295,8 @@ static void test_host_pinned_and_free(void) {
 static void test_errors(void) {
   machine *m = make();
   diag d;
-  uint64_t va = alloc(m, 1, 2 * MIB, MACHINE_MEM_MANAGED);
-  uint64_t hostmem = alloc(m, 2, 4096, MACHINE_MEM_HOST);
+  uint64_t va = alloc(m, 1, 2 * MIB, TRACE_MEM_MANAGED);
+  uint64_t hostmem = alloc(m, 2, 4096, TRACE_MEM_HOST);
   trace_record dev = {.kind = REC_ALLOC, .alloc_id = 3, .size = 2 * MIB};
   CU_ASSERT_EQUAL(rec(m, dev, &d), 0);
   machine_alloc a;
@@ -324,11 +324,11 @@ static void test_errors(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:17: host access of "));
 
   trace_record huge = {.kind = REC_ALLOC, .alloc_id = 9, .size = UINT64_MAX - 4095, .line = 18};
-  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, MACHINE_MEM_MANAGED, "t.trace", &d), -1);
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, TRACE_MEM_MANAGED, "t.trace", &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:18: managed alloc of 18446744073709547520 bytes is larger than the [uvm] "
                                 "VA range (va_size 0x10000000000)");
   huge.alloc_id = 10, huge.size = 0;
-  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, MACHINE_MEM_PINNED, "t.trace", &d), -1);
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, TRACE_MEM_PINNED, "t.trace", &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:18: pinned alloc of 0 bytes");
   machine_destroy(m);
 }
@@ -344,11 +344,112 @@ static void test_format_without_big_pages(void) {
   machine *m = machine_create(&spec, &d);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   trace_record r = {.kind = REC_ALLOC, .alloc_id = 1, .size = 4096, .line = 3};
-  CU_ASSERT_EQUAL(machine_alloc_memory(m, &r, MACHINE_MEM_MANAGED, "t.trace", &d), -1);
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &r, TRACE_MEM_MANAGED, "t.trace", &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:3: format x86-64-4 has no 65536-byte or 2097152-byte page for managed "
                                 "memory ([uvm] big_page, va_block)");
   machine_destroy(m);
   cfg_destroy(c);
+}
+
+/* Replays native trace text through a fresh machine: 0, or -1 (d). */
+static int replay(machine *m, const char *text, diag *d) {
+  trace_reader *r = trace_open_memory("cap.trace", text, strlen(text), TRACE_NATIVE, d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  int rc = machine_replay(m, r, NULL, NULL, d);
+  trace_close(r);
+  return rc;
+}
+
+/* A captured program's records drive the same model: alloc kind=managed
+ * at its va=, the host's writes (side=host), a kernel launch (a mark with
+ * grid=: an event that ends the batch, no phase), a prefetch, advice. */
+static void test_records(void) {
+  machine *m = make();
+  diag d;
+  int rc = replay(m, "#tlbsim-trace 1\n"
+                     "alloc 1 4M kind=managed va=0x7f3000000000\n"
+                     "alloc 2 64K kind=pinned va=0x7f4000000000\n"
+                     "w @1+0 2M side=host\n"
+                     "mark cold\n"
+                     "mark k grid=132 block=512\n"
+                     "r 0x7f3000000000 8\n"
+                     "r 0x7f3000200000 8\n"
+                     "mark k grid=132 block=512\n"
+                     "r 0x7f3000010000 8\n"
+                     "r @2+0x100 8\n"
+                     "mark warm\n"
+                     "prefetch 0x7f3000000000 4M to=gpu\n"
+                     "advise 0x7f3000000000 2M advice=read_mostly\n"
+                     "r 0x7f3000020000 8\n"
+                     "r @1+0x30000 8 side=host\n", &d);
+  if (rc) fprintf(stderr, "%s\n", d.msg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  const machine_stats *st = machine_get_stats(m);
+  CU_ASSERT_EQUAL(st->host_accesses, 2);
+  CU_ASSERT_EQUAL(st->prefetches, 1);
+  CU_ASSERT_EQUAL(st->advices, 1);
+  CU_ASSERT_EQUAL(st->faults, 0);
+  CU_ASSERT_EQUAL(machine_phase_count(m), 3); /* start, cold, warm: launches are no phases */
+  machine_phase p[3];
+  for (size_t i = 0; i < 3; i++) machine_phase_get(m, i, &p[i]);
+  /* cold: a migration (host-written block 0), a first touch (block 1), then another migration */
+  CU_ASSERT_EQUAL(p[1].uvm.faults, 3);
+  CU_ASSERT_EQUAL(p[1].uvm.batches, 2);
+  CU_ASSERT_EQUAL(p[1].uvm.to_gpu_bytes, 2 * KIB64);
+  CU_ASSERT_EQUAL(p[1].uvm.populated_bytes, KIB64);
+  /* warm: the prefetch moves the rest (2 MiB - 128 KiB written by the host, 2 MiB - 64 KiB untouched) */
+  CU_ASSERT_EQUAL(p[2].uvm.faults - p[1].uvm.faults, 0);
+  CU_ASSERT_EQUAL(p[2].uvm.prefetched_bytes, 2 * MIB - 2 * KIB64);
+  CU_ASSERT_EQUAL(p[2].uvm.populated_bytes - p[1].uvm.populated_bytes, 2 * MIB - KIB64);
+  /* read-mostly: the host's read copies the page back and the GPU keeps its copy */
+  CU_ASSERT_EQUAL(p[2].uvm.to_host_bytes, KIB64);
+  uvm_block_state b;
+  CU_ASSERT_EQUAL(machine_uvm_block(m, 0x7f3000000000, &b), 0);
+  CU_ASSERT_EQUAL(b.gpu >> 3 & b.host >> 3 & 1, 1);
+  machine_destroy(m);
+}
+
+/* Bad records name their line. */
+static void test_record_errors(void) {
+  static const struct {
+    const char *text, *msg;
+  } cases[] = {
+      {"alloc 1 2M kind=managed\nfree 1\nprefetch 0x7e0000000000 2M to=gpu\n",
+       "cap.trace:4: prefetch of 0x7e0000000000+0x200000: 0x7e0000000000 is not managed memory (no live "
+       "kind=managed allocation holds it)"},
+      {"alloc 1 4K kind=host va=0x7f0000000000\nadvise 0x7f0000000000 4K advice=preferred_gpu\n",
+       "cap.trace:3: advise of 0x7f0000000000+0x1000: 0x7f0000000000 is not managed memory (no live kind=managed "
+       "allocation holds it)"},
+      {"alloc 1 2M\nprefetch 0x100000000 2M to=gpu\n",
+       "cap.trace:3: prefetch of 0x100000000+0x200000: 0x100000000 is not managed memory (no kind=managed "
+       "allocation was made)"},
+      {"alloc 1 2M kind=managed\nprefetch 0x7e0000000000 4M to=host\n",
+       "cap.trace:3: prefetch of 0x7e0000000000+0x400000: 0x7e0000000000+0x400000 runs past the end of its "
+       "managed allocation (0x7e0000000000+0x200000)"},
+      {"alloc 1 0xfffffffffff00000 kind=managed\n",
+       "cap.trace:2: managed alloc of 18446744073708503040 bytes is larger than the [uvm] VA range (va_size "
+       "0x10000000000)"},
+      {"alloc 1 4K kind=managed va=0x7f0000001000\n",
+       "cap.trace:2: managed alloc at va=0x7f0000001000: not a multiple of the 2097152-byte VA block residency is "
+       "kept by ([uvm] va_block)"},
+      {"alloc 1 2M kind=managed va=0xfffffffffff00000\n",
+       "cap.trace:2: managed alloc at va=0xfffffffffff00000: not a multiple of the 2097152-byte VA block residency "
+       "is kept by ([uvm] va_block)"},
+      {"alloc 1 2M kind=pinned va=0xffffffffffe00000\n",
+       "cap.trace:2: pinned alloc at va=0xffffffffffe00000+0x200000 lies beyond the 57-bit addresses of format "
+       "hopper"},
+      {"alloc 1 2M\nr @1+0 8 side=host\n",
+       "cap.trace:3: host access to 0x80000000000000: it is device memory, which the host cannot touch"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    machine *m = make();
+    diag d;
+    char text[512];
+    snprintf(text, sizeof text, "#tlbsim-trace 1\n%s", cases[i].text); /* the header is line 1 */
+    CU_ASSERT_EQUAL(replay(m, text, &d), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, cases[i].msg);
+    machine_destroy(m);
+  }
 }
 
 int main(void) {
@@ -362,6 +463,8 @@ int main(void) {
                                     {"host, pinned and free", test_host_pinned_and_free},
                                     {"errors", test_errors},
                                     {"a format without big pages", test_format_without_big_pages},
+                                    {"captured records", test_records},
+                                    {"bad records", test_record_errors},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"machine_uvm", cases}, {NULL, NULL}};
   return harness_run(suites);

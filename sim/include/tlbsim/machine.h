@@ -34,8 +34,8 @@
  * from [uvm] va_base..va_size, mapped by the GPU as the uvm model keeps its
  * residency: 64 KiB pages, or 2 MiB ones for blocks wholly on the GPU),
  * host (pageable malloc memory: the GPU maps none of it) or pinned
- * (cudaMallocHost: the GPU maps it where it is, in big pages onto host
- * memory at UVM_HOST_PA + va; not measured). Each address space keeps a
+ * (cudaMallocHost: the GPU maps it where it is, in the format's smallest
+ * pages onto host memory at UVM_HOST_PA + va; not measured). Each address space keeps a
  * uvm_space of its managed ranges, changed through uvm_ops over its own
  * page table, device frames and shootdowns. A GPU access to an unmapped
  * managed page, or a write to a read-duplicated one, is a GPU fault the
@@ -174,10 +174,6 @@ typedef int (*machine_record_fn)(void *ctx, const trace_record *r, const char *f
  * one of the traces is an error. 0, or -1 (d). */
 int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d);
 
-/* What memory an allocation is (see the map above). */
-typedef enum { MACHINE_MEM_DEVICE, MACHINE_MEM_MANAGED, MACHINE_MEM_HOST, MACHINE_MEM_PINNED } machine_mem;
-extern const char *const machine_mem_names[]; /* "device", "managed", "host", "pinned", NULL */
-
 /* The records of managed memory, for any caller (machine_apply's records
  * come here too); `file` and `line` name the record in errors. Each is 0,
  * or -1 (d) for what a program could not have done: a range that wraps or
@@ -185,14 +181,16 @@ extern const char *const machine_mem_names[]; /* "device", "managed", "host", "p
  * is not (or no longer) managed; a host access to device memory.
  *
  * machine_alloc_memory  alloc record r as memory `kind` (machine_apply's
- *   alloc is kind device). A managed or pinned one larger
+ *   alloc: its kind=). A managed, host or pinned one with va= (a captured
+ *   program's: where the driver put it) is placed there, which for a
+ *   managed one must be a multiple of [uvm] va_block. A managed or pinned one larger
  *   than the [uvm] VA range is an error; one finding no room left there
  *   an OOM, as a device one finding no memory.
  * machine_host_access  the host reads or writes [va, va + size): managed
  *   pages move back (uvm_host_access); pinned and host memory only count.
  * machine_prefetch  cudaMemPrefetchAsync of managed [va, va + size) to `to`.
  * machine_advise  cudaMemAdvise of managed [va, va + size). */
-int machine_alloc_memory(machine *m, const trace_record *r, machine_mem kind, const char *file, diag *d);
+int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind, const char *file, diag *d);
 int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, const char *file, unsigned long line,
                         diag *d);
 int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const char *file, unsigned long line,
@@ -207,7 +205,7 @@ int machine_uvm_block(const machine *m, uint64_t va, uvm_block_state *out);
 typedef struct machine_alloc {
   uint64_t id, va, size;
   uint64_t seq; /* allocation order */
-  machine_mem mem;
+  trace_mem_kind mem;  /* what memory it is (trace.h: alloc kind=) */
 } machine_alloc;
 
 /* The live allocations of the current address space (not those that hit

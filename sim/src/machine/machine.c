@@ -1,6 +1,5 @@
 /* The machine: trace records in, page-table and MMU operations out. */
 #include "tlbsim/machine.h"
-#include "tlbsim/uvm.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -13,7 +12,8 @@ typedef struct live_alloc {
   uint64_t id, va, size;
   uint64_t seq; /* its place among the machine's allocations, for listing them in order */
   unsigned ctx; /* address space it lives in */
-  machine_mem mem;
+  trace_mem_kind mem;
+  bool placed; /* at its record's va= (not the [uvm] heap's choice) */
   bool failed; /* the allocation hit OOM: accesses to it fault */
   bool used;   /* slot in use (open addressing) */
   bool tomb;   /* slot freed; keeps probe chains intact */
@@ -439,8 +439,6 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
 
 /* --- managed, host and pinned memory (uvm.h) ------------------------------ */
 
-const char *const machine_mem_names[] = {"device", "managed", "host", "pinned", NULL};
-
 #define UVM_FIELD(f) {#f, offsetof(machine_uvm_stats, f)}
 const machine_uvm_field machine_uvm_fields[] = {
     UVM_FIELD(faults),        UVM_FIELD(batches),       UVM_FIELD(populated_bytes), UVM_FIELD(to_gpu_bytes),
@@ -556,40 +554,60 @@ static void uvm_sync_all(machine *m) {
     if (m->ctx[i].uvm) uvm_sync(m->ctx[i].uvm);
 }
 
-/* Maps pinned [va, va + size) for the GPU where it is: big pages onto
- * host memory (not measured; the page size the driver uses is assumed). */
+/* Pinned [va, va + size) for the GPU, where it is (host memory at
+ * UVM_HOST_PA + va), in the format's smallest pages: host memory is
+ * pinned page by page, contiguous no further (not measured). */
 static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
-  unsigned shift = log2_u64(m->spec.uvm.big_page);
-  for (uint64_t off = 0; off < size; off += 1ull << shift) {
-    int rc = pt_map(cur_table(m), va + off, UVM_HOST_PA + ((va + off) & (UVM_HOST_PA - 1)), shift, PT_R | PT_W, d);
+  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
+  if (pages > m->max_pages)
+    return diag_set(d, NULL, 0, "pinned alloc of %llu bytes maps %llu pages, more than the %llu one record may",
+                    (unsigned long long)size, (unsigned long long)pages, (unsigned long long)m->max_pages);
+  for (uint64_t i = 0; i < pages; i++) {
+    uint64_t pva = (first + i) << m->min_shift;
+    int rc = pt_map(cur_table(m), pva, UVM_HOST_PA + (pva & (UVM_HOST_PA - 1)), m->min_shift, PT_R | PT_W, d);
     if (rc) return map_failed(m, rc, d);
   }
   return 0;
 }
 
 static void unmap_pinned(machine *m, uint64_t va, uint64_t size) {
-  unsigned shift = log2_u64(m->spec.uvm.big_page);
-  for (uint64_t off = 0; off < size; off += 1ull << shift)
-    if (!pt_unmap(cur_table(m), va + off, NULL))
-      system_shootdown(m->sys, va + off, shift, m->ctx[cur_space(m)].asid);
+  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
+  for (uint64_t i = 0; i < pages && i <= m->max_pages; i++)
+    if (!pt_unmap(cur_table(m), (first + i) << m->min_shift, NULL))
+      system_shootdown(m->sys, (first + i) << m->min_shift, m->min_shift, m->ctx[cur_space(m)].asid);
 }
 
-/* A managed, host or pinned allocation's VA (and its managed range or GPU
- * mapping): 0, VAS_OOM when the [uvm] VA range has no room, or -1 (d). */
-static int alloc_uvm_va(machine *m, live_alloc *a, uint64_t align, diag *d) {
+/* A managed, host or pinned allocation's VA (from the [uvm] heap, or the
+ * record's va=) and its managed range or GPU mapping: 0, VAS_OOM when the
+ * heap has no room, or -1 (d). */
+static int alloc_uvm_va(machine *m, live_alloc *a, const trace_record *r, diag *d) {
   context *x = &m->ctx[cur_space(m)];
+  const uvm_config *u = &m->spec.uvm;
   if (uvm_setup(m, x, d)) return -1;
   uint64_t rounded;
-  if (!num_round_up(a->size, m->spec.uvm.va_block, &rounded) || rounded > m->spec.uvm.va_size)
+  if (!num_round_up(a->size, u->va_block, &rounded) || rounded > u->va_size)
     return diag_set(d, NULL, 0, "%s alloc of %llu bytes is larger than the [uvm] VA range (va_size %#llx)",
-                    machine_mem_names[a->mem], (unsigned long long)a->size, (unsigned long long)m->spec.uvm.va_size);
-  int rc = vas_alloc(x->host_heap, a->size, align, 0, &a->va, d);
+                    trace_mem_kind_names[a->mem], (unsigned long long)a->size, (unsigned long long)u->va_size);
+  a->placed = r->cap.attrs & TRACE_HAS_VA;
+  int rc = 0;
+  if (a->placed) {
+    a->va = r->cap.va;
+    if (a->mem == TRACE_MEM_MANAGED && a->va % u->va_block)
+      return diag_set(d, NULL, 0, "managed alloc at va=%#llx: not a multiple of the %llu-byte VA block residency "
+                      "is kept by ([uvm] va_block)", (unsigned long long)a->va, (unsigned long long)u->va_block);
+    if (a->va + (rounded - 1) < a->va || beyond_va_bits(m, a->va, rounded))
+      return diag_set(d, NULL, 0, "%s alloc at va=%#llx+%#llx lies beyond the %u-bit addresses of format %s",
+                      trace_mem_kind_names[a->mem], (unsigned long long)a->va, (unsigned long long)rounded,
+                      m->format->va_bits, m->format->name);
+  } else {
+    rc = vas_alloc(x->host_heap, a->size, r->align, 0, &a->va, d);
+  }
   if (rc) return rc;
-  if (a->mem == MACHINE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
-  if (a->mem == MACHINE_MEM_PINNED) rc = map_pinned(m, a->va, rounded, d);
+  if (a->mem == TRACE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
+  if (a->mem == TRACE_MEM_PINNED) rc = map_pinned(m, a->va, a->size, d);
   if (rc) {
-    if (a->mem == MACHINE_MEM_PINNED) unmap_pinned(m, a->va, rounded);
-    vas_free(x->host_heap, a->va, NULL);
+    if (a->mem == TRACE_MEM_PINNED) unmap_pinned(m, a->va, a->size);
+    if (!a->placed) vas_free(x->host_heap, a->va, NULL);
   }
   return rc;
 }
@@ -597,11 +615,9 @@ static int alloc_uvm_va(machine *m, live_alloc *a, uint64_t align, diag *d) {
 /* Frees what alloc_uvm_va made. */
 static int free_uvm_va(machine *m, live_alloc *a, diag *d) {
   context *x = &m->ctx[a->ctx];
-  if (a->mem == MACHINE_MEM_MANAGED && uvm_range_remove(x->uvm, a->va, d)) return -1;
-  uint64_t rounded;
-  if (a->mem == MACHINE_MEM_PINNED && num_round_up(a->size, m->spec.uvm.va_block, &rounded))
-    unmap_pinned(m, a->va, rounded);
-  return vas_free(x->host_heap, a->va, d);
+  if (a->mem == TRACE_MEM_MANAGED && uvm_range_remove(x->uvm, a->va, d)) return -1;
+  if (a->mem == TRACE_MEM_PINNED) unmap_pinned(m, a->va, a->size);
+  return a->placed ? 0 : vas_free(x->host_heap, a->va, d);
 }
 
 int machine_uvm_block(const machine *m, uint64_t va, uvm_block_state *out) {
@@ -682,18 +698,19 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   if (r->relative) {
     live_alloc *a = named_alloc(m, r, file, d);
     if (!a) return -1;
-    if (a->failed) {
-      m->stats.accesses++;
-      m->stats.faults++;
+    if (a->failed) { /* it got no memory: the device's access faults */
+      m->stats.accesses += r->cap.op != UVM_HOST;
+      m->stats.faults += r->cap.op != UVM_HOST;
+      m->stats.host_accesses += r->cap.op == UVM_HOST;
       return 0;
     }
     if (__builtin_add_overflow(a->va, r->addr, &va))
       return diag_set(d, file, r->line, "offset %#llx into allocation %llu runs past the top of memory",
                       (unsigned long long)r->addr, (unsigned long long)r->alloc_id);
   }
-  /* The host's touch of managed memory (side=host) does not go through the
-   * GPU's MMU: it counts as neither a hit nor a miss here. */
-  if (r->cap.op == UVM_HOST) return 0;
+  /* The host's touch (side=host) does not go through the GPU's MMU: it
+   * counts as neither a hit nor a miss; managed pages it touches move. */
+  if (r->cap.op == UVM_HOST) return machine_host_access(m, va, size, kind == ACC_WRITE, file, r->line, d);
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
   if (check_wrap("access", va, size, file, r->line, d)) return -1;
   if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
@@ -701,14 +718,14 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   return rc ? access_error(m, rc, va, size, file, r->line, d) : 0;
 }
 
-int machine_alloc_memory(machine *m, const trace_record *r, machine_mem kind, const char *file, diag *d) {
+int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind, const char *file, diag *d) {
   m->saw_layout = true;
   m->stats.allocs++;
-  if ((unsigned)kind > MACHINE_MEM_PINNED) return diag_set(d, file, r->line, "memory kind %u is unknown", kind);
+  if ((unsigned)kind > TRACE_MEM_PINNED) return diag_set(d, file, r->line, "memory kind %u is unknown", kind);
   if (alloc_find(m, r->alloc_id))
     return diag_set(d, file, r->line, "allocation %llu is already live", (unsigned long long)r->alloc_id);
-  if (kind != MACHINE_MEM_DEVICE && !r->size)
-    return diag_set(d, file, r->line, "%s alloc of 0 bytes", machine_mem_names[kind]);
+  if (kind != TRACE_MEM_DEVICE && !r->size)
+    return diag_set(d, file, r->line, "%s alloc of 0 bytes", trace_mem_kind_names[kind]);
   live_alloc *a = alloc_insert(m, r->alloc_id);
   if (!a) return diag_set(d, file, r->line, "out of memory");
   a->size = r->size;
@@ -717,8 +734,8 @@ int machine_alloc_memory(machine *m, const trace_record *r, machine_mem kind, co
   a->mem = kind;
   diag why;
   m->hook_pages = 0;
-  int rc = kind == MACHINE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
-                                      : alloc_uvm_va(m, a, r->align, &why);
+  int rc = kind == TRACE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
+                                      : alloc_uvm_va(m, a, r, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
     return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
@@ -735,7 +752,7 @@ int machine_alloc_memory(machine *m, const trace_record *r, machine_mem kind, co
 }
 
 static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
-  return machine_alloc_memory(m, r, MACHINE_MEM_DEVICE, file, d);
+  return machine_alloc_memory(m, r, (trace_mem_kind)r->cap.mem, file, d);
 }
 
 static int do_free(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -743,7 +760,7 @@ static int do_free(machine *m, const trace_record *r, const char *file, diag *d)
   if (!a) return -1;
   m->stats.frees++;
   diag why;
-  if (!a->failed && (a->mem == MACHINE_MEM_DEVICE ? vas_free(m->ctx[cur_space(m)].heap, a->va, &why)
+  if (!a->failed && (a->mem == TRACE_MEM_DEVICE ? vas_free(m->ctx[cur_space(m)].heap, a->va, &why)
                                                    : free_uvm_va(m, a, &why)))
     return diag_set(d, file, r->line, "%s", why.msg);
   a->used = false;
@@ -1042,16 +1059,15 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_THREAD: return do_thread(m, r, file, d);
   /* A capture's pools, reservations, handles and memory samples are the
    * driver's bookkeeping: mappings reach the page table through map
-   * records. Prefetch and advice move managed memory, which this machine
-   * does not hold apart from device memory. */
+   * records. */
   case REC_POOL:
   case REC_RESERVE:
   case REC_UNRESERVE:
   case REC_HANDLE:
   case REC_RELEASE:
-  case REC_MEMINFO:
-  case REC_PREFETCH:
-  case REC_ADVISE: return 0;
+  case REC_MEMINFO: return 0;
+  case REC_PREFETCH: return machine_prefetch(m, r->addr, r->size, (uvm_side)r->cap.op, file, r->line, d);
+  case REC_ADVISE: return machine_advise(m, r->addr, r->size, (uvm_advice)r->cap.op, file, r->line, d);
   }
   return diag_set(d, file, r->line, "unknown record kind");
 }
