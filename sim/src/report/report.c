@@ -331,7 +331,7 @@ static void write_text(FILE *out, json_object *doc) {
   json_object *u = get_obj(doc, "uvm");
   if (uvm_active(u))
     fprintf(out, "managed   %llu GPU faults in %llu batches, %llu host faults; %.1f MiB populated, %.1f MiB migrated to "
-                 "the GPU by faults and %.1f MiB by %llu prefetches, %.1f MiB back; faults %.3f ms, prefetches %.3f ms\n",
+                 "the GPU by faults, %.1f MiB prefetched (%llu calls), %.1f MiB back; faults %.3f ms, prefetches %.3f ms\n",
             (unsigned long long)get_u64(u, "faults"), (unsigned long long)get_u64(u, "batches"),
             (unsigned long long)get_u64(u, "host_faults"), mib(get_u64(u, "populated_bytes")),
             mib(get_u64(u, "to_gpu_bytes")), mib(get_u64(u, "prefetched_bytes")),
