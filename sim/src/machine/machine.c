@@ -643,6 +643,15 @@ static uvm_space *managed_range(machine *m, const char *what, uint64_t va, uint6
   return u;
 }
 
+/* What one uvm operation on [va, va + size) did goes into the counts;
+ * its error (why) is named by the record. */
+static int uvm_result(machine *m, const uvm_counts *c, int rc, const diag *why, const char *what, uint64_t va,
+                      uint64_t size, const char *file, unsigned long line, diag *d) {
+  note_uvm(m, c);
+  return rc ? diag_set(d, file, line, "%s of %#llx+%#llx: %s", what, (unsigned long long)va, (unsigned long long)size,
+                       why->msg) : 0;
+}
+
 int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const char *file, unsigned long line,
                      diag *d) {
   uvm_space *u = managed_range(m, "prefetch", va, size, file, line, d);
@@ -651,9 +660,7 @@ int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const 
   uvm_counts c = {0};
   diag why;
   int rc = uvm_prefetch(u, va, size, to, &c, &why);
-  note_uvm(m, &c);
-  return rc ? diag_set(d, file, line, "prefetch of %#llx+%#llx: %s", (unsigned long long)va,
-                       (unsigned long long)size, why.msg) : 0;
+  return uvm_result(m, &c, rc, &why, "prefetch", va, size, file, line, d);
 }
 
 int machine_advise(machine *m, uint64_t va, uint64_t size, uvm_advice a, const char *file, unsigned long line,
@@ -665,9 +672,7 @@ int machine_advise(machine *m, uint64_t va, uint64_t size, uvm_advice a, const c
   uvm_counts c = {0};
   diag why;
   int rc = uvm_advise(u, va, size, a, &c, &why);
-  note_uvm(m, &c);
-  return rc ? diag_set(d, file, line, "advise of %#llx+%#llx: %s", (unsigned long long)va, (unsigned long long)size,
-                       why.msg) : 0;
+  return uvm_result(m, &c, rc, &why, "advise", va, size, file, line, d);
 }
 
 int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, const char *file, unsigned long line,
@@ -687,9 +692,7 @@ int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, cons
   uvm_counts c = {0};
   diag why;
   int rc = uvm_host_access(u, va, size, write, &c, &why);
-  note_uvm(m, &c);
-  return rc ? diag_set(d, file, line, "host access to %#llx+%#llx: %s", (unsigned long long)va,
-                       (unsigned long long)size, why.msg) : 0;
+  return uvm_result(m, &c, rc, &why, "host access", va, size, file, line, d);
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
