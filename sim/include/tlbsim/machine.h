@@ -101,6 +101,7 @@ typedef struct machine_uvm_stats {
   uint64_t to_gpu_bytes;    /* migrated host to GPU by faults */
   uint64_t prefetched_bytes; /* migrated host to GPU by prefetches */
   uint64_t to_host_bytes;   /* migrated GPU to host: host touches, prefetches to the host, evictions */
+  uint64_t evicted_bytes;   /* of those, by eviction (device memory full; not measured) */
   uint64_t host_faults;     /* host touches of pages only the GPU held */
   uint64_t remote_maps;     /* big pages the GPU mapped on the host */
   uint64_t fault_ns;        /* the fault path's cost: GPU and host faults, evictions */

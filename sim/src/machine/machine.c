@@ -442,7 +442,8 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
 #define UVM_FIELD(f) {#f, offsetof(machine_uvm_stats, f)}
 const machine_uvm_field machine_uvm_fields[] = {
     UVM_FIELD(faults),        UVM_FIELD(batches),       UVM_FIELD(populated_bytes), UVM_FIELD(to_gpu_bytes),
-    UVM_FIELD(prefetched_bytes), UVM_FIELD(to_host_bytes), UVM_FIELD(host_faults),   UVM_FIELD(remote_maps),
+    UVM_FIELD(prefetched_bytes), UVM_FIELD(to_host_bytes), UVM_FIELD(evicted_bytes), UVM_FIELD(host_faults),
+    UVM_FIELD(remote_maps),
     UVM_FIELD(fault_ns),      UVM_FIELD(prefetch_ns),   {NULL, 0}};
 
 /* uvm_ops over one address space: its page table, the device's frames,
@@ -513,6 +514,7 @@ static void note_uvm(machine *m, const uvm_counts *c) {
   m->stats.uvm = (machine_uvm_stats){.faults = t->faults, .batches = t->batches,
                                      .populated_bytes = t->populated_bytes, .to_gpu_bytes = t->to_gpu_bytes,
                                      .prefetched_bytes = t->prefetched_bytes, .to_host_bytes = t->to_host_bytes,
+                                     .evicted_bytes = t->evicted_bytes,
                                      .host_faults = t->host_faults, .remote_maps = t->remote_maps,
                                      .fault_ns = (uint64_t)(t->fault_ns + 0.5),
                                      .prefetch_ns = (uint64_t)(t->prefetch_ns + 0.5)};
