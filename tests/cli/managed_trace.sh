@@ -83,6 +83,13 @@ if fails:
 print("managed.trace: every phase as its mechanism says")
 PY
 
+# the binary form (tlbsim convert) replays to the same report, trace names aside
+"$tlbsim" convert --to binary "$src/traces/managed/managed.trace" "$work/managed.bin" 2>/dev/null
+"$tlbsim" run --preset h200 --format csv "$work/managed.bin" | cut -d, -f5- >"$work/bin.csv"
+"$tlbsim" run --preset h200 --format csv "$src/traces/managed/managed.trace" | cut -d, -f5- >"$work/text.csv"
+cmp -s "$work/bin.csv" "$work/text.csv" || { echo "FAIL: the binary form replays differently"; exit 1; }
+grep -q uvm.faults "$work/text.csv" || { echo "FAIL: no uvm.faults column"; exit 1; }
+
 # bad records: exit 1, one line naming the file and line
 bad() {
   printf '#tlbsim-trace 1\n%s\n' "$1" >"$work/bad.trace"
