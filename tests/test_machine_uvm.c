@@ -323,6 +323,16 @@ static void test_errors(void) {
   CU_ASSERT_EQUAL(machine_host_access(m, UINT64_MAX - 3, 8, false, "t.trace", 17, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:17: host access of "));
 
+  /* pinned memory placed over device memory: refused, the device mapping left as it was */
+  unsigned dev_shift = mapped_shift(m, a.va + 0x3000);
+  trace_record over = {.kind = REC_ALLOC, .alloc_id = 8, .size = 64 << 10, .line = 19,
+                       .cap = {.attrs = TRACE_HAS_VA, .va = a.va - 0x2000}};
+  CU_ASSERT_EQUAL(machine_alloc_memory(m, &over, TRACE_MEM_PINNED, "t.trace", &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "t.trace:19: "));
+  CU_ASSERT_NOT_EQUAL(dev_shift, 0);
+  CU_ASSERT_EQUAL(mapped_shift(m, a.va + 0x3000), dev_shift);
+  CU_ASSERT_EQUAL(mapped_shift(m, a.va - 0x2000), 0); /* the pages it had mapped before the clash, gone again */
+
   trace_record huge = {.kind = REC_ALLOC, .alloc_id = 9, .size = UINT64_MAX - 4095, .line = 18};
   CU_ASSERT_EQUAL(machine_alloc_memory(m, &huge, TRACE_MEM_MANAGED, "t.trace", &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "t.trace:18: managed alloc of 18446744073709547520 bytes is larger than the [uvm] "

@@ -556,9 +556,17 @@ static void uvm_sync_all(machine *m) {
     if (m->ctx[i].uvm) uvm_sync(m->ctx[i].uvm);
 }
 
+static void unmap_pinned(machine *m, uint64_t va, uint64_t size) {
+  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
+  for (uint64_t i = 0; i < pages; i++)
+    if (!pt_unmap(cur_table(m), (first + i) << m->min_shift, NULL))
+      system_shootdown(m->sys, (first + i) << m->min_shift, m->min_shift, m->ctx[cur_space(m)].asid);
+}
+
 /* Pinned [va, va + size) for the GPU, where it is (host memory at
  * UVM_HOST_PA + va), in the format's smallest pages: host memory is
- * pinned page by page, contiguous no further (not measured). */
+ * pinned page by page, contiguous no further (not measured). All or
+ * nothing. */
 static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
   uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
   if (pages > m->max_pages)
@@ -567,16 +575,12 @@ static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
   for (uint64_t i = 0; i < pages; i++) {
     uint64_t pva = (first + i) << m->min_shift;
     int rc = pt_map(cur_table(m), pva, UVM_HOST_PA + (pva & (UVM_HOST_PA - 1)), m->min_shift, PT_R | PT_W, d);
-    if (rc) return map_failed(m, rc, d);
+    if (rc) {
+      if (i) unmap_pinned(m, first << m->min_shift, i << m->min_shift); /* the pages mapped so far */
+      return map_failed(m, rc, d);
+    }
   }
   return 0;
-}
-
-static void unmap_pinned(machine *m, uint64_t va, uint64_t size) {
-  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
-  for (uint64_t i = 0; i < pages && i <= m->max_pages; i++)
-    if (!pt_unmap(cur_table(m), (first + i) << m->min_shift, NULL))
-      system_shootdown(m->sys, (first + i) << m->min_shift, m->min_shift, m->ctx[cur_space(m)].asid);
 }
 
 /* A managed, host or pinned allocation's VA (from the [uvm] heap, or the
@@ -607,10 +611,7 @@ static int alloc_uvm_va(machine *m, live_alloc *a, const trace_record *r, diag *
   if (rc) return rc;
   if (a->mem == TRACE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
   if (a->mem == TRACE_MEM_PINNED) rc = map_pinned(m, a->va, a->size, d);
-  if (rc) {
-    if (a->mem == TRACE_MEM_PINNED) unmap_pinned(m, a->va, a->size);
-    if (!a->placed) vas_free(x->host_heap, a->va, NULL);
-  }
+  if (rc && !a->placed) vas_free(x->host_heap, a->va, NULL);
   return rc;
 }
 
