@@ -1,71 +1,9 @@
 /* The machine: trace records in, page-table and MMU operations out. */
-#include "tlbsim/machine.h"
+#include "machine_impl.h"
 
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MACHINE_MAX_CONTEXTS 64
-
-typedef struct live_alloc {
-  uint64_t id, va, size;
-  uint64_t seq; /* its place among the machine's allocations, for listing them in order */
-  unsigned ctx; /* address space it lives in */
-  trace_mem_kind mem;
-  bool placed; /* at its record's va= (not the [uvm] heap's choice) */
-  bool failed; /* the allocation hit OOM: accesses to it fault */
-  bool used;   /* slot in use (open addressing) */
-  bool tomb;   /* slot freed; keeps probe chains intact */
-} live_alloc;
-
-typedef struct machine_ctx context;
-
-/* One address space: its page table and its allocator; from its first
- * managed, host or pinned allocation on, a heap of [uvm] VA for them and
- * the uvm's record of its managed ranges (uvm_ops over this context). */
-struct machine_ctx {
-  uint32_t asid;
-  pt *table;
-  vas *heap;
-  vas *host_heap;
-  uvm_space *uvm;
-  machine *owner;
-};
-
-struct machine {
-  machine_spec spec;
-  uint64_t max_pages;  /* pages one record may touch */
-  uint64_t hook_pages; /* a map hook refused a mapping of this many pages: past max_pages */
-  const pt_format *format;
-  phys *frames;
-  hwsystem *sys;      /* the agents (CPUs) and what they share */
-  mmu *cpu;         /* the current agent's MMU: what accesses translate through */
-  unsigned agent;   /* the current agent: the trace's current thread */
-  context ctx[MACHINE_MAX_CONTEXTS];
-  unsigned nctx;
-  uint8_t space[TRACE_THREAD_MAX]; /* each agent's current address space (index into ctx) */
-  machine_demand demand;
-  bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
-  unsigned page_shift;
-  unsigned min_shift;
-  uint64_t min_page;
-  bool serves[3];   /* by acc_kind: some TLB level serves it (else it is not simulated) */
-  machine_phase *phases; /* the closed phases (the open one is the counters now) */
-  size_t nphases;
-  char open_label[TRACE_LABEL_MAX];
-  live_alloc *allocs; /* hash table by id */
-  size_t alloc_cap, alloc_used; /* live entries */
-  size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
-  machine_stats stats;
-  machine_stats agent_stats[TRACE_THREAD_MAX]; /* each agent's counters up to its last switch away */
-  machine_stats switched;                      /* the machine's counters at the last switch */
-  uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
-  bool threaded;                               /* the trace named a thread */
-  uvm_counts uvm_total;  /* every address space's uvm operations (stats.uvm: their counts, ns rounded) */
-  bool host_oom; /* a map found no host memory inside a simulated event (a demand fault, an allocator's
-                    map): the record is an error, not a fault or an OOM of the simulated machine */
-};
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
 
@@ -114,8 +52,6 @@ static live_alloc *alloc_insert(machine *m, uint64_t id) {
 
 /* --- mapping pages -------------------------------------------------------- */
 
-static unsigned cur_space(const machine *m) { return m->space[m->agent]; }
-static pt *cur_table(machine *m) { return m->ctx[cur_space(m)].table; }
 
 static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   uint64_t end = va + size;
@@ -142,7 +78,7 @@ static int host_oom(machine *m, diag *d) {
 /* What a pt_map that returned rc means: with tables in memory, no frame
  * left for a table node is running out of physical memory, an OOM like a
  * page's; no host memory is host_oom; else the error pt_map gave. */
-static int map_failed(machine *m, int rc, diag *d) {
+int machine_map_failed(machine *m, int rc, diag *d) {
   if (rc == PT_MAP_NO_HOST_MEMORY) return host_oom(m, d);
   if (rc == PT_MAP_NO_TABLE_MEMORY && m->spec.tables_in_memory) return diag_set(d, NULL, 0, "out of physical memory");
   return -1;
@@ -167,7 +103,7 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
     if (rc) {
       phys_free(m->frames, pa, shift);
       unmap_pages(m, done_va, done);
-      return map_failed(m, rc, d);
+      return machine_map_failed(m, rc, d);
     }
   }
   return 0;
@@ -203,7 +139,7 @@ static int map_pages_at(machine *m, uint64_t va, uint64_t size, unsigned shift, 
     if (rc) {
       phys_free(m->frames, first_pa + i, shift);
       unmap_pages(m, va, i);
-      return map_failed(m, rc, d);
+      return machine_map_failed(m, rc, d);
     }
   }
   return 0;
@@ -225,14 +161,11 @@ static void vas_unmap_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_
   unmap_pages(ctx, va, size);
 }
 
-static bool managed_fault(machine *m, uint64_t va, acc_kind kind, bool *handled);
-static void retry_managed(machine *m, uint64_t va, acc_kind kind, mmu_outcome *o);
-
 /* The MMU found va unmapped: a managed page's GPU fault, or demand paging
  * maps its page if allowed. */
 static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
   machine *m = ctx;
-  bool handled, mapped = managed_fault(m, va, kind, &handled);
+  bool handled, mapped = machine_managed_fault(m, va, kind, &handled);
   if (handled) return mapped;
   bool on = m->demand == DEMAND_ON || (m->demand == DEMAND_AUTO && !m->saw_layout);
   if (!on) return false;
@@ -342,13 +275,8 @@ _Static_assert((int)ACC_READ == (int)TRACE_READ && (int)ACC_WRITE == (int)TRACE_
                    (int)ACC_EXEC == (int)TRACE_EXEC,
                "trace and MMU access kinds share their numbers");
 
-/* Whether [va, va + size) holds an address the format does not have (with
- * sign extension, a range may not cross from the low half to the high). */
-static bool beyond_va_bits(const machine *m, uint64_t va, uint64_t size) {
-  return !pt_format_va_ok(m->format, va) || !pt_format_va_ok(m->format, va + (size - 1)); /* readers refuse wraps */
-}
 
-static int width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
+int machine_width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
   const pt_format *f = m->format;
   if (!pt_format_va_ok(f, va) && f->sign_extend)
     return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s (not canonical: "
@@ -372,13 +300,6 @@ static int check_pages(const machine *m, const char *what, uint64_t va, uint64_t
                   (unsigned long long)m->max_pages);
 }
 
-/* [va, va + size) must not wrap past 2^64: the readers refuse such ranges;
- * machine_apply takes records from any caller. */
-static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
-  if (!size || va + (size - 1) >= va) return 0;
-  return diag_set(d, file, line, "%s of %#llx+%#llx wraps past the top of memory", what, (unsigned long long)va,
-                  (unsigned long long)size);
-}
 
 /* Translates every page [va, va + size) touches. Pages are found at the
  * smallest page size; a mapping of a larger page is translated once. An
@@ -396,7 +317,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   if (pages > 1) translate_pages(m, kind, va, size);
   else {
     mmu_translate(m->cpu, va, kind, &o);
-    if (o.status == MMU_FAULT_PROT) retry_managed(m, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
     if (o.status != MMU_OK) m->stats.faults++;
     for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
     if (o.status == MMU_OK) return 0;
@@ -423,7 +344,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   bool straddled = false;
   for (;; straddled = true) {
     mmu_translate(m->cpu, va, kind, &o);
-    if (o.status == MMU_FAULT_PROT) retry_managed(m, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
     missed |= o.missed;
     faulted |= o.status != MMU_OK;
     pt_mapping map;
@@ -435,267 +356,6 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
   for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
-}
-
-/* --- managed, host and pinned memory (uvm.h) ------------------------------ */
-
-#define UVM_FIELD(f) {#f, offsetof(machine_uvm_stats, f)}
-const machine_uvm_field machine_uvm_fields[] = {
-    UVM_FIELD(faults),        UVM_FIELD(batches),       UVM_FIELD(populated_bytes), UVM_FIELD(to_gpu_bytes),
-    UVM_FIELD(prefetched_bytes), UVM_FIELD(to_host_bytes), UVM_FIELD(evicted_bytes), UVM_FIELD(host_faults),
-    UVM_FIELD(remote_maps),
-    UVM_FIELD(fault_ns),      UVM_FIELD(prefetch_ns),   {NULL, 0}};
-
-/* uvm_ops over one address space: its page table, the device's frames,
- * shootdowns on every agent. */
-static int uvm_map_op(void *ctx, uint64_t va, uint64_t pa, unsigned shift, bool writable, diag *d) {
-  context *x = ctx;
-  int rc = pt_map(x->table, va, pa, shift, writable ? PT_R | PT_W : PT_R, d);
-  return rc ? map_failed(x->owner, rc, d) : 0;
-}
-
-static void uvm_unmap_op(void *ctx, uint64_t va, unsigned shift) {
-  context *x = ctx;
-  if (!pt_unmap(x->table, va, NULL)) system_shootdown(x->owner->sys, va, shift, x->asid);
-}
-
-static int uvm_frame_op(void *ctx, unsigned shift, uint64_t *pa) {
-  context *x = ctx;
-  int rc = phys_alloc(x->owner->frames, shift, pa);
-  if (rc == PHYS_NO_HOST_MEMORY) x->owner->host_oom = true;
-  return rc;
-}
-
-static void uvm_free_op(void *ctx, uint64_t pa, unsigned shift) {
-  context *x = ctx;
-  phys_free(x->owner->frames, pa, shift);
-}
-
-/* The VA of managed, host and pinned allocations is only reserved: the uvm
- * maps managed pages as they become resident, pinned ones are mapped by
- * map_pinned. */
-static int reserve_only(void *ctx, uint64_t va, uint64_t size, unsigned page_shift, diag *d) {
-  (void)ctx, (void)va, (void)size, (void)page_shift, (void)d;
-  return 0;
-}
-
-static void release_only(void *ctx, uint64_t va, uint64_t size, unsigned page_shift) {
-  (void)ctx, (void)va, (void)size, (void)page_shift;
-}
-
-/* Address space x's heap of [uvm] VA and its uvm, made on first use: the
- * format must have pages of the big-page and VA-block sizes. */
-static int uvm_setup(machine *m, context *x, diag *d) {
-  if (x->uvm) return 0;
-  const uvm_config *u = &m->spec.uvm;
-  if (!u->va_size) return diag_set(d, NULL, 0, "format %s has no room for a [uvm] VA range", m->format->name);
-  if (pt_format_leaf_level(m->format, log2_u64(u->big_page)) < 0 ||
-      pt_format_leaf_level(m->format, log2_u64(u->va_block)) < 0)
-    return diag_set(d, NULL, 0, "format %s has no %llu-byte or %llu-byte page for managed memory ([uvm] big_page, "
-                    "va_block)", m->format->name, (unsigned long long)u->big_page, (unsigned long long)u->va_block);
-  vas_config vc = {.va_base = u->va_base, .va_size = u->va_size, .page_size = u->va_block,
-                   .phys_capacity = u->va_size < VAS_MAX_CAPACITY ? u->va_size : VAS_MAX_CAPACITY};
-  vas_hooks hooks = {.ctx = x, .map = reserve_only, .unmap = release_only};
-  uvm_ops ops = {.ctx = x, .map = uvm_map_op, .unmap = uvm_unmap_op, .frame_alloc = uvm_frame_op,
-                 .frame_free = uvm_free_op};
-  if (!(x->host_heap = vas_create("first-fit", &vc, &hooks, d))) return -1;
-  if (!(x->uvm = uvm_create(u, &ops))) {
-    vas_destroy(x->host_heap);
-    x->host_heap = NULL;
-    return diag_set(d, NULL, 0, "out of memory");
-  }
-  return 0;
-}
-
-/* What one uvm operation did, into the machine's counts. */
-static void note_uvm(machine *m, const uvm_counts *c) {
-  uvm_counts_add(&m->uvm_total, c);
-  const uvm_counts *t = &m->uvm_total;
-  m->stats.uvm = (machine_uvm_stats){.faults = t->faults, .batches = t->batches,
-                                     .populated_bytes = t->populated_bytes, .to_gpu_bytes = t->to_gpu_bytes,
-                                     .prefetched_bytes = t->prefetched_bytes, .to_host_bytes = t->to_host_bytes,
-                                     .evicted_bytes = t->evicted_bytes,
-                                     .host_faults = t->host_faults, .remote_maps = t->remote_maps,
-                                     .fault_ns = (uint64_t)(t->fault_ns + 0.5),
-                                     .prefetch_ns = (uint64_t)(t->prefetch_ns + 0.5)};
-}
-
-/* The current address space's uvm when va is managed memory, else NULL. */
-static uvm_space *managed_at(machine *m, uint64_t va) {
-  uvm_space *u = m->ctx[cur_space(m)].uvm;
-  return u && uvm_contains(u, va) ? u : NULL;
-}
-
-/* A GPU access found va unmapped (or, writing, read-only): when va is
- * managed (*handled), the uvm services the fault. true when va is mapped
- * for the access now; false when no device memory is left (an OOM) or the
- * host had none (host_oom). */
-static bool managed_fault(machine *m, uint64_t va, acc_kind kind, bool *handled) {
-  uvm_space *u = managed_at(m, va);
-  *handled = u != NULL;
-  if (!u) return false;
-  uvm_counts c = {0};
-  diag why;
-  int rc = uvm_gpu_fault(u, va, kind == ACC_WRITE, &c, &why);
-  note_uvm(m, &c);
-  if (rc < 0 && !m->host_oom) m->stats.oom++;
-  return rc > 0;
-}
-
-/* A protection fault of a write to a read-duplicated managed page: the
- * uvm makes it writable, and the access is translated again. */
-static void retry_managed(machine *m, uint64_t va, acc_kind kind, mmu_outcome *o) {
-  bool handled;
-  if (kind == ACC_WRITE && managed_fault(m, va, kind, &handled)) mmu_translate(m->cpu, va, kind, o);
-}
-
-/* Ends the open fault batch of every address space: a record that is not
- * a GPU access ends the kernel. */
-static void uvm_sync_all(machine *m) {
-  for (unsigned i = 0; i < m->nctx; i++)
-    if (m->ctx[i].uvm) uvm_sync(m->ctx[i].uvm);
-}
-
-static void unmap_pinned(machine *m, uint64_t va, uint64_t size) {
-  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
-  for (uint64_t i = 0; i < pages; i++)
-    if (!pt_unmap(cur_table(m), (first + i) << m->min_shift, NULL))
-      system_shootdown(m->sys, (first + i) << m->min_shift, m->min_shift, m->ctx[cur_space(m)].asid);
-}
-
-/* Pinned [va, va + size) for the GPU, where it is (host memory at
- * UVM_HOST_PA + va), in the format's smallest pages: host memory is
- * pinned page by page, contiguous no further (not measured). All or
- * nothing. */
-static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
-  uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
-  if (pages > m->max_pages)
-    return diag_set(d, NULL, 0, "pinned alloc of %llu bytes maps %llu pages, more than the %llu one record may",
-                    (unsigned long long)size, (unsigned long long)pages, (unsigned long long)m->max_pages);
-  for (uint64_t i = 0; i < pages; i++) {
-    uint64_t pva = (first + i) << m->min_shift;
-    int rc = pt_map(cur_table(m), pva, UVM_HOST_PA + (pva & (UVM_HOST_PA - 1)), m->min_shift, PT_R | PT_W, d);
-    if (rc) {
-      if (i) unmap_pinned(m, first << m->min_shift, i << m->min_shift); /* the pages mapped so far */
-      return map_failed(m, rc, d);
-    }
-  }
-  return 0;
-}
-
-/* A managed, host or pinned allocation's VA (from the [uvm] heap, or the
- * record's va=) and its managed range or GPU mapping: 0, VAS_OOM when the
- * heap has no room, or -1 (d). */
-static int alloc_uvm_va(machine *m, live_alloc *a, const trace_record *r, diag *d) {
-  context *x = &m->ctx[cur_space(m)];
-  const uvm_config *u = &m->spec.uvm;
-  if (uvm_setup(m, x, d)) return -1;
-  uint64_t rounded;
-  if (!num_round_up(a->size, u->va_block, &rounded) || rounded > u->va_size)
-    return diag_set(d, NULL, 0, "%s alloc of %llu bytes is larger than the [uvm] VA range (va_size %#llx)",
-                    trace_mem_kind_names[a->mem], (unsigned long long)a->size, (unsigned long long)u->va_size);
-  a->placed = r->cap.attrs & TRACE_HAS_VA;
-  int rc = 0;
-  if (a->placed) {
-    a->va = r->cap.va;
-    if (a->mem == TRACE_MEM_MANAGED && a->va % u->va_block)
-      return diag_set(d, NULL, 0, "managed alloc at va=%#llx: not a multiple of the %llu-byte VA block residency "
-                      "is kept by ([uvm] va_block)", (unsigned long long)a->va, (unsigned long long)u->va_block);
-    if (a->va + (rounded - 1) < a->va || beyond_va_bits(m, a->va, rounded))
-      return diag_set(d, NULL, 0, "%s alloc at va=%#llx+%#llx lies beyond the %u-bit addresses of format %s",
-                      trace_mem_kind_names[a->mem], (unsigned long long)a->va, (unsigned long long)rounded,
-                      m->format->va_bits, m->format->name);
-  } else {
-    rc = vas_alloc(x->host_heap, a->size, r->align, 0, &a->va, d);
-  }
-  if (rc) return rc;
-  if (a->mem == TRACE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
-  if (a->mem == TRACE_MEM_PINNED) rc = map_pinned(m, a->va, a->size, d);
-  if (rc && !a->placed) vas_free(x->host_heap, a->va, NULL);
-  return rc;
-}
-
-/* Frees what alloc_uvm_va made. */
-static int free_uvm_va(machine *m, live_alloc *a, diag *d) {
-  context *x = &m->ctx[a->ctx];
-  if (a->mem == TRACE_MEM_MANAGED && uvm_range_remove(x->uvm, a->va, d)) return -1;
-  if (a->mem == TRACE_MEM_PINNED) unmap_pinned(m, a->va, a->size);
-  return a->placed ? 0 : vas_free(x->host_heap, a->va, d);
-}
-
-int machine_uvm_block(const machine *m, uint64_t va, uvm_block_state *out) {
-  const uvm_space *u = m->ctx[cur_space(m)].uvm;
-  return u ? uvm_block_get(u, va, out) : -1;
-}
-
-/* A managed range's record ([va, va + size) not wrapping, within the
- * format): its uvm, or NULL (d) naming what. */
-static uvm_space *managed_range(machine *m, const char *what, uint64_t va, uint64_t size, const char *file,
-                                unsigned long line, diag *d) {
-  if (!size) return diag_set(d, file, line, "%s of %#llx: the size is 0", what, (unsigned long long)va), NULL;
-  if (check_wrap(what, va, size, file, line, d)) return NULL;
-  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, line, d), NULL;
-  uvm_space *u = m->ctx[cur_space(m)].uvm;
-  diag why;
-  if (!u) return diag_set(d, file, line, "%s of %#llx+%#llx: %#llx is not managed memory (no kind=managed allocation "
-                          "was made)", what, (unsigned long long)va, (unsigned long long)size,
-                          (unsigned long long)va), NULL;
-  if (uvm_check_range(u, va, size, &why))
-    return diag_set(d, file, line, "%s of %#llx+%#llx: %s", what, (unsigned long long)va, (unsigned long long)size,
-                    why.msg), NULL;
-  return u;
-}
-
-/* What one uvm operation on [va, va + size) did goes into the counts;
- * its error (why) is named by the record. */
-static int uvm_result(machine *m, const uvm_counts *c, int rc, const diag *why, const char *what, uint64_t va,
-                      uint64_t size, const char *file, unsigned long line, diag *d) {
-  note_uvm(m, c);
-  return rc ? diag_set(d, file, line, "%s of %#llx+%#llx: %s", what, (unsigned long long)va, (unsigned long long)size,
-                       why->msg) : 0;
-}
-
-int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const char *file, unsigned long line,
-                     diag *d) {
-  uvm_space *u = managed_range(m, "prefetch", va, size, file, line, d);
-  if (!u) return -1;
-  m->stats.prefetches++;
-  uvm_counts c = {0};
-  diag why;
-  int rc = uvm_prefetch(u, va, size, to, &c, &why);
-  return uvm_result(m, &c, rc, &why, "prefetch", va, size, file, line, d);
-}
-
-int machine_advise(machine *m, uint64_t va, uint64_t size, uvm_advice a, const char *file, unsigned long line,
-                   diag *d) {
-  if ((unsigned)a >= UVM_ADVICE_COUNT) return diag_set(d, file, line, "advice %u is not one of cudaMemAdvise's", a);
-  uvm_space *u = managed_range(m, "advise", va, size, file, line, d);
-  if (!u) return -1;
-  m->stats.advices++;
-  uvm_counts c = {0};
-  diag why;
-  int rc = uvm_advise(u, va, size, a, &c, &why);
-  return uvm_result(m, &c, rc, &why, "advise", va, size, file, line, d);
-}
-
-int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, const char *file, unsigned long line,
-                        diag *d) {
-  if (!size) size = 1;
-  if (check_wrap("host access", va, size, file, line, d)) return -1;
-  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, line, d);
-  m->stats.host_accesses++;
-  uvm_space *u = managed_at(m, va);
-  pt_mapping map;
-  if (!u) { /* host or pinned memory, or memory the trace never allocated: the host's own */
-    if (pt_lookup(cur_table(m), va, &map) && map.pa < UVM_HOST_PA)
-      return diag_set(d, file, line, "host access to %#llx: it is device memory, which the host cannot touch",
-                      (unsigned long long)va);
-    return 0;
-  }
-  uvm_counts c = {0};
-  diag why;
-  int rc = uvm_host_access(u, va, size, write, &c, &why);
-  return uvm_result(m, &c, rc, &why, "host access", va, size, file, line, d);
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -719,7 +379,7 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   if (r->cap.op == UVM_HOST) return machine_host_access(m, va, size, kind == ACC_WRITE, file, r->line, d);
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
   if (check_wrap("access", va, size, file, r->line, d)) return -1;
-  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
+  if (beyond_va_bits(m, va, size)) return machine_width_error(m, va, size, file, r->line, d);
   int rc = translate_access(m, kind, va, size);
   return rc ? access_error(m, rc, va, size, file, r->line, d) : 0;
 }
@@ -741,7 +401,7 @@ int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind,
   diag why;
   m->hook_pages = 0;
   int rc = kind == TRACE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
-                                      : alloc_uvm_va(m, a, r, &why);
+                                      : machine_alloc_uvm_va(m, a, r, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
     return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
@@ -767,7 +427,7 @@ static int do_free(machine *m, const trace_record *r, const char *file, diag *d)
   m->stats.frees++;
   diag why;
   if (!a->failed && (a->mem == TRACE_MEM_DEVICE ? vas_free(m->ctx[cur_space(m)].heap, a->va, &why)
-                                                   : free_uvm_va(m, a, &why)))
+                                                   : machine_free_uvm_va(m, a, &why)))
     return diag_set(d, file, r->line, "%s", why.msg);
   a->used = false;
   a->tomb = true;
@@ -987,7 +647,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
     } else {
       m->stats.records++;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
-      if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
+      if (wide && beyond_va_bits(m, a->addr, a->size)) return machine_width_error(m, a->addr, a->size, file, b->line[i], d);
       int rc = translate_access(m, (acc_kind)a->kind, a->addr, a->size);
       if (rc) return access_error(m, rc, a->addr, a->size, file, b->line[i], d);
     }
@@ -1052,7 +712,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
 
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
-  if (r->kind != REC_ACCESS && r->kind != REC_THREAD) uvm_sync_all(m); /* the kernel has ended */
+  if (r->kind != REC_ACCESS && r->kind != REC_THREAD) machine_uvm_sync_all(m); /* the kernel has ended */
   switch (r->kind) {
   case REC_ACCESS: return do_access(m, r, file, d);
   case REC_ALLOC: return do_alloc(m, r, file, d);
