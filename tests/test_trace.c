@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/trace.h"
+#include "tlbsim/uvm.h"
 
 #define MAX_RECS 64
 
@@ -265,7 +266,7 @@ static void test_native_errors(void) {
        "longer than 63"},
       {"mark caf\xc3\xa9", "a mark label byte that is not printable ASCII"}, /* the binary reader refuses it too */
       {"mark \x7f", "a mark label byte that is not printable ASCII"},
-      {"r 1 2 3 4 5 6 7 8 9", "too many fields"},
+      {"r 1 2 3 4 5 6 7 8 9 10 11 12 13", "too many fields"},
       {"#tlbsim-trace 2", "unsupported trace version '2'"},
       {"#tlbsim-trace", "version line needs a number"},
       {"I  04016c4d,3", "unknown record 'I'"},
@@ -771,10 +772,133 @@ static void test_blocks(void) {
   CU_ASSERT_EQUAL(trace_pages(UINT64_MAX, 1, 12, &first), 1);
 }
 
+/* ---- captured programs ------------------------------------------------- */
+
+static void test_native_capture(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/traces/samples/capture.trace", TLBSIM_SOURCE_DIR);
+  result res;
+  read_path(path, TRACE_AUTO, &res);
+  CU_ASSERT_EQUAL(res.rc, 0);
+  CU_ASSERT_EQUAL(res.fmt, TRACE_NATIVE);
+  CU_ASSERT_EQUAL_FATAL(res.n, 26);
+  const trace_record *r = res.rec;
+  CU_ASSERT_EQUAL(r[0].kind, REC_MEMINFO);
+  CU_ASSERT_EQUAL(r[0].size, 150000000000ull);
+  CU_ASSERT_EQUAL(r[0].cap.total, 150109880320ull);
+  CU_ASSERT_EQUAL(r[0].cap.attrs, TRACE_HAS_DEV | TRACE_HAS_TIME);
+  CU_ASSERT_EQUAL(r[0].cap.time_ns, 100);
+
+  CU_ASSERT_EQUAL(r[1].kind, REC_ALLOC);
+  CU_ASSERT_EQUAL(r[1].size, 2 << 20);
+  CU_ASSERT_EQUAL(r[1].stream, 7);
+  CU_ASSERT_EQUAL(r[1].cap.va, 0x7f1200000000ull);
+  CU_ASSERT_EQUAL(r[1].cap.dur_ns, 31000);
+  CU_ASSERT_EQUAL(r[1].cap.mem, TRACE_MEM_DEVICE);
+  CU_ASSERT_EQUAL(r[1].cap.attrs, TRACE_HAS_VA | TRACE_HAS_DEV | TRACE_HAS_TIME | TRACE_HAS_DUR);
+  CU_ASSERT_EQUAL(r[2].cap.mem, TRACE_MEM_MANAGED);
+  CU_ASSERT_EQUAL(r[3].cap.mem, TRACE_MEM_PINNED);
+  CU_ASSERT_EQUAL(r[3].cap.attrs & TRACE_HAS_DEV, 0);
+
+  CU_ASSERT_EQUAL(r[4].kind, REC_POOL);
+  CU_ASSERT_EQUAL(r[4].cap.pool, 1);
+  CU_ASSERT_EQUAL(r[4].cap.op, TRACE_POOL_CREATE);
+  CU_ASSERT_EQUAL(r[4].cap.va, 0x7f0000000000ull);
+  CU_ASSERT_EQUAL(r[5].cap.pool, 1);
+  CU_ASSERT_TRUE(r[5].cap.attrs & TRACE_HAS_POOL);
+
+  CU_ASSERT_EQUAL(r[6].kind, REC_MARK);
+  CU_ASSERT_STRING_EQUAL(r[6].label, "_Z6vecaddPfS_S_i");
+  CU_ASSERT_EQUAL(r[6].cap.grid[0], 1024);
+  CU_ASSERT_EQUAL(r[6].cap.grid[1], 1);
+  CU_ASSERT_EQUAL(r[6].cap.block[0], 256);
+  CU_ASSERT_EQUAL(r[6].cap.block[2], 1);
+  CU_ASSERT_EQUAL(r[6].stream, 7);
+  CU_ASSERT_EQUAL(r[6].cap.dur_ns, 5000);
+  CU_ASSERT_TRUE(r[6].cap.attrs & TRACE_HAS_STREAM);
+
+  CU_ASSERT_EQUAL(r[7].kind, REC_PREFETCH);
+  CU_ASSERT_EQUAL(r[7].cap.op, UVM_GPU);
+  CU_ASSERT_EQUAL(r[7].addr, 0x7f3000000000ull);
+  CU_ASSERT_EQUAL(r[8].kind, REC_ADVISE);
+  CU_ASSERT_STRING_EQUAL(uvm_advice_names[r[8].cap.op], "read_mostly");
+
+  /* side=host: the host's touches of managed memory, whole records */
+  CU_ASSERT_EQUAL(r[9].kind, REC_ACCESS);
+  CU_ASSERT_EQUAL(r[9].access, TRACE_WRITE);
+  CU_ASSERT_EQUAL(r[9].cap.op, UVM_HOST);
+  CU_ASSERT_FALSE(r[9].relative);
+  CU_ASSERT_EQUAL(r[10].cap.op, UVM_HOST);
+  CU_ASSERT_TRUE(r[10].relative);
+  CU_ASSERT_EQUAL(r[10].alloc_id, 2);
+  CU_ASSERT_EQUAL(r[11].cap.op, UVM_GPU);
+  CU_ASSERT_EQUAL(r[11].cap.attrs, 0);
+
+  CU_ASSERT_EQUAL(r[12].kind, REC_RESERVE);
+  CU_ASSERT_EQUAL(r[12].size, 64 << 20);
+  CU_ASSERT_EQUAL(r[12].align, 2 << 20);
+  CU_ASSERT_EQUAL(r[13].kind, REC_HANDLE);
+  CU_ASSERT_EQUAL(r[13].cap.handle, 1);
+  CU_ASSERT_EQUAL(r[13].size, 2 << 20);
+  CU_ASSERT_EQUAL(r[14].kind, REC_MAP);
+  CU_ASSERT_EQUAL(r[14].prot, 0);
+  CU_ASSERT_EQUAL(r[14].cap.handle, 1);
+  CU_ASSERT_EQUAL(r[14].cap.attrs & (TRACE_HAS_HANDLE | TRACE_HAS_OFFSET), TRACE_HAS_HANDLE | TRACE_HAS_OFFSET);
+  CU_ASSERT_EQUAL(r[15].kind, REC_PROTECT);
+  CU_ASSERT_EQUAL(r[15].prot, PT_R | PT_W);
+  CU_ASSERT_EQUAL(r[17].kind, REC_RELEASE);
+  CU_ASSERT_EQUAL(r[18].kind, REC_UNRESERVE);
+  CU_ASSERT_EQUAL(r[19].kind, REC_FREE);
+  CU_ASSERT_EQUAL(r[20].kind, REC_POOL);
+  CU_ASSERT_EQUAL(r[20].cap.op, TRACE_POOL_TRIM);
+  CU_ASSERT_TRUE(r[20].cap.attrs & TRACE_HAS_KEEP);
+  CU_ASSERT_EQUAL(r[24].cap.op, TRACE_POOL_DESTROY);
+  CU_ASSERT_EQUAL(r[25].line, 30);
+}
+
+static void test_native_capture_errors(void) {
+  static const bad_case cases[] = {
+      {"alloc 1 4K va=0xz", "va: '0xz' is not a whole number"},
+      {"alloc 1 4K kind=shared", "kind: 'shared' is not one of device, managed, host, pinned"},
+      {"alloc 1 4K t=-1", "t: '-1' is not a whole number"},
+      {"alloc 1 4K dev=4294967296", "dev: '4294967296' is out of range (0..4294967295)"},
+      {"alloc 1 4K handle=1", "unknown option 'handle=1'"},
+      {"free 1 va=0x1000", "unknown option 'va=0x1000'"},
+      {"t=5", "unknown record 't=5'"},
+      {"alloc 1 4K t=5 t=6", "repeated option 't=6'"},
+      {"mark k grid=0", "grid: '0' is not X[,Y[,Z]]"},
+      {"mark k grid=1,2,3,4", "grid: '1,2,3,4' is not X[,Y[,Z]]"},
+      {"mark k block=2147483648", "block: '2147483648' is not X[,Y[,Z]]"},
+      {"mark k grid=1,,2", "grid: '1,,2' is not"},
+      {"pool 1", "missing OP"},
+      {"pool 1 grow", "OP: 'grow' is not one of create, trim, destroy"},
+      {"pool 1 create keep=0", "keep= goes with pool ... trim only"},
+      {"pool 1 trim va=0x1000", "va= goes with pool ... create only"},
+      {"reserve 0x1000 0", "SIZE: '0' is out of range"},
+      {"reserve 0x1000 4K align=3", "align: '3' is not a power of two"},
+      {"handle 1", "missing SIZE"},
+      {"release", "missing HANDLE"},
+      {"meminfo 10 5", "meminfo FREE 10 is more than TOTAL 5"},
+      {"meminfo 0 0", "TOTAL: '0' is out of range"},
+      {"map 0x200000 2M handle=1 frame=3", "frame= or handle=, not both"},
+      {"map 0x200000 2M offset=0", "offset= is an offset into a handle"},
+      {"prefetch 0x1000 4K", "prefetch needs to=gpu or to=host"},
+      {"prefetch 0x1000 4K to=cpu", "to: 'cpu' is not one of gpu, host"},
+      {"advise 0x1000 4K", "advise needs advice="},
+      {"advise 0x1000 4K advice=mostly", "advice: 'mostly' is not one of read_mostly"},
+      {"r 0x1000 4 side=cpu", "side: 'cpu' is not one of gpu, host"},
+      {"w 0x1000 4 t=5", "unknown option 't=5'"},
+      {"alloc 1 4K t=3", "t=3 is before line 1's t=4: a capture's records come in time order"},
+      {NULL, NULL},
+  };
+  check_bad_lines(TRACE_NATIVE, "meminfo 0 1 t=4", cases);
+}
+
 /* The samples shipped in traces/samples read cleanly. */
 static void test_samples(void) {
   static const struct { const char *file; trace_format fmt; size_t min; } samples[] = {
       {"demo.trace", TRACE_NATIVE, 20},
+      {"capture.trace", TRACE_NATIVE, 26},
       {"stride.lackey", TRACE_LACKEY, 1000},
       {"stride.din", TRACE_DIN, 100},
   };
@@ -802,6 +926,8 @@ int main(void) {
       {"prot forms", test_native_prot_forms},
       {"errors", test_native_errors},
       {"edges", test_native_edges},
+      {"capture", test_native_capture},
+      {"capture errors", test_native_capture_errors},
       {NULL, NULL},
   };
   static const test_case lackey[] = {

@@ -98,7 +98,8 @@ static bool same_record(const trace_record *x, const trace_record *y) {
   return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
          x->asid == y->asid && x->stream == y->stream && x->alloc_id == y->alloc_id && x->addr == y->addr &&
          x->size == y->size && x->align == y->align && x->page_size == y->page_size && x->frame == y->frame &&
-         x->has_frame == y->has_frame && x->thread == y->thread && !strcmp(x->label, y->label);
+         x->has_frame == y->has_frame && x->thread == y->thread && !strcmp(x->label, y->label) &&
+         !memcmp(&x->cap, &y->cap, sizeof x->cap);
 }
 
 static void check_same(const trace_record *a, const trace_record *b, long n) {
@@ -122,6 +123,32 @@ static void round_trip(trace_format fmt, trace_codec codec) {
   CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, out, MAX_RECS, &d), n);
   check_same(in, out, n);
   for (long i = 0; fmt == TRACE_BINARY && i < n; i++) CU_ASSERT_EQUAL(out[i].line, (unsigned long)i + 1);
+  unlink(path);
+}
+
+/* A capture (traces/samples/capture.trace: every captured record and
+ * option) through both tlbsim formats, every codec. */
+static void test_capture_round_trips(void) {
+  char src[512];
+  snprintf(src, sizeof src, "%s/traces/samples/capture.trace", TLBSIM_SOURCE_DIR);
+  trace_record in[MAX_RECS], out[MAX_RECS];
+  diag d;
+  long n = read_all(src, TRACE_NATIVE, in, MAX_RECS, &d);
+  CU_ASSERT_EQUAL_FATAL(n, 26);
+  for (trace_codec c = TRACE_PLAIN; c <= TRACE_ZSTD; c++)
+    for (int f = 0; f < 2; f++) {
+      char path[32];
+      trace_format fmt = f ? TRACE_BINARY : TRACE_NATIVE;
+      CU_ASSERT_EQUAL_FATAL(write_records(in, (size_t)n, fmt, c, path, &d), 0);
+      CU_ASSERT_EQUAL(read_all(path, TRACE_AUTO, out, MAX_RECS, &d), n);
+      check_same(in, out, n);
+      unlink(path);
+    }
+  /* a writer refuses what would not read back: records out of time order */
+  trace_record late[2] = {in[1], in[0]};
+  char path[32];
+  CU_ASSERT_EQUAL(write_records(late, 2, TRACE_NATIVE, TRACE_PLAIN, path, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "time order"));
   unlink(path);
 }
 
@@ -173,7 +200,7 @@ static void test_binary_errors(void) {
       {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 14, 2, "longer than 64 bits"},
       {{0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, 13, 2, "longer than 64 bits"},
       {{0x40, 0x00}, 2, 1, "reserved tag bits"},
-      {{0x27}, 1, 1, "unknown record code"},
+      {{0x53}, 1, 1, "unknown record code"},
       {{0x23, 0x40}, 2, 1, "a thread id beyond 63"},
       {{0x1c, 0x00, 0x00}, 3, 1, "a size of 0"},
       {{0x1c, 0x01, 0x02}, 3, 1, "wraps past the top"},
@@ -191,6 +218,27 @@ static void test_binary_errors(void) {
       {{0x07, 0x01, 0x10, 0x03, 0x00}, 5, 1, "not a power of two"},
       {{0x1b, 0x80, 0x80, 0x80, 0x80, 0x10}, 6, 1, "beyond 32 bits"},
       {{0x03, 0x03, 0x00, 0x00, 0x01}, 5, 1, "access kind beyond 2"},
+      /* a capture's records and their attributes prefix (code 9) */
+      {{0x27, 0x80, 0x20}, 3, 1, "an attribute flag beyond bit 11"},
+      {{0x27, 0x01, 0x05, 0x00, 0x08}, 5, 1, "attributes not followed by a record that takes them"},
+      {{0x27, 0x01, 0x05, 0x27, 0x01, 0x05, 0x0b, 0x01}, 8, 1, "attributes not followed"},
+      {{0x27, 0x04, 0x10, 0x0b, 0x01}, 5, 1, "an attribute the record that follows does not take"},
+      {{0x27, 0x01, 0x05}, 3, 1, "cut off"},
+      {{0x27, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x0b, 0x01, 0x27, 0x01, 0x01, 0x0b, 0x02},
+       19, 2, "a time past 2^64 ns"},
+      {{0x3f, 0x05, 0x01}, 3, 1, "FREE is more than its TOTAL"},
+      {{0x2b, 0x01, 0x03, 0x00}, 4, 1, "a pool operation beyond 2"},
+      {{0x47, 0x00, 0x01, 0x09}, 4, 1, "an advice beyond 8"},
+      {{0x43, 0x00, 0x01, 0x02}, 4, 1, "a prefetch target beyond 1"},
+      {{0x37, 0x01, 0x00}, 3, 1, "a size of 0"},
+      {{0x27, 0x80, 0x01, 0x00, 0x01, 0x01, 0x1f, 0x01, 'k'}, 9, 1, "a launch dimension outside"},
+      {{0x27, 0x20, 0x01, 0x0f, 0x00, 0x80, 0x80, 0x80, 0x01, 0x00, 0x0b, 0x00}, 12, 1, "frame= or handle=, not both"},
+      {{0x27, 0x80, 0x10, 0x04, 0x07, 0x01, 0x01, 0x00, 0x00}, 9, 1, "a memory kind outside 1..3"},
+      {{0x27, 0x80, 0x10, 0x01, 0x0b, 0x01}, 6, 1, "does not take"},
+      /* the host's accesses (codes 18 and 19) */
+      {{0x4b, 0x03, 0x00, 0x01}, 4, 1, "access kind beyond 2"},
+      {{0x4b, 0x00, 0x00, 0x00}, 4, 1, "a size of 0"},
+      {{0x4f, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02}, 14, 1, "wraps past the top"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     uint8_t buf[64];
@@ -711,6 +759,7 @@ static void test_pinatrace(void) {
 int main(void) {
   static const test_case binary[] = {
       {"round trips", test_round_trips},
+      {"capture round trips", test_capture_round_trips},
       {"bytes", test_binary_bytes},
       {"errors", test_binary_errors},
       {"long", test_binary_long},

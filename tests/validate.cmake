@@ -82,3 +82,6 @@ add_test(NAME uvm COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/uvm.sh $<TARGET_FILE:tlb
 set_tests_properties(uvm PROPERTIES TIMEOUT 1800)
 set_tests_properties(validate_h200_managed validate_h200_managed_run4 validate_h200_managed_pop
   PROPERTIES TIMEOUT 1800)
+# traces/managed/managed.trace (the tutorial's step 7) replayed by `tlbsim run`: each phase's faults, bytes
+# and time checked by the mechanism behind them; bad managed-memory records each one FILE:LINE line.
+add_test(NAME managed_trace COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/managed_trace.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

@@ -54,7 +54,9 @@ static int parse_run(int argc, char **argv, run_opts *o) {
                "x86-64) and reports TLB hits and misses, page walks, faults, page-table size and\n"
                "predicted cycles per access. Several traces run as CPUs: trace i is thread i, and they\n"
                "take turns, one access each ([machine] address_spaces: shared or per-thread); at most\n"
-               "64 traces, and - (stdin) at most once.",
+               "64 traces, and - (stdin) at most once. Managed memory (alloc kind=managed, prefetch,\n"
+               "advise, side=host; a GPU preset such as h200) adds its GPU faults, batches, bytes\n"
+               "migrated and fault time (uvm.*), in all and per phase.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;

@@ -29,6 +29,20 @@
  * machine_phase  the counters at each `mark` record, so reports can show
  *           what every phase of a trace did (at most MACHINE_MAX_PHASES).
  *
+ * Managed memory (uvm.h): an allocation's memory is device (cudaMalloc:
+ * the allocator policy's, mapped at once), managed (cudaMallocManaged: VA
+ * from [uvm] va_base..va_size, mapped by the GPU as the uvm model keeps its
+ * residency: 64 KiB pages, or 2 MiB ones for blocks wholly on the GPU),
+ * host (pageable malloc memory: the GPU maps none of it) or pinned
+ * (cudaMallocHost: the GPU maps it where it is, in the format's smallest
+ * pages onto host memory at UVM_HOST_PA + va; not measured). Each address space keeps a
+ * uvm_space of its managed ranges, changed through uvm_ops over its own
+ * page table, device frames and shootdowns. A GPU access to an unmapped
+ * managed page, or a write to a read-duplicated one, is a GPU fault the
+ * uvm services (then the access is translated again); host accesses,
+ * prefetches and advice go to it through the functions below. Any record
+ * but a GPU access ends the open fault batch (the kernel has ended).
+ *
  * Demand paging: [machine] demand_paging = auto (default) maps the page of a
  * first touch, counting a page fault, while the trace has had no alloc or
  * map record; on: always; off: an unmapped access is a fault.
@@ -78,6 +92,31 @@ typedef struct machine_spec {
                                     fewer (a harness keeps each input quick); 0 is the default */
 } machine_spec;
 
+/* What managed memory did (uvm_counts, the time in whole ns): summed over
+ * address spaces, so a phase's and an agent's share are differences. */
+typedef struct machine_uvm_stats {
+  uint64_t faults;          /* GPU faults serviced */
+  uint64_t batches;         /* fault batches */
+  uint64_t populated_bytes; /* zero-filled on the GPU (first touches, prefetches of untouched pages) */
+  uint64_t to_gpu_bytes;    /* migrated host to GPU by faults */
+  uint64_t prefetched_bytes; /* migrated host to GPU by prefetches */
+  uint64_t to_host_bytes;   /* migrated GPU to host: host touches, prefetches to the host, evictions */
+  uint64_t evicted_bytes;   /* of those, by eviction (device memory full; not measured) */
+  uint64_t host_faults;     /* host touches of pages only the GPU held */
+  uint64_t remote_maps;     /* big pages the GPU mapped on the host */
+  uint64_t fault_ns;        /* the fault path's cost: GPU and host faults, evictions */
+  uint64_t prefetch_ns;     /* cudaMemPrefetchAsync calls */
+} machine_uvm_stats;
+
+/* Each counter of machine_uvm_stats by its reported name ("faults", ...),
+ * in report order, ending with a NULL name: the one list the run report's
+ * columns (stats.h: "uvm.NAME") and its phases are written from. */
+typedef struct machine_uvm_field {
+  const char *name;
+  size_t offset; /* into machine_uvm_stats */
+} machine_uvm_field;
+extern const machine_uvm_field machine_uvm_fields[];
+
 typedef struct machine_stats {
   uint64_t records;
   uint64_t accesses;          /* access records (a straddling one counts once) */
@@ -88,7 +127,11 @@ typedef struct machine_stats {
   uint64_t access_misses[MMU_MAX_LEVELS]; /* accesses with a miss at that level */
   uint64_t kind_misses[3][MMU_MAX_LEVELS]; /* the same by access kind (acc_kind): read, write, fetch */
   uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
-  uint64_t oom;               /* alloc or map records that found no memory */
+  uint64_t oom;               /* alloc or map records that found no memory (and GPU faults that found no
+                                 device memory, nothing managed left to evict) */
+  uint64_t host_accesses;     /* accesses by the host (machine_host_access): not translated by the MMU */
+  uint64_t prefetches, advices;
+  machine_uvm_stats uvm;
 } machine_stats;
 
 /* Counters as they stood when a phase ended (cumulative from the start). */
@@ -98,6 +141,8 @@ typedef struct machine_phase {
   uint64_t misses[MMU_MAX_LEVELS];
   uint64_t allocs, frees, maps, unmaps; /* a phase of allocations only is not an idle one */
   uint64_t shootdowns;
+  uint64_t host_accesses;
+  machine_uvm_stats uvm;
 } machine_phase;
 
 #define MACHINE_MAX_PHASES 4096
@@ -134,10 +179,38 @@ typedef int (*machine_record_fn)(void *ctx, const trace_record *r, const char *f
  * one of the traces is an error. 0, -1 (d), or 1 when apply stopped it. */
 int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d);
 
+/* The records of managed memory, for any caller (machine_apply's records
+ * come here too); `file` and `line` name the record in errors. Each is 0,
+ * or -1 (d) for what a program could not have done: a range that wraps or
+ * lies beyond the format's addresses; a prefetch or advice of memory that
+ * is not (or no longer) managed; a host access to device memory.
+ *
+ * machine_alloc_memory  alloc record r as memory `kind` (machine_apply's
+ *   alloc: its kind=). A managed, host or pinned one with va= (a captured
+ *   program's: where the driver put it) is placed there, which for a
+ *   managed one must be a multiple of [uvm] va_block. A managed or pinned one larger
+ *   than the [uvm] VA range is an error; one finding no room left there
+ *   an OOM, as a device one finding no memory.
+ * machine_host_access  the host reads or writes [va, va + size): managed
+ *   pages move back (uvm_host_access); pinned and host memory only count.
+ * machine_prefetch  cudaMemPrefetchAsync of managed [va, va + size) to `to`.
+ * machine_advise  cudaMemAdvise of managed [va, va + size). */
+int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind, const char *file, diag *d);
+int machine_host_access(machine *m, uint64_t va, uint64_t size, bool write, const char *file, unsigned long line,
+                        diag *d);
+int machine_prefetch(machine *m, uint64_t va, uint64_t size, uvm_side to, const char *file, unsigned long line,
+                     diag *d);
+int machine_advise(machine *m, uint64_t va, uint64_t size, uvm_advice a, const char *file, unsigned long line,
+                   diag *d);
+/* What the GPU maps of the managed block holding va in the current
+ * address space (uvm_block_get): 0, or -1 when va is not managed. */
+int machine_uvm_block(const machine *m, uint64_t va, uvm_block_state *out);
+
 /* A live allocation: what an `alloc` record got and where. */
 typedef struct machine_alloc {
   uint64_t id, va, size;
   uint64_t seq; /* allocation order */
+  trace_mem_kind mem;  /* what memory it is (trace.h: alloc kind=) */
 } machine_alloc;
 
 /* The live allocations of the current address space (not those that hit

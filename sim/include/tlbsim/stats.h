@@ -29,7 +29,7 @@
 /* Labels, counts and ratios of the machine, 9 per TLB level and 3 per array
  * of a level split by page size, 2 per walk cache, 4 per page-table level:
  * room for the largest configuration. */
-#define STATS_MAX_COLUMNS (48 + (9 + 3 * MMU_MAX_ARRAYS) * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
+#define STATS_MAX_COLUMNS (64 + (9 + 3 * MMU_MAX_ARRAYS) * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
 
 typedef struct stats_snapshot {
   machine_stats machine;

@@ -24,6 +24,13 @@
  * field a record's kind does not use is zero, so records compare field by
  * field.
  *
+ * Captured programs (tlbsim-capture; traces/FORMAT.md, "Captured programs"):
+ * the records a CUPTI capture of a CUDA program adds (pools, VA
+ * reservations, physical handles, memory-info samples, prefetches and
+ * advice) and the options every record may carry there (its time, the
+ * driver call's duration, the address the driver gave, the device), kept
+ * in one trace_capture so that a record without them costs one zeroing.
+ *
  * Threads: a reader turns the thread ids of a format that has them (the
  * native format's thread=, the binary format's thread record) into
  * REC_THREAD records where the thread changes, so accesses stay 16 bytes
@@ -46,7 +53,18 @@ typedef enum {
   REC_PROTECT, /* addr, size, prot */
   REC_CTX,     /* asid */
   REC_MARK,    /* label: a phase boundary reported in timelines */
-  REC_THREAD   /* thread: the accesses after it are that thread's (or CPU's) */
+  REC_THREAD,  /* thread: the accesses after it are that thread's (or CPU's) */
+  /* captured programs (cap holds their fields) */
+  REC_POOL,      /* cap.pool, cap.op (TRACE_POOL_*); trim: size = the bytes to keep */
+  REC_RESERVE,   /* addr, size, align: cuMemAddressReserve */
+  REC_UNRESERVE, /* addr, size: cuMemAddressFree */
+  REC_HANDLE,    /* cap.handle, size: cuMemCreate of physical memory */
+  REC_RELEASE,   /* cap.handle: cuMemRelease */
+  REC_MEMINFO,   /* size = free bytes, cap.total: a cuMemGetInfo sample */
+  /* managed memory, in the `uvm` model's vocabulary (tlbsim/uvm.h: one set
+   * of names for sides and advice, the model's and the trace's) */
+  REC_PREFETCH,  /* addr, size, cap.op = where to: a uvm_side (uvm_side_names) */
+  REC_ADVISE     /* addr, size, cap.op = the advice: a uvm_advice (uvm_advice_names) */
 } trace_rec_kind;
 
 typedef enum { TRACE_READ, TRACE_WRITE, TRACE_EXEC } trace_access;
@@ -58,6 +76,44 @@ typedef enum { TRACE_READ, TRACE_WRITE, TRACE_EXEC } trace_access;
 /* Longest line a reader accepts (bytes, without the newline): a longer one
  * is an error rather than a reason to grow the buffer without bound. */
 #define TRACE_LINE_MAX (64 * 1024)
+
+/* Which optional fields of a trace_capture a record gives (cap.attrs). */
+enum {
+  TRACE_HAS_TIME = 1u << 0,   /* t=NS: nanoseconds since the capture began; never decreasing */
+  TRACE_HAS_DUR = 1u << 1,    /* dur=NS: how long the driver call (or kernel) took */
+  TRACE_HAS_VA = 1u << 2,     /* va=ADDR: where the driver put it */
+  TRACE_HAS_DEV = 1u << 3,    /* dev=D: the GPU */
+  TRACE_HAS_POOL = 1u << 4,   /* alloc pool=P: served by memory pool P */
+  TRACE_HAS_HANDLE = 1u << 5, /* map handle=H: the physical memory mapped */
+  TRACE_HAS_OFFSET = 1u << 6, /* map offset=O: into the handle */
+  TRACE_HAS_GRID = 1u << 7,   /* mark grid=X,Y,Z: a kernel launch */
+  TRACE_HAS_BLOCK = 1u << 8,  /* mark block=X,Y,Z */
+  TRACE_HAS_STREAM = 1u << 9, /* mark stream=S (alloc's stream= is rec->stream always) */
+  TRACE_HAS_KEEP = 1u << 10   /* pool trim keep=SIZE */
+};
+typedef enum { TRACE_POOL_CREATE, TRACE_POOL_TRIM, TRACE_POOL_DESTROY } trace_pool_op;
+extern const char *const trace_pool_op_names[]; /* "create", "trim", "destroy", NULL */
+/* alloc kind= (the `uvm` records' vocabulary): device memory by default. */
+typedef enum { TRACE_MEM_DEVICE, TRACE_MEM_MANAGED, TRACE_MEM_HOST, TRACE_MEM_PINNED } trace_mem_kind;
+extern const char *const trace_mem_kind_names[]; /* "device", "managed", "host", "pinned", NULL */
+
+/* A captured record's own fields; all zero in any other trace. No padding,
+ * so records compare with memcmp. */
+typedef struct trace_capture {
+  uint64_t attrs;    /* TRACE_HAS_* */
+  uint64_t time_ns;  /* t= */
+  uint64_t dur_ns;   /* dur= */
+  uint64_t va;       /* va= */
+  uint64_t pool;     /* REC_POOL's id; alloc pool= */
+  uint64_t handle;   /* REC_HANDLE, REC_RELEASE's id; map handle= */
+  uint64_t offset;   /* map offset= */
+  uint64_t total;    /* REC_MEMINFO: the device's total bytes */
+  uint32_t device;   /* dev= */
+  uint16_t op;       /* REC_POOL: trace_pool_op; REC_PREFETCH: trace_to; REC_ADVISE: the advice */
+  uint16_t mem;      /* REC_ALLOC kind=: trace_mem_kind (the `uvm` model's option) */
+  uint32_t grid[3];  /* REC_MARK grid= (each 1..2^31-1) */
+  uint32_t block[3]; /* REC_MARK block= */
+} trace_capture;
 
 typedef struct trace_record {
   trace_rec_kind kind;
@@ -76,6 +132,7 @@ typedef struct trace_record {
   bool has_frame;       /* frame 0 is a frame: this says one was chosen */
   unsigned long line;   /* source line, for diagnostics */
   char label[TRACE_LABEL_MAX];
+  trace_capture cap;    /* captured programs' fields (zero elsewhere) */
 } trace_record;
 
 /* A trace_acc of this kind stands for the block's next `other` record. */

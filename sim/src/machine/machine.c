@@ -1,62 +1,9 @@
 /* The machine: trace records in, page-table and MMU operations out. */
-#include "tlbsim/machine.h"
+#include "machine_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MACHINE_MAX_CONTEXTS 64
-
-typedef struct live_alloc {
-  uint64_t id, va, size;
-  uint64_t seq; /* its place among the machine's allocations, for listing them in order */
-  unsigned ctx; /* address space it lives in */
-  bool failed; /* the allocation hit OOM: accesses to it fault */
-  bool used;   /* slot in use (open addressing) */
-  bool tomb;   /* slot freed; keeps probe chains intact */
-} live_alloc;
-
-/* One address space: its page table and its allocator. */
-typedef struct context {
-  uint32_t asid;
-  pt *table;
-  vas *heap;
-} context;
-
-struct machine {
-  machine_spec spec;
-  uint64_t max_pages;  /* pages one record may touch */
-  uint64_t hook_pages; /* a map hook refused a mapping of this many pages: past max_pages */
-  const pt_format *format;
-  phys *frames;
-  hwsystem *sys;      /* the agents (CPUs) and what they share */
-  mmu *cpu;         /* the current agent's MMU: what accesses translate through */
-  unsigned agent;   /* the current agent: the trace's current thread */
-  context ctx[MACHINE_MAX_CONTEXTS];
-  unsigned nctx;
-  uint8_t space[TRACE_THREAD_MAX]; /* each agent's current address space (index into ctx) */
-  machine_demand demand;
-  bool saw_layout;  /* an alloc or map record was seen (ends auto demand paging) */
-  unsigned page_shift;
-  unsigned min_shift;
-  uint64_t min_page;
-  bool serves[3];   /* by acc_kind: some TLB level serves it (else it is not simulated) */
-  machine_phase *phases; /* the closed phases (the open one is the counters now) */
-  size_t nphases;
-  char open_label[TRACE_LABEL_MAX];
-  live_alloc *allocs; /* hash table by id */
-  size_t alloc_cap, alloc_used; /* live entries */
-  size_t alloc_filled;          /* live entries and tombstones: what keeps probes finite */
-  machine_stats stats;
-  machine_stats agent_stats[TRACE_THREAD_MAX]; /* each agent's counters up to its last switch away */
-  machine_stats switched;                      /* the machine's counters at the last switch */
-  uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
-  bool threaded;                               /* the trace named a thread */
-  bool fresh; /* the address space the machine starts in (ASID 0) has seen no record: a trace that
-                 opens with `ctx N` takes it as N's, so no unused root table counts in any report */
-  bool host_oom; /* a map found no host memory inside a simulated event (a demand fault, an allocator's
-                    map): the record is an error, not a fault or an OOM of the simulated machine */
-};
 
 /* --- live allocations: open-addressed hash by id ------------------------ */
 
@@ -105,8 +52,6 @@ static live_alloc *alloc_insert(machine *m, uint64_t id) {
 
 /* --- mapping pages -------------------------------------------------------- */
 
-static unsigned cur_space(const machine *m) { return m->space[m->agent]; }
-static pt *cur_table(machine *m) { return m->ctx[cur_space(m)].table; }
 
 static void unmap_pages(machine *m, uint64_t va, uint64_t size) {
   uint64_t end = va + size;
@@ -133,7 +78,7 @@ static int host_oom(machine *m, diag *d) {
 /* What a pt_map that returned rc means: with tables in memory, no frame
  * left for a table node is running out of physical memory, an OOM like a
  * page's; no host memory is host_oom; else the error pt_map gave. */
-static int map_failed(machine *m, int rc, diag *d) {
+int machine_map_failed(machine *m, int rc, diag *d) {
   if (rc == PT_MAP_NO_HOST_MEMORY) return host_oom(m, d);
   if (rc == PT_MAP_NO_TABLE_MEMORY && m->spec.tables_in_memory) return diag_set(d, NULL, 0, "out of physical memory");
   return -1;
@@ -158,7 +103,7 @@ static int map_pages(machine *m, uint64_t va, uint64_t size, unsigned shift, uns
     if (rc) {
       phys_free(m->frames, pa, shift);
       unmap_pages(m, done_va, done);
-      return map_failed(m, rc, d);
+      return machine_map_failed(m, rc, d);
     }
   }
   return 0;
@@ -194,7 +139,7 @@ static int map_pages_at(machine *m, uint64_t va, uint64_t size, unsigned shift, 
     if (rc) {
       phys_free(m->frames, first_pa + i, shift);
       unmap_pages(m, va, i);
-      return map_failed(m, rc, d);
+      return machine_map_failed(m, rc, d);
     }
   }
   return 0;
@@ -216,10 +161,12 @@ static void vas_unmap_hook(void *ctx, uint64_t va, uint64_t size, unsigned page_
   unmap_pages(ctx, va, size);
 }
 
-/* Demand paging: the MMU found va unmapped; map its page if allowed. */
+/* The MMU found va unmapped: a managed page's GPU fault, or demand paging
+ * maps its page if allowed. */
 static bool demand_fault(void *ctx, uint64_t va, acc_kind kind) {
   machine *m = ctx;
-  (void)kind;
+  bool handled, mapped = machine_managed_fault(m, va, kind, &handled);
+  if (handled) return mapped;
   bool on = m->demand == DEMAND_ON || (m->demand == DEMAND_AUTO && !m->saw_layout);
   if (!on) return false;
   uint64_t base = va & ~((1ull << m->page_shift) - 1);
@@ -254,7 +201,7 @@ static int add_context(machine *m, uint32_t asid, diag *d) {
   context *x = &m->ctx[m->nctx];
   vas_hooks hooks = {.ctx = m, .map = vas_map_hook, .unmap = vas_unmap_hook};
   pt_table_frames frames = {.ctx = m, .take = take_table, .give = give_table};
-  *x = (context){.asid = asid, .table = pt_create_in(m->format, m->spec.tables_in_memory ? &frames : NULL)};
+  *x = (context){.asid = asid, .owner = m, .table = pt_create_in(m->format, m->spec.tables_in_memory ? &frames : NULL)};
   if (!x->table)
     return diag_set(d, NULL, 0, m->spec.tables_in_memory ? "no physical memory left for a root page table"
                                                           : "out of memory");
@@ -301,6 +248,8 @@ void machine_destroy(machine *m) {
   if (!m) return;
   for (unsigned i = 0; i < m->nctx; i++) {
     m->space[m->agent] = (uint8_t)i;
+    uvm_destroy(m->ctx[i].uvm); /* its frames go back; the table goes with its mappings */
+    vas_destroy(m->ctx[i].host_heap);
     vas_destroy(m->ctx[i].heap); /* may unmap through hooks: before the table goes */
     pt_destroy(m->ctx[i].table);
   }
@@ -327,13 +276,8 @@ _Static_assert((int)ACC_READ == (int)TRACE_READ && (int)ACC_WRITE == (int)TRACE_
                    (int)ACC_EXEC == (int)TRACE_EXEC,
                "trace and MMU access kinds share their numbers");
 
-/* Whether [va, va + size) holds an address the format does not have (with
- * sign extension, a range may not cross from the low half to the high). */
-static bool beyond_va_bits(const machine *m, uint64_t va, uint64_t size) {
-  return !pt_format_va_ok(m->format, va) || !pt_format_va_ok(m->format, va + (size - 1)); /* readers refuse wraps */
-}
 
-static int width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
+int machine_width_error(const machine *m, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
   const pt_format *f = m->format;
   if (!pt_format_va_ok(f, va) && f->sign_extend)
     return diag_set(d, file, line, "address %#llx is beyond the %u-bit address space of format %s (not canonical: "
@@ -357,13 +301,6 @@ static int check_pages(const machine *m, const char *what, uint64_t va, uint64_t
                   (unsigned long long)m->max_pages);
 }
 
-/* [va, va + size) must not wrap past 2^64: the readers refuse such ranges;
- * machine_apply takes records from any caller. */
-static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *file, unsigned long line, diag *d) {
-  if (!size || va + (size - 1) >= va) return 0;
-  return diag_set(d, file, line, "%s of %#llx+%#llx wraps past the top of memory", what, (unsigned long long)va,
-                  (unsigned long long)size);
-}
 
 /* Translates every page [va, va + size) touches. Pages are found at the
  * smallest page size; a mapping of a larger page is translated once. An
@@ -390,6 +327,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   if (pages > 1) translate_pages(m, kind, va, size);
   else {
     mmu_translate(m->cpu, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
     if (o.status != MMU_OK) m->stats.faults++;
     if (o.missed) count_misses(m, kind, o.missed);
     if (o.status == MMU_OK) return 0;
@@ -416,6 +354,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   bool straddled = false;
   for (;; straddled = true) {
     mmu_translate(m->cpu, va, kind, &o);
+    if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
     missed |= o.missed;
     faulted |= o.status != MMU_OK;
     pt_mapping map;
@@ -435,35 +374,44 @@ static int do_access(machine *m, const trace_record *r, const char *file, diag *
   if (r->relative) {
     live_alloc *a = named_alloc(m, r, file, d);
     if (!a) return -1;
-    if (a->failed) {
-      m->stats.accesses++;
-      m->stats.faults++;
+    if (a->failed) { /* it got no memory: the device's access faults */
+      m->stats.accesses += r->cap.op != UVM_HOST;
+      m->stats.faults += r->cap.op != UVM_HOST;
+      m->stats.host_accesses += r->cap.op == UVM_HOST;
       return 0;
     }
     if (__builtin_add_overflow(a->va, r->addr, &va))
       return diag_set(d, file, r->line, "offset %#llx into allocation %llu runs past the top of memory",
                       (unsigned long long)r->addr, (unsigned long long)r->alloc_id);
   }
+  /* The host's touch (side=host) does not go through the GPU's MMU: it
+   * counts as neither a hit nor a miss; managed pages it touches move. */
+  if (r->cap.op == UVM_HOST) return machine_host_access(m, va, size, kind == ACC_WRITE, file, r->line, d);
   if (!m->serves[kind]) return 0; /* fetches with no level serving instructions */
   if (check_wrap("access", va, size, file, r->line, d)) return -1;
-  if (beyond_va_bits(m, va, size)) return width_error(m, va, size, file, r->line, d);
+  if (beyond_va_bits(m, va, size)) return machine_width_error(m, va, size, file, r->line, d);
   int rc = translate_access(m, kind, va, size);
   return rc ? access_error(m, rc, va, size, file, r->line, d) : 0;
 }
 
-static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind, const char *file, diag *d) {
   m->saw_layout = true;
   m->stats.allocs++;
+  if ((unsigned)kind > TRACE_MEM_PINNED) return diag_set(d, file, r->line, "memory kind %u is unknown", kind);
   if (alloc_find(m, r->alloc_id))
     return diag_set(d, file, r->line, "allocation %llu is already live", (unsigned long long)r->alloc_id);
+  if (kind != TRACE_MEM_DEVICE && !r->size)
+    return diag_set(d, file, r->line, "%s alloc of 0 bytes", trace_mem_kind_names[kind]);
   live_alloc *a = alloc_insert(m, r->alloc_id);
   if (!a) return diag_set(d, file, r->line, "out of memory");
   a->size = r->size;
   a->seq = m->stats.allocs;
   a->ctx = cur_space(m);
+  a->mem = kind;
   diag why;
   m->hook_pages = 0;
-  int rc = vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why);
+  int rc = kind == TRACE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
+                                      : machine_alloc_uvm_va(m, a, r, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
     return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
@@ -479,12 +427,18 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   return 0;
 }
 
+static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d) {
+  return machine_alloc_memory(m, r, (trace_mem_kind)r->cap.mem, file, d);
+}
+
 static int do_free(machine *m, const trace_record *r, const char *file, diag *d) {
   live_alloc *a = named_alloc(m, r, file, d);
   if (!a) return -1;
   m->stats.frees++;
   diag why;
-  if (!a->failed && vas_free(m->ctx[cur_space(m)].heap, a->va, &why)) return diag_set(d, file, r->line, "%s", why.msg);
+  if (!a->failed && (a->mem == TRACE_MEM_DEVICE ? vas_free(m->ctx[cur_space(m)].heap, a->va, &why)
+                                                   : machine_free_uvm_va(m, a, &why)))
+    return diag_set(d, file, r->line, "%s", why.msg);
   a->used = false;
   a->tomb = true;
   m->alloc_used--;
@@ -561,7 +515,7 @@ static void phase_now(const machine *m, const char *label, machine_phase *p) {
   *p = (machine_phase){.accesses = m->stats.accesses, .walks = ms.walks, .faults = m->stats.faults,
                        .page_faults = m->stats.page_faults, .cycles = ms.cycles, .allocs = m->stats.allocs,
                        .frees = m->stats.frees, .maps = m->stats.maps, .unmaps = m->stats.unmaps,
-                       .shootdowns = ms.shootdowns};
+                       .shootdowns = ms.shootdowns, .host_accesses = m->stats.host_accesses, .uvm = m->stats.uvm};
   snprintf(p->label, sizeof p->label, "%s", label[0] ? label : "start");
   for (unsigned i = 0; i < m->spec.sys.mmu.nlevels; i++) p->misses[i] = system_level_stats(m->sys, i).misses;
 }
@@ -577,10 +531,14 @@ static int close_phase(machine *m) {
 /* Whether anything happened before the first mark. */
 static bool started(const machine *m) {
   const machine_stats *s = &m->stats;
-  return s->accesses || s->allocs || s->frees || s->maps || s->unmaps || s->protects;
+  return s->accesses || s->allocs || s->frees || s->maps || s->unmaps || s->protects || s->host_accesses ||
+         s->prefetches || s->advices;
 }
 
 static int do_mark(machine *m, const trace_record *r, const char *file, diag *d) {
+  /* A captured kernel launch (grid=) is an event, not a phase: a program
+   * launches far more kernels than a report has phases. */
+  if (r->cap.attrs & TRACE_HAS_GRID) return 0;
   m->stats.marks++;
   /* Records before the first mark form a phase "start"; none, no phase. */
   if ((m->open_label[0] || started(m)) && close_phase(m))
@@ -708,7 +666,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       m->stats.records++;
       m->fresh = false;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
-      if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
+      if (wide && beyond_va_bits(m, a->addr, a->size)) return machine_width_error(m, a->addr, a->size, file, b->line[i], d);
       int rc = translate_access(m, (acc_kind)a->kind, a->addr, a->size);
       if (rc) return access_error(m, rc, a->addr, a->size, file, b->line[i], d);
     }
@@ -776,6 +734,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
   if (r->kind != REC_MARK && r->kind != REC_THREAD && r->kind != REC_CTX) m->fresh = false;
+  if (r->kind != REC_ACCESS && r->kind != REC_THREAD) machine_uvm_sync_all(m); /* the kernel has ended */
   switch (r->kind) {
   case REC_ACCESS: return do_access(m, r, file, d);
   case REC_ALLOC: return do_alloc(m, r, file, d);
@@ -786,6 +745,17 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_CTX: return do_ctx(m, r, file, d);
   case REC_MARK: return do_mark(m, r, file, d);
   case REC_THREAD: return do_thread(m, r, file, d);
+  /* A capture's pools, reservations, handles and memory samples are the
+   * driver's bookkeeping: mappings reach the page table through map
+   * records. */
+  case REC_POOL:
+  case REC_RESERVE:
+  case REC_UNRESERVE:
+  case REC_HANDLE:
+  case REC_RELEASE:
+  case REC_MEMINFO: return 0;
+  case REC_PREFETCH: return machine_prefetch(m, r->addr, r->size, (uvm_side)r->cap.op, file, r->line, d);
+  case REC_ADVISE: return machine_advise(m, r->addr, r->size, (uvm_advice)r->cap.op, file, r->line, d);
   }
   return diag_set(d, file, r->line, "unknown record kind");
 }
@@ -836,7 +806,7 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
   for (size_t i = 0; i < m->alloc_cap; i++) {
     const live_alloc *a = &m->allocs[i];
     if (!a->used || a->failed || a->ctx != cur_space(m)) continue;
-    if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+    if (n < max) out[n] = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq, .mem = a->mem};
     n++;
   }
   if (n && n <= max) qsort(out, n, sizeof *out, by_seq); /* out may be NULL when max is 0 */
@@ -846,6 +816,6 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max) {
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out) {
   const live_alloc *a = alloc_find(m, id);
   if (!a || a->failed) return -1;
-  *out = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq};
+  *out = (machine_alloc){.id = a->id, .va = a->va, .size = a->size, .seq = a->seq, .mem = a->mem};
   return 0;
 }

@@ -51,6 +51,17 @@ static json_object *parent_of(json_object *doc, const char *name, char *buf, siz
   return at;
 }
 
+/* A phase's managed memory: b's counters less a's, by machine_uvm_fields. */
+static json_object *phase_uvm_json(const machine_phase *a, const machine_phase *b) {
+  json_object *o = json_object_new_object();
+  put_u64(o, "host_accesses", b->host_accesses - a->host_accesses);
+  for (const machine_uvm_field *f = machine_uvm_fields; f->name; f++) {
+    const char *x = (const char *)&a->uvm + f->offset, *y = (const char *)&b->uvm + f->offset;
+    put_u64(o, f->name, *(const uint64_t *)(const void *)y - *(const uint64_t *)(const void *)x);
+  }
+  return o;
+}
+
 /* Each phase's own counts: the difference of consecutive snapshots. */
 static json_object *phases_json(const machine *m) {
   size_t n = machine_phase_count(m);
@@ -75,6 +86,7 @@ static json_object *phases_json(const machine *m) {
     put_u64(p, "shootdowns", b.shootdowns - a.shootdowns);
     put_u64(p, "cycles", b.cycles - a.cycles);
     put_ratio(p, "cycles_per_access", b.cycles - a.cycles, b.accesses - a.accesses);
+    json_object_object_add(p, "uvm", phase_uvm_json(&a, &b));
     json_object_array_add(arr, p);
   }
   return arr;
@@ -211,6 +223,38 @@ static const char *real_text(json_object *v, char *buf, size_t len) {
   return buf;
 }
 
+/* Whether a "uvm" object says managed memory did anything. */
+static bool uvm_active(json_object *u) {
+  json_object_object_foreach(u, key, v) {
+    (void)key;
+    if (json_object_get_uint64(v)) return true;
+  }
+  return false;
+}
+
+static double mib(uint64_t bytes) { return (double)bytes / 1048576.0; }
+
+/* The phases' managed memory, when any phase had some. */
+static void write_phases_uvm_text(FILE *out, json_object *phases) {
+  size_t n = json_object_array_length(phases);
+  bool any = false;
+  for (size_t i = 0; i < n; i++) any |= uvm_active(get_obj(json_object_array_get_idx(phases, i), "uvm"));
+  if (!any) return;
+  fprintf(out, "\n%-20s %9s %8s %8s %10s %10s %10s %10s %10s %10s\n", "phase", "gpu_flts", "batches", "host_flt",
+          "popul MiB", "to_gpu MiB", "prefch MiB", "to_hst MiB", "fault ms", "prefch ms");
+  for (size_t i = 0; i < n; i++) {
+    json_object *p = json_object_array_get_idx(phases, i), *u = get_obj(p, "uvm");
+    fprintf(out, "%-20.20s %9llu %8llu %8llu %10.1f %10.1f %10.1f %10.1f %10.3f %10.3f\n",
+            json_object_get_string(get_obj(p, "label")), (unsigned long long)get_u64(u, "faults"),
+            (unsigned long long)get_u64(u, "batches"), (unsigned long long)get_u64(u, "host_faults"),
+            mib(get_u64(u, "populated_bytes")), mib(get_u64(u, "to_gpu_bytes")), mib(get_u64(u, "prefetched_bytes")),
+            mib(get_u64(u, "to_host_bytes")), (double)get_u64(u, "fault_ns") / 1e6,
+            (double)get_u64(u, "prefetch_ns") / 1e6);
+  }
+  fprintf(out, "(managed memory: GPU faults and the batches serviced them, host faults; bytes populated on the GPU,\n"
+               " migrated to it by faults and by prefetches, migrated back; the time faults and prefetches took)\n");
+}
+
 static void write_phases_text(FILE *out, json_object *phases) {
   size_t n = phases ? json_object_array_length(phases) : 0;
   if (!n) return;
@@ -238,6 +282,7 @@ static void write_phases_text(FILE *out, json_object *phases) {
   }
   fprintf(out, "(misses per TLB level; faults: faulting accesses, pgfaults: pages mapped on first touch; allocs:\n"
                " alloc and map records, frees: free and unmap records)\n");
+  write_phases_uvm_text(out, phases);
 }
 
 static void write_cpus_text(FILE *out, json_object *cpus) {
@@ -328,6 +373,15 @@ static void write_text(FILE *out, json_object *doc) {
   char per[32];
   fprintf(out, "cycles    %llu predicted, %s per access\n", (unsigned long long)get_u64(doc, "cycles"),
           real_text(get_obj(doc, "cycles_per_access"), per, sizeof per));
+  json_object *u = get_obj(doc, "uvm");
+  if (uvm_active(u))
+    fprintf(out, "managed   %llu GPU faults in %llu batches, %llu host faults; %.1f MiB populated, %.1f MiB migrated to "
+                 "the GPU by faults, %.1f MiB prefetched (%llu calls), %.1f MiB back; faults %.3f ms, prefetches %.3f ms\n",
+            (unsigned long long)get_u64(u, "faults"), (unsigned long long)get_u64(u, "batches"),
+            (unsigned long long)get_u64(u, "host_faults"), mib(get_u64(u, "populated_bytes")),
+            mib(get_u64(u, "to_gpu_bytes")), mib(get_u64(u, "prefetched_bytes")),
+            (unsigned long long)get_u64(u, "prefetches"), mib(get_u64(u, "to_host_bytes")),
+            (double)get_u64(u, "fault_ns") / 1e6, (double)get_u64(u, "prefetch_ns") / 1e6);
   write_cpus_text(out, get_obj(doc, "cpus"));
   write_phases_text(out, get_obj(doc, "phases"));
 }

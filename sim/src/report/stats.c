@@ -107,7 +107,23 @@ static const column_def per_table_level[] = {
     {"bytes_peak", STATS_COUNT, SNAP(table[0].bytes_peak), NONE, STEP_TABLE, true},
 };
 
+/* Managed memory's records; then each machine_uvm_fields counter as
+ * "uvm.NAME" (add_uvm_group). The OS side's: no agent has them alone. */
+static const column_def managed[] = {
+    {"uvm.host_accesses", STATS_COUNT, SNAP(machine.host_accesses), NONE, STEP_NONE, true},
+    {"uvm.prefetches", STATS_COUNT, SNAP(machine.prefetches), NONE, STEP_NONE, true},
+    {"uvm.advices", STATS_COUNT, SNAP(machine.advices), NONE, STEP_NONE, true},
+};
+
 #define COUNT_OF(defs) (sizeof defs / sizeof defs[0])
+
+static void add_uvm_group(stats_schema *sc) {
+  for (const machine_uvm_field *f = machine_uvm_fields; f->name; f++) {
+    stats_column *c = &sc->col[sc->n++];
+    *c = (stats_column){.kind = STATS_COUNT, .at = SNAP(machine.uvm) + (uint32_t)f->offset};
+    snprintf(c->name, sizeof c->name, "uvm.%s", f->name);
+  }
+}
 
 /* Appends defs as the columns of group `index`, named "prefix.name" (or
  * just "name" without a prefix). */
@@ -157,6 +173,8 @@ void stats_schema_build(const machine_spec *s, stats_schema *out) {
     add_group(out, prefix, per_table_level, COUNT_OF(per_table_level), l);
   }
   add_group(out, NULL, memory, COUNT_OF(memory), 0);
+  add_group(out, NULL, managed, COUNT_OF(managed), 0);
+  add_uvm_group(out);
 }
 
 void stats_snapshot_take(const machine *m, stats_snapshot *out) {

@@ -23,6 +23,7 @@ typedef struct tally {
   uint64_t mapped;          /* leaves of the current address space */
   uint64_t shootdowns, dropped;
   uint64_t oom, page_faults;
+  machine_uvm_stats uvm;    /* managed memory's counters */
 } tally;
 
 struct tlblog {
@@ -223,10 +224,13 @@ static tally take(const machine *m) {
   system_stats(machine_get_system(m), &ms);
   const machine_stats *st = machine_get_stats(m);
   return (tally){tables_now(m), pt_mapped_pages(machine_get_pt(m)), ms.shootdowns, ms.entries_invalidated, st->oom,
-                 st->page_faults};
+                 st->page_faults, st->uvm};
 }
 
-static const char *const kind_names[] = {"access", "alloc", "free", "map", "unmap", "protect", "ctx", "mark", "thread"};
+static const char *const kind_names[] = {"access",  "alloc",     "free",   "map",     "unmap",   "protect",
+                                         "ctx",     "mark",      "thread", "pool",    "reserve", "unreserve",
+                                         "handle",  "release",   "meminfo", "prefetch", "advise"};
+_Static_assert(sizeof kind_names / sizeof *kind_names == REC_ADVISE + 1, "a name for every record kind");
 static const char access_chars[] = "rwx";
 
 static void prot_text(unsigned prot, char out[4]) {
@@ -260,6 +264,7 @@ static void record_text(tlblog *l, const trace_record *r) {
   case REC_CTX: add(l, "ctx %u", r->asid); break;
   case REC_MARK: add(l, "mark %s", r->label); break;
   case REC_THREAD: add(l, "thread %u", r->thread); break;
+  default: add(l, "%s", kind_names[r->kind]); break; /* a capture's driver bookkeeping: no effect here */
   }
 }
 
@@ -332,7 +337,7 @@ static void layout_line(tlblog *l, const trace_record *r, range g, const tally *
 
 static void access_end(tlblog *l, const trace_record *r, const tally *t0, const tally *t1) {
   if (l->format == TLBLOG_TEXT) {
-    if (!l->translations) add(l, " | not simulated");
+    if (!l->translations) add(l, r->cap.op == UVM_HOST ? " | the host's" : " | not simulated");
     return;
   }
   json_object *o = l->obj;
@@ -359,6 +364,21 @@ static void access_end(tlblog *l, const trace_record *r, const tally *t0, const 
   /* One page: its own keys beside the record's. */
   json_object_object_foreach(first, key, val)
     if (!json_object_object_get_ex(o, key, NULL)) json_object_object_add(o, key, json_object_get(val));
+}
+
+/* What the record did to managed memory, when anything: " | uvm NAME +N
+ * ..." in text, a "uvm" object of every counter's change in JSON. */
+static void uvm_changes(tlblog *l, const tally *t0, const tally *t1) {
+  if (!memcmp(&t0->uvm, &t1->uvm, sizeof t0->uvm)) return;
+  json_object *o = l->format == TLBLOG_JSON ? json_object_new_object() : NULL;
+  if (!o) add(l, " | uvm");
+  for (const machine_uvm_field *f = machine_uvm_fields; f->name; f++) {
+    uint64_t a = *(const uint64_t *)(const void *)((const char *)&t0->uvm + f->offset);
+    uint64_t b = *(const uint64_t *)(const void *)((const char *)&t1->uvm + f->offset);
+    if (o) put_u64(o, f->name, b - a);
+    else if (b != a) add(l, " %s +%llu", f->name, (unsigned long long)(b - a));
+  }
+  if (o) json_object_object_add(l->obj, "uvm", o);
 }
 
 int tlblog_apply(tlblog *l, const trace_record *r, const char *file, diag *d) {
@@ -404,7 +424,9 @@ int tlblog_apply(tlblog *l, const trace_record *r, const char *file, diag *d) {
   case REC_THREAD:
     if (l->format == TLBLOG_JSON) put_u64(l->obj, "thread", r->thread);
     break;
+  default: break;
   }
+  uvm_changes(l, &t0, &t1);
   if (l->format == TLBLOG_TEXT) {
     fprintf(l->out, "%s\n", l->text);
   } else {

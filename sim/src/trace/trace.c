@@ -57,6 +57,7 @@ struct trace_reader {
   trace_bytes bin;       /* a binary format's decoding state */
   unsigned carry;        /* line.carry points here */
   uint32_t thread_now;   /* line.thread_now points here */
+  trace_clock clock;     /* line.clock points here */
   bool thread_first;     /* trace_set_thread named a thread the first block announces */
   char *name;            /* the path, or "<stdin>" */
   char *buf;             /* BUF_BYTES + 1 + TRACE_PAD: a NUL after a last line, and the padding */
@@ -259,6 +260,7 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
   r->line.file = r->name;
   r->line.carry = &r->carry;
   r->line.thread_now = &r->thread_now;
+  r->line.clock = &r->clock;
   r->bin.file = r->name;
   r->fmt = fmt;
   if (first_bytes(r, d) || (r->fmt == TRACE_AUTO && sniff(r, d)) || (formats[r->fmt].magic && take_header(r, d))) {
@@ -372,6 +374,42 @@ const char *trace_label_problem(const char *s, size_t len) {
   return NULL;
 }
 _Static_assert(TRACE_LABEL_MAX == 64, "trace_label_problem names the length limit");
+
+/* ---- captured programs ---------------------------------------------------- */
+
+_Static_assert(sizeof(trace_capture) == 8 * 8 + 4 + 2 + 2 + 6 * 4, "trace_capture has no padding: memcmp compares it");
+
+const char *const trace_pool_op_names[] = {"create", "trim", "destroy", NULL};
+const char *const trace_mem_kind_names[] = {"device", "managed", "host", "pinned", NULL};
+
+int trace_name_index(const char *const *names, const char *s) {
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(names[i], s)) return i;
+  return -1;
+}
+
+const char *trace_dim3_problem(const uint32_t v[3]) {
+  for (int i = 0; i < 3; i++)
+    if (v[i] < 1 || v[i] > INT32_MAX) return "a launch dimension outside 1..2147483647";
+  return NULL;
+}
+
+int trace_clock_check(trace_clock *c, const trace_record *rec, const char *file, diag *d) {
+  if (!c || !(rec->cap.attrs & TRACE_HAS_TIME)) return 0;
+  if (c->any && rec->cap.time_ns < c->t)
+    return diag_set(d, file, rec->line, "t=%llu is before line %lu's t=%llu: a capture's records come in time order",
+                    (unsigned long long)rec->cap.time_ns, c->line, (unsigned long long)c->t);
+  *c = (trace_clock){.t = rec->cap.time_ns, .line = rec->line, .any = true};
+  return 0;
+}
+
+bool trace_record_same(const trace_record *x, const trace_record *y) {
+  return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
+         x->asid == y->asid && x->stream == y->stream && x->thread == y->thread && x->alloc_id == y->alloc_id &&
+         x->addr == y->addr && x->size == y->size && x->align == y->align && x->page_size == y->page_size &&
+         x->frame == y->frame && x->has_frame == y->has_frame && !strncmp(x->label, y->label, TRACE_LABEL_MAX) &&
+         !memcmp(&x->cap, &y->cap, sizeof x->cap);
+}
 
 void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec) {
   const trace_acc *a = &b->acc[i];

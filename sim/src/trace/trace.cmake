@@ -10,4 +10,4 @@ else()
 endif()
 tlbsim_module(trace SOURCES trace.c trace_src.c ${trace_codecs} trace_native.c trace_lackey.c trace_din.c trace_bin.c
   trace_champsim.c trace_pinatrace.c trace_write.c
-  DEPS tlbsim_base PkgConfig::ZLIB ${trace_codec_deps})
+  DEPS tlbsim_base tlbsim_uvm PkgConfig::ZLIB ${trace_codec_deps})

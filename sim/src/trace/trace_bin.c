@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tlbsim/pt.h"
+#include "tlbsim/uvm.h"
 
 const uint8_t trace_bin_magic[TRACE_BIN_HEADER] = {0x89, 'T', 'L', 'B', 'T', 'R', 'C', 1};
 
@@ -34,8 +35,24 @@ typedef enum {
   CODE_CTX,      /* ASID */
   CODE_MARK,     /* LENGTH, then that many label bytes */
   CODE_THREAD,   /* THREAD: the accesses after it are this thread's (or CPU's) */
+  CODE_ATTRS,    /* FLAGS, then a number per flag: a capture's options of the record that follows */
+  CODE_POOL,     /* POOL OP KEEP */
+  CODE_RESERVE,  /* VA SIZE ALIGN */
+  CODE_UNRESERVE, /* VA SIZE */
+  CODE_HANDLE,   /* HANDLE SIZE */
+  CODE_RELEASE,  /* HANDLE */
+  CODE_MEMINFO,  /* FREE TOTAL */
+  CODE_PREFETCH, /* VA SIZE TO */
+  CODE_ADVISE,   /* VA SIZE ADVICE */
+  CODE_HOST,     /* ACCESS ADDR SIZE: the host's access (side=host) */
+  CODE_HOST_RELATIVE, /* ACCESS ID OFFSET SIZE: the host's, into an allocation */
   NCODES
 } record_code;
+
+/* CODE_ATTRS's FLAGS: TRACE_HAS_* bits 0-10 (t as a delta from the last
+ * t=, grid and block three numbers each, keep none: the pool record holds
+ * it), and bit 11: a memory kind number follows (kind=). */
+enum { ATTR_KIND = 1u << 11, ATTR_ALL = (1u << 12) - 1 };
 
 /* ---- decoding ------------------------------------------------------------ */
 
@@ -103,10 +120,12 @@ static int decode_mark(trace_bytes *in, trace_record *rec, diag *d) {
 
 /* A record of kind 3 (anything but an absolute access) into rec. */
 static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag *d) {
-  static const trace_rec_kind kind_of[NCODES] = {REC_ACCESS, REC_ALLOC,   REC_FREE, REC_MAP,   REC_UNMAP,
-                                                 REC_PROTECT, REC_CTX, REC_MARK, REC_THREAD};
-  static const uint8_t nums_of[NCODES] = {4, 4, 1, 4, 2, 3, 1, 0, 1};
-  if (code >= NCODES) return bad(in, d, "an unknown record code");
+  static const trace_rec_kind kind_of[NCODES] = {
+      REC_ACCESS,  REC_ALLOC,   REC_FREE,      REC_MAP,    REC_UNMAP,   REC_PROTECT,  REC_CTX,      REC_MARK,
+      REC_THREAD,  REC_ACCESS,  REC_POOL,      REC_RESERVE, REC_UNRESERVE, REC_HANDLE, REC_RELEASE, REC_MEMINFO,
+      REC_PREFETCH, REC_ADVISE, REC_ACCESS,  REC_ACCESS};
+  static const uint8_t nums_of[NCODES] = {4, 4, 1, 4, 2, 3, 1, 0, 1, 0, 3, 3, 2, 2, 1, 2, 3, 3, 3, 4};
+  if (code >= NCODES || code == CODE_ATTRS) return bad(in, d, "an unknown record code");
   uint64_t v[4];
   if (get_nums(in, d, v, nums_of[code])) return -1;
   memset(rec, 0, sizeof *rec);
@@ -118,6 +137,15 @@ static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag 
     *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)v[0], .relative = true, .alloc_id = v[1],
                           .addr = v[2], .size = v[3], .line = in->recno};
     return check_range(in, d, v[2], v[3]);
+  case CODE_HOST:
+  case CODE_HOST_RELATIVE: {
+    bool rel = code == CODE_HOST_RELATIVE;
+    if (v[0] > TRACE_EXEC) return bad(in, d, "an access kind beyond 2");
+    *rec = (trace_record){.kind = REC_ACCESS, .access = (trace_access)v[0], .relative = rel,
+                          .alloc_id = rel ? v[1] : 0, .addr = v[rel + 1], .size = v[rel + 2], .line = in->recno,
+                          .cap.op = UVM_HOST};
+    return check_range(in, d, rec->addr, rec->size);
+  }
   case CODE_ALLOC:
     rec->alloc_id = v[0], rec->size = v[1], rec->align = v[2], rec->stream = (uint32_t)v[3];
     if (!v[1]) return bad(in, d, "a size of 0");
@@ -140,16 +168,107 @@ static int decode_other(trace_bytes *in, unsigned code, trace_record *rec, diag 
   case CODE_THREAD:
     rec->thread = (uint32_t)v[0];
     return v[0] >= TRACE_THREAD_MAX ? bad(in, d, "a thread id beyond 63") : 0;
+  case CODE_POOL:
+    rec->cap.pool = v[0], rec->size = v[2];
+    if (v[1] > TRACE_POOL_DESTROY) return bad(in, d, "a pool operation beyond 2");
+    rec->cap.op = (uint16_t)v[1];
+    return 0;
+  case CODE_RESERVE:
+    rec->addr = v[0], rec->size = v[1], rec->align = v[2];
+    return check_range(in, d, v[0], v[1]) || check_pow2(in, d, v[2], "an alignment that is not a power of two") ? -1 : 0;
+  case CODE_UNRESERVE: rec->addr = v[0], rec->size = v[1]; return check_range(in, d, v[0], v[1]);
+  case CODE_HANDLE: rec->cap.handle = v[0], rec->size = v[1]; return v[1] ? 0 : bad(in, d, "a size of 0");
+  case CODE_RELEASE: rec->cap.handle = v[0]; return 0;
+  case CODE_MEMINFO:
+    rec->size = v[0], rec->cap.total = v[1];
+    return !v[1] || v[0] > v[1] ? bad(in, d, "a memory sample whose FREE is more than its TOTAL (or TOTAL 0)") : 0;
+  case CODE_PREFETCH:
+  case CODE_ADVISE:
+    rec->addr = v[0], rec->size = v[1];
+    if (v[2] > (code == CODE_PREFETCH ? (uint64_t)UVM_HOST : UVM_ADVICE_COUNT - 1))
+      return bad(in, d, code == CODE_PREFETCH ? "a prefetch target beyond 1" : "an advice beyond 8");
+    rec->cap.op = (uint16_t)v[2];
+    return check_range(in, d, v[0], v[1]);
+  case CODE_ATTRS:
   case NCODES: break;
   }
   return bad(in, d, "an unknown record code");
+}
+
+/* What a CODE_ATTRS prefix says, before the record it goes with. */
+typedef struct attrs {
+  uint64_t flags;               /* TRACE_HAS_* and ATTR_KIND */
+  uint64_t time_delta, dur, va, pool, handle, offset;
+  uint32_t device, stream, grid[3], block[3];
+  uint16_t mem;
+} attrs;
+
+static int decode_attrs(trace_bytes *in, attrs *a, diag *d) {
+  *a = (attrs){0};
+  if (get_nums(in, d, &a->flags, 1)) return -1;
+  if (a->flags & ~(uint64_t)ATTR_ALL) return bad(in, d, "an attribute flag beyond bit 11");
+  uint64_t *one[] = {&a->time_delta, &a->dur, &a->va, NULL, &a->pool, &a->handle, &a->offset};
+  for (unsigned bit = 0; bit < 12; bit++) {
+    uint64_t f = UINT64_C(1) << bit, v[3];
+    if (!(a->flags & f) || f == TRACE_HAS_KEEP) continue;
+    bool dim = f == TRACE_HAS_GRID || f == TRACE_HAS_BLOCK;
+    if (get_nums(in, d, v, dim ? 3 : 1)) return -1;
+    if (dim) {
+      uint32_t *out = f == TRACE_HAS_GRID ? a->grid : a->block;
+      for (int i = 0; i < 3; i++) out[i] = v[i] > UINT32_MAX ? 0 : (uint32_t)v[i];
+      if (trace_dim3_problem(out)) return bad(in, d, trace_dim3_problem(out));
+    } else if (f == TRACE_HAS_DEV || f == TRACE_HAS_STREAM) {
+      if (check_u32(in, d, v[0])) return -1;
+      *(f == TRACE_HAS_DEV ? &a->device : &a->stream) = (uint32_t)v[0];
+    } else if (f == ATTR_KIND) {
+      if (v[0] < 1 || v[0] > TRACE_MEM_PINNED) return bad(in, d, "a memory kind outside 1..3");
+      a->mem = (uint16_t)v[0];
+    } else {
+      *one[bit] = v[0];
+    }
+  }
+  return 0;
+}
+
+/* The prefix's options onto the record that follows it: the ones its kind
+ * takes (the native format's table), t forward from the last one. */
+static int apply_attrs(trace_bytes *in, const attrs *a, trace_record *rec, diag *d) {
+  bool takes_kind;
+  uint64_t has = a->flags & ~(uint64_t)ATTR_KIND, allowed = trace_cap_allowed(rec->kind, &takes_kind);
+  if ((has & ~allowed) || (a->mem && !takes_kind))
+    return bad(in, d, "an attribute the record that follows does not take");
+  trace_capture *c = &rec->cap;
+  c->attrs = has;
+  if (has & TRACE_HAS_TIME) {
+    if (in->prev_time + a->time_delta < in->prev_time) return bad(in, d, "a time past 2^64 ns");
+    in->prev_time += a->time_delta;
+    c->time_ns = in->prev_time;
+  }
+  c->dur_ns = a->dur, c->va = a->va, c->device = a->device, c->offset = a->offset, c->mem = a->mem;
+  if (has & TRACE_HAS_POOL) c->pool = a->pool;
+  if (has & TRACE_HAS_HANDLE) c->handle = a->handle;
+  if (has & TRACE_HAS_STREAM) rec->stream = a->stream;
+  memcpy(c->grid, a->grid, sizeof c->grid);
+  memcpy(c->block, a->block, sizeof c->block);
+  const char *why = trace_cap_problem(rec);
+  return why ? bad(in, d, why) : 0;
 }
 
 /* The rare records, out of line: so the access loop keeps its registers. */
 __attribute__((noinline)) static int decode_slow(trace_bytes *in, unsigned tag, trace_block *b, diag *d) {
   if (tag & TAG_RESERVED && (tag & 3) != TAG_OTHER) return bad(in, d, "reserved tag bits set");
   trace_record rec;
-  if (decode_other(in, tag >> 2, &rec, d)) return -1;
+  if (tag >> 2 == CODE_ATTRS) {
+    attrs a;
+    if (decode_attrs(in, &a, d)) return -1;
+    if (in->p >= in->end) return bad(in, d, "cut off at the end of the input");
+    tag = *in->p++;
+    if ((tag & 3) != TAG_OTHER || tag >> 2 == CODE_ATTRS)
+      return bad(in, d, "attributes not followed by a record that takes them");
+    if (decode_other(in, tag >> 2, &rec, d) || apply_attrs(in, &a, &rec, d)) return -1;
+  } else if (decode_other(in, tag >> 2, &rec, d)) {
+    return -1;
+  }
   if (in->p > in->end) return bad(in, d, "cut off at the end of the input");
   *trace_emit_other(b, rec.kind, in->recno) = rec;
   return 0;
@@ -233,15 +352,45 @@ static size_t encode_access(const trace_record *rec, trace_enc *st, uint8_t *out
   return (size_t)(p - out);
 }
 
+/* A capture's options as a CODE_ATTRS prefix (decode_attrs' order). */
+static uint8_t *encode_attrs(const trace_record *rec, trace_enc *st, uint8_t *p) {
+  const trace_capture *c = &rec->cap;
+  uint64_t flags = c->attrs | (c->mem ? ATTR_KIND : 0);
+  *p++ = (uint8_t)(CODE_ATTRS << 2 | TAG_OTHER);
+  p = put_num(p, flags);
+  if (flags & TRACE_HAS_TIME) {
+    p = put_num(p, c->time_ns - st->prev_time); /* the reader checked the order */
+    st->prev_time = c->time_ns;
+  }
+  if (flags & TRACE_HAS_DUR) p = put_num(p, c->dur_ns);
+  if (flags & TRACE_HAS_VA) p = put_num(p, c->va);
+  if (flags & TRACE_HAS_DEV) p = put_num(p, c->device);
+  if (flags & TRACE_HAS_POOL) p = put_num(p, c->pool);
+  if (flags & TRACE_HAS_HANDLE) p = put_num(p, c->handle);
+  if (flags & TRACE_HAS_OFFSET) p = put_num(p, c->offset);
+  if (flags & TRACE_HAS_GRID) p = put_nums(p, (const uint64_t[]){c->grid[0], c->grid[1], c->grid[2]}, 3);
+  if (flags & TRACE_HAS_BLOCK) p = put_nums(p, (const uint64_t[]){c->block[0], c->block[1], c->block[2]}, 3);
+  if (flags & TRACE_HAS_STREAM) p = put_num(p, rec->stream);
+  if (flags & ATTR_KIND) p = put_num(p, c->mem);
+  return p;
+}
+
 size_t trace_bin_encode(const trace_record *rec, trace_enc *st, uint8_t *out, const char **why) {
-  (void)why; /* every record fits */
-  uint8_t *p = out + 1;
+  if (rec->kind == REC_ACCESS && !rec->relative && rec->cap.op == UVM_GPU) return encode_access(rec, st, out);
+  uint8_t *head = out;
+  if (rec->cap.attrs || rec->cap.mem) head = encode_attrs(rec, st, out);
+  uint8_t *p = head + 1;
+  const trace_capture *c = &rec->cap;
   record_code code;
   switch (rec->kind) {
   case REC_ACCESS:
-    if (!rec->relative) return encode_access(rec, st, out);
-    code = CODE_RELATIVE;
-    p = put_nums(p, (const uint64_t[]){rec->access, rec->alloc_id, rec->addr, rec->size}, 4);
+    if (rec->cap.op > UVM_HOST) {
+      *why = "an access side beyond host";
+      return 0;
+    }
+    code = rec->cap.op == UVM_HOST ? (rec->relative ? CODE_HOST_RELATIVE : CODE_HOST) : CODE_RELATIVE;
+    if (rec->relative) p = put_nums(p, (const uint64_t[]){rec->access, rec->alloc_id, rec->addr, rec->size}, 4);
+    else p = put_nums(p, (const uint64_t[]){rec->access, rec->addr, rec->size}, 3);
     break;
   case REC_ALLOC:
     code = CODE_ALLOC;
@@ -266,8 +415,19 @@ size_t trace_bin_encode(const trace_record *rec, trace_enc *st, uint8_t *out, co
     p += len;
     break;
   }
+  case REC_POOL: code = CODE_POOL, p = put_nums(p, (const uint64_t[]){c->pool, c->op, rec->size}, 3); break;
+  case REC_RESERVE: code = CODE_RESERVE, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, rec->align}, 3); break;
+  case REC_UNRESERVE: code = CODE_UNRESERVE, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size}, 2); break;
+  case REC_HANDLE: code = CODE_HANDLE, p = put_nums(p, (const uint64_t[]){c->handle, rec->size}, 2); break;
+  case REC_RELEASE: code = CODE_RELEASE, p = put_num(p, c->handle); break;
+  case REC_MEMINFO: code = CODE_MEMINFO, p = put_nums(p, (const uint64_t[]){rec->size, c->total}, 2); break;
+  case REC_PREFETCH:
+  case REC_ADVISE:
+    code = rec->kind == REC_PREFETCH ? CODE_PREFETCH : CODE_ADVISE;
+    p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, c->op}, 3);
+    break;
   default: *why = "an unknown record kind"; return 0;
   }
-  out[0] = (uint8_t)(code << 2 | TAG_OTHER);
+  *head = (uint8_t)(code << 2 | TAG_OTHER);
   return (size_t)(p - out);
 }

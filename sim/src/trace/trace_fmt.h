@@ -24,7 +24,21 @@ typedef struct trace_line {
   unsigned *carry; /* what a format carries from line to line, 0 at the start (pinatrace: #eof seen) */
   uint32_t thread_default; /* the thread of a line that names none (trace_set_thread) */
   uint32_t *thread_now;    /* the thread of the last access: a REC_THREAD goes out when it changes */
+  struct trace_clock *clock; /* the last t= seen (captures): times never go back; NULL: not checked */
 } trace_line;
+
+/* The time of the last record that gave one (t=), and where: a capture's
+ * records come in time order, and one that does not is an error naming
+ * both lines. */
+typedef struct trace_clock {
+  uint64_t t;
+  unsigned long line;
+  bool any;
+} trace_clock;
+
+/* 0 when rec's t= (if any) is not before the clock's, which it then
+ * moves to; else -1 with d "FILE:LINE: ...". */
+int trace_clock_check(trace_clock *c, const trace_record *rec, const char *file, diag *d);
 
 /* Appends the line's record to b, if it holds one (blank lines, comments
  * and skipped kinds add nothing), after a REC_THREAD when its thread is a
@@ -119,7 +133,7 @@ static inline void trace_put_end(const trace_put *p, unsigned long *line) {
  *              past `end` are readable, and zero after the last input, so
  *              a decoder reads a record whole and checks afterwards that it
  *              did not run past the end. */
-#define TRACE_PAD 128
+#define TRACE_PAD 256
 
 typedef struct trace_bytes {
   const uint8_t *p, *end;
@@ -128,6 +142,7 @@ typedef struct trace_bytes {
   const char *file;
   uint64_t prev_addr;    /* binary: the address deltas start from */
   uint64_t prev_delta;   /* binary: the delta a "repeat" tag adds */
+  uint64_t prev_time;    /* binary: the t= the next time delta starts from */
 } trace_bytes;
 
 /* Decodes records from in->p into b while a whole record of at most
@@ -147,7 +162,7 @@ trace_sniff_bytes_fn trace_champsim_sniff;
 /* The binary format's header: its magic bytes and version. */
 #define TRACE_BIN_HEADER 8
 extern const uint8_t trace_bin_magic[TRACE_BIN_HEADER];
-#define TRACE_BIN_RECORD_MAX 80
+#define TRACE_BIN_RECORD_MAX 256 /* an attributes prefix, its record and a label */
 
 /* ---- writers --------------------------------------------------------------
  *
@@ -155,11 +170,12 @@ extern const uint8_t trace_bin_magic[TRACE_BIN_HEADER];
  *            deltas start from). */
 typedef struct trace_enc {
   uint64_t prev_addr, prev_delta;
+  uint64_t prev_time; /* binary: the t= time deltas start from */
   uint32_t thread; /* native: the thread of the accesses that follow (a REC_THREAD sets it) */
 } trace_enc;
 
 /* The most bytes one record takes in any format a writer writes. */
-#define TRACE_ENC_MAX 256
+#define TRACE_ENC_MAX 512
 /* Writes rec into out (TRACE_ENC_MAX bytes) and returns its length; 0 with
  * *why set when the format cannot hold it, 0 alone when rec only changes
  * what the next records are written as (native: a REC_THREAD). */
@@ -181,6 +197,21 @@ const char *trace_label_problem(const char *s, size_t len);
 static inline bool trace_map_whole_pages(const trace_record *rec) {
   return !rec->page_size || !((rec->addr | rec->size) & (rec->page_size - 1));
 }
+/* The names of the capture's enumerations (trace.h): the index of s in
+ * names, or -1. */
+int trace_name_index(const char *const *names, const char *s);
+/* A kernel's geometry field: one to three u32s of 1..2^31-1 separated by
+ * ',' (missing ones are 1). NULL when well formed, else what is wrong. */
+const char *trace_dim3_problem(const uint32_t v[3]);
+/* What a record's capture fields say together that is wrong (map with
+ * both frame= and handle=, ...): NULL when nothing. */
+const char *trace_cap_problem(const trace_record *rec);
+/* The TRACE_HAS_* options a kind of record takes (the native format's
+ * table), and whether it takes kind=. */
+uint64_t trace_cap_allowed(trace_rec_kind kind, bool *takes_kind);
+/* Whether two records say the same, their source lines aside. */
+bool trace_record_same(const trace_record *x, const trace_record *y);
+
 /* Entry i of b as a record (an access expanded, else the `other` record
  * *other counts to, which it then moves past). */
 void trace_block_record(const trace_block *b, size_t i, size_t *other, trace_record *rec);

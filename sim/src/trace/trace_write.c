@@ -41,6 +41,7 @@ struct trace_writer {
   unsigned carry;
   uint32_t thread_back;  /* the reader's thread: its REC_THREADs set it */
   uint32_t thread_want;  /* the input's: its REC_THREADs set it */
+  trace_clock clock;     /* the reader's: records written go forward in time */
   char scratch[TRACE_ENC_MAX + TRACE_PAD + 1];
 };
 
@@ -56,15 +57,6 @@ static trace_parse_fn *const parsers[] = {
     [TRACE_LACKEY] = trace_lackey_parse,
     [TRACE_DIN] = trace_din_parse,
 };
-
-/* Whether two records say the same (their source lines aside). */
-static bool same_record(const trace_record *x, const trace_record *y) {
-  return x->kind == y->kind && x->access == y->access && x->relative == y->relative && x->prot == y->prot &&
-         x->asid == y->asid && x->stream == y->stream && x->thread == y->thread && x->alloc_id == y->alloc_id &&
-         x->addr == y->addr && x->size == y->size && x->align == y->align && x->page_size == y->page_size &&
-         x->frame == y->frame && x->has_frame == y->has_frame &&
-         !strncmp(x->label, y->label, TRACE_LABEL_MAX);
-}
 
 /* The encoded bytes p[0, n) through the format's reader into w->back: 0,
  * or -1 with why (the reader's complaint, without a location). */
@@ -84,7 +76,8 @@ static int read_back(trace_writer *w, const uint8_t *p, size_t n, diag *why) {
     char *nl = memchr(line, '\n', (size_t)(end - line));
     if (!nl) return diag_set(why, NULL, 0, "a line without its newline");
     *nl = '\0';
-    trace_line ln = {.text = line, .len = (size_t)(nl - line), .carry = &w->carry, .thread_now = &w->thread_back};
+    trace_line ln = {.text = line, .len = (size_t)(nl - line), .carry = &w->carry, .thread_now = &w->thread_back,
+                     .clock = &w->clock};
     if (w->parse(&ln, b, why)) return -1;
     line = nl + 1;
   }
@@ -109,7 +102,7 @@ static int check_back(trace_writer *w, const trace_record *rec, const uint8_t *p
     if (got.kind == REC_THREAD) w->thread_back = got.thread;
     if (got.kind == REC_THREAD && rec->kind != REC_THREAD) continue; /* ahead of an access: its thread= */
     records++;
-    same = same && same_record(&got, rec);
+    same = same && trace_record_same(&got, rec);
   }
   bool written_later = rec->kind == REC_THREAD && !records; /* the native format's thread= */
   if ((records == 1 && same) || written_later) {
