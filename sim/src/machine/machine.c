@@ -455,7 +455,8 @@ static int do_alloc(machine *m, const trace_record *r, const char *file, diag *d
   a->ctx = cur_space(m);
   diag why;
   m->hook_pages = 0;
-  int rc = vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why);
+  uint64_t want = r->cap.attrs & TRACE_HAS_VA ? r->cap.va : 0; /* a capture's address, for --policy recorded */
+  int rc = vas_alloc_at(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, want, &a->va, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
     return diag_set(d, file, r->line, "alloc of %llu bytes: " HOST_OOM, (unsigned long long)r->size);
