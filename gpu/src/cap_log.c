@@ -6,84 +6,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu_idmap.h"
 #include "tlbsim/pt.h"
 
-/* ---- a u64 -> u64 map with deletion (linear probing, backward shift) ---- */
+/* ---- the maps (gpu_idmap) ------------------------------------------------- */
 
-typedef struct u64map {
-  uint64_t *key, *val;
-  uint8_t *used;
-  size_t cap, n; /* cap a power of two */
-} u64map;
-
-static size_t slot_of(const u64map *m, uint64_t k) {
-  return (size_t)((k * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (m->cap - 1);
-}
-
-static bool map_find(const u64map *m, uint64_t k, size_t *at) {
-  if (!m->cap) return false;
-  for (size_t i = slot_of(m, k);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->used[i]) return false;
-    if (m->key[i] == k) {
-      *at = i;
-      return true;
-    }
-  }
-}
-
-static bool map_get(const u64map *m, uint64_t k, uint64_t *v) {
-  size_t i;
-  if (!map_find(m, k, &i)) return false;
+static bool map_get(const gpu_idmap *m, uint64_t k, uint64_t *v) {
+  size_t i = gpu_idmap_find(m, k);
+  if (i == SIZE_MAX) return false;
   *v = m->val[i];
   return true;
 }
 
-static int map_put(u64map *m, uint64_t k, uint64_t v);
-
-static int map_grow(u64map *m) {
-  u64map g = {.cap = m->cap ? m->cap * 2 : 1024};
-  g.key = malloc(g.cap * sizeof *g.key);
-  g.val = malloc(g.cap * sizeof *g.val);
-  g.used = calloc(g.cap, 1);
-  if (!g.key || !g.val || !g.used) {
-    free(g.key), free(g.val), free(g.used);
-    return -1;
-  }
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->used[i]) map_put(&g, m->key[i], m->val[i]);
-  free(m->key), free(m->val), free(m->used);
-  *m = g;
-  return 0;
+static void map_del(gpu_idmap *m, uint64_t k) {
+  size_t i = gpu_idmap_find(m, k);
+  if (i != SIZE_MAX) gpu_idmap_erase(m, i);
 }
-
-static int map_put(u64map *m, uint64_t k, uint64_t v) {
-  size_t i;
-  if (map_find(m, k, &i)) {
-    m->val[i] = v;
-    return 0;
-  }
-  if ((m->n + 1) * 10 > m->cap * 7 && map_grow(m)) return -1;
-  for (i = slot_of(m, k); m->used[i]; i = (i + 1) & (m->cap - 1)) {
-  }
-  m->used[i] = 1, m->key[i] = k, m->val[i] = v, m->n++;
-  return 0;
-}
-
-static void map_del(u64map *m, uint64_t k) {
-  size_t i;
-  if (!map_find(m, k, &i)) return;
-  m->used[i] = 0, m->n--;
-  /* Move back every entry the hole would cut off from its home slot. */
-  for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
-    size_t home = slot_of(m, m->key[j]);
-    bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-    if (between) continue;
-    m->key[i] = m->key[j], m->val[i] = m->val[j], m->used[i] = 1, m->used[j] = 0;
-    i = j;
-  }
-}
-
-static void map_free(u64map *m) { free(m->key), free(m->val), free(m->used); }
 
 /* ---- the log --------------------------------------------------------------- */
 
@@ -102,10 +40,10 @@ struct cap_log {
   uint64_t last_meminfo;
   held *pending;
   size_t npending;
-  u64map live;    /* address -> allocation ID */
-  u64map handles; /* driver handle -> handle number */
-  u64map pools;   /* pool base -> pool number */
-  u64map vmm;     /* the addresses of allocations left out (inside a reservation) */
+  gpu_idmap live;    /* address -> allocation ID */
+  gpu_idmap handles; /* driver handle -> handle number */
+  gpu_idmap pools;   /* pool base -> pool number */
+  gpu_idmap vmm;     /* the addresses of allocations left out (inside a reservation) */
   uint64_t rsv_va[CAP_RESERVED_MAX], rsv_size[CAP_RESERVED_MAX];
   size_t nrsv;
   uint64_t next_id, next_handle, next_pool;
@@ -194,7 +132,7 @@ static int out_of_memory(const cap_log *l, diag *d) { return diag_set(d, l->path
 static int pool_number(cap_log *l, const cap_event *e, uint64_t t, uint64_t base, uint64_t *id, diag *d) {
   if (map_get(&l->pools, base, id)) return 0;
   *id = l->next_pool++;
-  if (map_put(&l->pools, base, *id)) return out_of_memory(l, d);
+  if (gpu_idmap_put(&l->pools, base, *id)) return out_of_memory(l, d);
   trace_record r = {.kind = REC_POOL, .cap = {.pool = *id, .op = TRACE_POOL_CREATE, .va = base}};
   r.cap.attrs = base ? TRACE_HAS_VA : 0;
   stamp(l, e, t, &r);
@@ -230,7 +168,7 @@ static int write_alloc(cap_log *l, const cap_event *e, uint64_t t, diag *d) {
   uint64_t old, pool = 0;
   if (reserved(l, e->va)) {
     l->counts.vmm_allocs++;
-    return map_put(&l->vmm, e->va, 1) ? out_of_memory(l, d) : 0;
+    return gpu_idmap_put(&l->vmm, e->va, 1) ? out_of_memory(l, d) : 0;
   }
   if (map_get(&l->live, e->va, &old)) {
     l->counts.replaced++;
@@ -238,7 +176,7 @@ static int write_alloc(cap_log *l, const cap_event *e, uint64_t t, diag *d) {
   }
   if (e->pool && pool_number(l, e, t, e->pool, &pool, d)) return -1;
   uint64_t id = l->next_id++;
-  if (map_put(&l->live, e->va, id)) return out_of_memory(l, d);
+  if (gpu_idmap_put(&l->live, e->va, id)) return out_of_memory(l, d);
   trace_record r = {.kind = REC_ALLOC, .alloc_id = id, .size = e->size, .stream = e->stream,
                     .cap = {.attrs = TRACE_HAS_VA, .va = e->va, .mem = e->mem}};
   if (pool) r.cap.attrs |= TRACE_HAS_POOL, r.cap.pool = pool;
@@ -247,7 +185,7 @@ static int write_alloc(cap_log *l, const cap_event *e, uint64_t t, diag *d) {
 }
 
 /* The number the map gave key, forgotten; false (counted) for none. */
-static bool take(cap_log *l, u64map *m, uint64_t key, uint64_t *id) {
+static bool take(cap_log *l, gpu_idmap *m, uint64_t key, uint64_t *id) {
   if (!map_get(m, key, id)) {
     l->counts.unknown_frees++;
     return false;
@@ -287,7 +225,7 @@ static int write_other(cap_log *l, const held *h, uint64_t t, diag *d) {
   case CAP_HANDLE:
     r.kind = REC_HANDLE;
     r.cap.handle = l->next_handle++;
-    if (map_put(&l->handles, e->handle, r.cap.handle)) return out_of_memory(l, d);
+    if (gpu_idmap_put(&l->handles, e->handle, r.cap.handle)) return out_of_memory(l, d);
     break;
   case CAP_RELEASE:
     if (!take(l, &l->handles, e->handle, &id)) return 0;
@@ -366,7 +304,7 @@ void cap_log_abandon(cap_log *l) {
     fclose(l->f);
     remove(l->part);
   }
-  map_free(&l->live), map_free(&l->handles), map_free(&l->pools), map_free(&l->vmm);
+  gpu_idmap_free(&l->live), gpu_idmap_free(&l->handles), gpu_idmap_free(&l->pools), gpu_idmap_free(&l->vmm);
   free(l->pending), free(l->path), free(l->part), free(l);
 }
 
