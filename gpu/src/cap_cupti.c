@@ -34,7 +34,7 @@
 #include "tlbsim/pt.h"
 #include "tlbsim/uvm.h"
 
-#define BUF_BYTES (8u << 20)
+#define BUF_BYTES (1u << 20) /* ~10000 records: delivered soon, so little out of order */
 
 /* What the driver calls once it loaded this library (CUDA_INJECTION64_PATH). */
 __attribute__((visibility("default"))) int InitializeInjection(void);
@@ -44,6 +44,7 @@ typedef struct capture {
   cap_log *log; /* NULL once stopped */
   CUpti_SubscriberHandle sub;
   uint64_t meminfo_gap_ns;
+  cap_rate meminfo; /* asked without the lock: every allocation call asks */
   uint64_t dropped;
   uint64_t statics; /* __device__ and __managed__ variables: the loader's, not allocations */
 } capture;
@@ -298,11 +299,8 @@ static bool is_alloc_call(CUpti_CallbackDomain dom, CUpti_CallbackId id) {
 static void sample_meminfo(capture *c, CUcontext ctx) {
   uint64_t t;
   if (!ctx || cuptiGetTimestamp(&t) != CUPTI_SUCCESS) return;
-  pthread_mutex_lock(&c->lock);
-  bool due = c->log && cap_log_meminfo_due(c->log, t, c->meminfo_gap_ns);
-  pthread_mutex_unlock(&c->lock);
   size_t free_b, total_b;
-  if (!due || cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return;
+  if (!cap_rate_due(&c->meminfo, t, c->meminfo_gap_ns) || cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return;
   cap_event e = {.kind = CAP_MEMINFO, .t_ns = t, .device = device_of(ctx), .size = free_b, .total = total_b};
   add(c, &e);
 }

@@ -1,6 +1,7 @@
 /* cap_log.c — driver events into a time-ordered native trace (cap_log.h). */
 #include "cap_log.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,7 @@ struct cap_log {
   trace_writer *w;
   char *path, *part;
   uint64_t t0, last_t, seq;
-  bool any_written, any_meminfo;
-  uint64_t last_meminfo;
+  bool any_written;
   held *pending;
   size_t npending;
   gpu_idmap live;    /* address -> allocation ID */
@@ -86,8 +86,10 @@ fail:
   return NULL;
 }
 
+static int write_oldest(cap_log *l, size_t n, diag *d);
+
 int cap_log_add(cap_log *l, const cap_event *e, diag *d) {
-  if (l->npending == CAP_PENDING_MAX && cap_log_flush(l, d)) return -1;
+  if (l->npending == CAP_PENDING_MAX && write_oldest(l, CAP_PENDING_MAX / 2, d)) return -1;
   held *h = &l->pending[l->npending++];
   h->e = *e;
   h->seq = l->seq++;
@@ -97,11 +99,9 @@ int cap_log_add(cap_log *l, const cap_event *e, diag *d) {
   return 0;
 }
 
-bool cap_log_meminfo_due(cap_log *l, uint64_t t, uint64_t min_gap_ns) {
-  if (l->any_meminfo && t - l->last_meminfo < min_gap_ns && t >= l->last_meminfo) return false;
-  l->any_meminfo = true;
-  l->last_meminfo = t;
-  return true;
+bool cap_rate_due(cap_rate *r, uint64_t t, uint64_t gap) {
+  uint64_t next = atomic_load(&r->next);
+  return t >= next && atomic_compare_exchange_strong(&r->next, &next, t + gap);
 }
 
 static int by_time(const void *a, const void *b) {
@@ -286,14 +286,18 @@ static int write_one(cap_log *l, const held *h, diag *d) {
   }
 }
 
-int cap_log_flush(cap_log *l, diag *d) {
+/* The n oldest events held written, in time order; the rest kept. */
+static int write_oldest(cap_log *l, size_t n, diag *d) {
   qsort(l->pending, l->npending, sizeof *l->pending, by_time);
-  size_t n = l->npending;
-  l->npending = 0;
+  if (n > l->npending) n = l->npending;
   for (size_t i = 0; i < n; i++)
     if (write_one(l, &l->pending[i], d)) return -1;
+  memmove(l->pending, l->pending + n, (l->npending - n) * sizeof *l->pending);
+  l->npending -= n;
   return 0;
 }
+
+int cap_log_flush(cap_log *l, diag *d) { return write_oldest(l, l->npending, d); }
 
 const cap_counts *cap_log_counts(const cap_log *l) { return &l->counts; }
 

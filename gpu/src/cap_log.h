@@ -11,9 +11,11 @@
  * cap_log     the events held until they can go out in time order, and
  *             what names them in the trace: allocation IDs by live address,
  *             handle and pool numbers by the driver's values. Events wait
- *             in a buffer of CAP_PENDING_MAX; when it fills, or the caller
- *             flushes (after CUPTI delivered every finished record), they
- *             are sorted by time and written. An event older than one
+ *             in a buffer of CAP_PENDING_MAX; when it fills the older half
+ *             goes out sorted by time (the newer half waits for records
+ *             still to come from other threads' buffers), and when the
+ *             caller flushes (after CUPTI delivered every finished record)
+ *             all of it. An event older than one
  *             already written (a kernel still running at a flush) goes out
  *             at the last written time and is counted as late. Memory: the
  *             buffer, plus one map entry per live allocation, handle and
@@ -28,6 +30,7 @@
 #ifndef TLBSIM_CAP_LOG_H
 #define TLBSIM_CAP_LOG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,9 +96,14 @@ cap_log *cap_log_open(const char *path, uint64_t t0, diag *d);
 int cap_log_add(cap_log *l, const cap_event *e, diag *d);
 /* Writes every event held, in time order. 0 or -1 with d set. */
 int cap_log_flush(cap_log *l, diag *d);
-/* Whether a memory sample is due at t: at most one per min_gap_ns (the
- * rate bound), and the first always. Marks it taken when it is. */
-bool cap_log_meminfo_due(cap_log *l, uint64_t t, uint64_t min_gap_ns);
+/* A rate bound any thread may ask without a lock (the memory samples: at
+ * most one per gap). Zeroed: the first ask is due. */
+typedef struct cap_rate {
+  _Atomic uint64_t next; /* the earliest time the next one is due */
+} cap_rate;
+/* Whether one is due at t (then the next is due gap later); of threads
+ * asking at once, one gets it. */
+bool cap_rate_due(cap_rate *r, uint64_t t, uint64_t gap);
 /* Flushes, finishes the trace and renames it into place: 0, or -1 with d
  * set (the partial file removed). Frees l either way; *c (if not NULL)
  * gets the counts. */
