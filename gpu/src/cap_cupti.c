@@ -23,8 +23,10 @@
  * The one piece of global state: CUPTI's buffer callbacks take no user
  * pointer, so the capture they write to is this library's `the`.
  */
+#define _GNU_SOURCE /* RTLD_NOLOAD */
 #include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,7 @@ typedef struct capture {
   CUpti_SubscriberHandle sub;
   uint64_t meminfo_gap_ns;
   cap_rate meminfo; /* asked without the lock: every allocation call asks */
+  CUresult (*mem_get_info)(size_t *, size_t *); /* the driver's, found in the process that loaded it */
   uint64_t dropped;
   uint64_t statics; /* __device__ and __managed__ variables: the loader's, not allocations */
 } capture;
@@ -300,7 +303,9 @@ static void sample_meminfo(capture *c, CUcontext ctx) {
   uint64_t t;
   if (!ctx || cuptiGetTimestamp(&t) != CUPTI_SUCCESS) return;
   size_t free_b, total_b;
-  if (!cap_rate_due(&c->meminfo, t, c->meminfo_gap_ns) || cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return;
+  if (!c->mem_get_info || !cap_rate_due(&c->meminfo, t, c->meminfo_gap_ns) ||
+      c->mem_get_info(&free_b, &total_b) != CUDA_SUCCESS)
+    return;
   cap_event e = {.kind = CAP_MEMINFO, .t_ns = t, .device = device_of(ctx), .size = free_b, .total = total_b};
   add(c, &e);
 }
@@ -402,6 +407,11 @@ int InitializeInjection(void) {
     fprintf(stderr, "tlbsim-capture: TLBSIM_CAPTURE (the trace to write) is not set; nothing captured\n");
     return 1;
   }
+  /* The driver that loads this library is in the process already: no link
+   * to libcuda (a package need not depend on the driver). */
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (cuda) *(void **)&c->mem_get_info = dlsym(cuda, "cuMemGetInfo_v2");
+  if (!c->mem_get_info) fprintf(stderr, "tlbsim-capture: cuMemGetInfo_v2 not found: no memory samples\n");
   const char *gap = getenv("TLBSIM_CAPTURE_MEMINFO_US");
   c->meminfo_gap_ns = (gap && *gap ? strtoull(gap, NULL, 10) : 1000) * 1000;
   uint64_t t0 = 0;
