@@ -28,3 +28,7 @@ foreach(level IN ITEMS below near above)
             ${PROJECT_SOURCE_DIR}/gpu/results/h200/run3/churn_${level}.csv)
   set_tests_properties(validate_h200_churn_${level} PROPERTIES TIMEOUT 1200)
 endforeach()
+# The committed libtlbsim-capture traces replayed (--policy recorded and cuda, tlbsim run) and a
+# capture's bad input (gpu/results/h200/capture/README.md).
+add_test(NAME capture_replay COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/capture_replay.sh $<TARGET_FILE:tlbsim>
+  ${PROJECT_SOURCE_DIR} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

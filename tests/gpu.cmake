@@ -1,6 +1,7 @@
 # GPU suite: the host logic on the CPU, and a smoke run of tlbsim-gpu that
 # counts as skipped where no GPU is present: exit 77 (GPU_EXIT_NO_DEVICE), not 2, which is a usage error.
 tlbsim_test(test_gpu_host SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_gpu_host.c DEPS tlbsim_gpu_host)
+tlbsim_test(test_cap_log SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cap_log.c DEPS tlbsim_capture_log)
 tlbsim_test(test_gpu_kern SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_gpu_kern.c DEPS tlbsim_gpu_host)
 # The embed kernels' SASS table against its listing (and, with nvcc, the listing against the code).
 if(CMAKE_CUDA_COMPILER)

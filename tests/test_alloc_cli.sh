@@ -26,7 +26,7 @@ expect_rc 2 "$tlbsim" alloc --bogus "$torch/tf_infer.json.gz"
 expect_rc 2 "$tlbsim" alloc --format xml "$torch/tf_infer.json.gz"
 expect_rc 2 "$tlbsim" alloc --capacity lots "$torch/tf_infer.json.gz"
 expect_rc 2 "$tlbsim" alloc --policy worst-fit "$torch/tf_infer.json.gz"
-holds "$work/err" "unknown allocator policy 'worst-fit' (known: first-fit, next-fit, best-fit, buddy, cuda, caching, expandable)"
+holds "$work/err" "unknown allocator policy 'worst-fit' (known: first-fit, next-fit, best-fit, buddy, cuda, caching, expandable, recorded)"
 expect_rc 2 "$tlbsim" alloc --synthetic=bogus=1
 expect_rc 1 "$tlbsim" alloc --set nosuch=1 "$torch/tf_infer.json.gz"
 holds "$work/err" "^--set:1: unknown allocator parameter 'nosuch'"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_bufset.h"
+#include "gpu_capture.h"
 #include "gpu_csv.h"
 #include "gpu_gather.h"
 #include "gpu_opts.h"
@@ -945,6 +946,40 @@ static void test_size_list(void) {
   CU_ASSERT_EQUAL(gpu_size_list_parse(",", v, 8, &n), -1);
 }
 
+/* tlbsim-gpu capture's command line: the trace required and never
+ * overwritten, made absolute; the library found or named; the program after --. */
+static void test_capture_parse(void) {
+  gpu_capture_plan p;
+  diag d;
+  char *none[] = {"capture", "--", "prog", NULL};
+  CU_ASSERT_EQUAL(gpu_capture_parse(3, none, NULL, &p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capture: -o OUT.trace is required");
+  char *noprog[] = {"capture", "-o", "x.trace", "--", NULL};
+  CU_ASSERT_EQUAL(gpu_capture_parse(4, noprog, NULL, &p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capture: no program: put it after --");
+  char *odd[] = {"capture", "-o", "x.trace", "prog", NULL};
+  CU_ASSERT_EQUAL(gpu_capture_parse(4, odd, NULL, &p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capture: unknown option 'prog' (the program goes after --)");
+  char *exists[] = {"capture", "-o", "/", "--lib", "/bin/sh", "--", "prog", NULL};
+  CU_ASSERT_EQUAL(gpu_capture_parse(7, exists, NULL, &p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capture: / exists: a capture does not overwrite a file");
+  char *nolib[] = {"capture", "-o", "tlbsim-no-such.trace", "--lib", "/no/such.so", "--", "prog", NULL};
+  CU_ASSERT_EQUAL(gpu_capture_parse(7, nolib, NULL, &p, &d), -1);
+  CU_ASSERT_STRING_EQUAL(d.msg, "capture: /no/such.so: No such file or directory");
+  char *unfound[] = {"capture", "-o", "tlbsim-no-such.trace", "--", "prog", NULL};
+  unsetenv("TLBSIM_CAPTURE_LIB");
+  CU_ASSERT_EQUAL(gpu_capture_parse(5, unfound, "/no/where/tlbsim-gpu", &p, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "give --lib"));
+  char *good[] = {"capture", "-o", "tlbsim-no-such.trace", "--lib", "/bin/sh", "--", "prog", "-x", NULL};
+  CU_ASSERT_EQUAL_FATAL(gpu_capture_parse(8, good, NULL, &p, &d), 0);
+  CU_ASSERT_EQUAL(p.out[0], '/');
+  CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "/tlbsim-no-such.trace"));
+  CU_ASSERT_STRING_EQUAL(p.lib, "/bin/sh");
+  CU_ASSERT_STRING_EQUAL(p.argv[0], "prog");
+  CU_ASSERT_STRING_EQUAL(p.argv[1], "-x");
+  CU_ASSERT_PTR_NULL(p.argv[2]);
+}
+
 int main(void) {
   static const test_case chain[] = {{"permute matches model", test_permute_matches_model},
                                     {"seq and random chains", test_chain_seq_and_random},
@@ -985,6 +1020,7 @@ int main(void) {
                                    {"trace lines", test_trace_lines},
                                    {"trace plan", test_trace_plan},
                                    {"many IDs", test_trace_many_ids},
+                                   {"capture command line", test_capture_parse},
                                    {NULL, NULL}};
   static const test_suite suites[] = {{"gpu_chain", chain}, {"gpu_plan", plan}, {"gpu_csv", csv},
                                       {"gpu_churn_pool", churn}, {"gpu_opts", opts},

@@ -570,8 +570,9 @@ static void test_config(void) {
   vas_config bad = {.phys_capacity = MiB, .page_size = 3000};
   CU_ASSERT_PTR_NULL(vas_create("first-fit", &bad, NULL, &d));
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "not a power of two"));
-  CU_ASSERT_EQUAL(vas_policy_count(), 7);
+  CU_ASSERT_EQUAL(vas_policy_count(), 8);
   CU_ASSERT_STRING_EQUAL(vas_policy_at(6), "expandable");
+  CU_ASSERT_STRING_EQUAL(vas_policy_at(7), "recorded");
 }
 
 /* A request larger than any memory is an OOM in every policy, counted, and
@@ -587,6 +588,7 @@ static void test_huge_requests(void) {
       vas_config c = tweaks[t];
       c.phys_capacity = 1ull << 30;
       diag d;
+      if (!strcmp(vas_policy_at(p), "recorded")) continue; /* places nothing itself: test_recorded */
       vas *v = vas_create(vas_policy_at(p), &c, NULL, &d);
       if (!v) continue; /* a tweak this policy refuses at creation */
       for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -605,6 +607,36 @@ static void test_huge_requests(void) {
   diag d;
   CU_ASSERT_EQUAL(vas_config_set(&c, "capacity", "512T", &d), -1);
   CU_ASSERT_STRING_EQUAL(d.msg, "capacity: '512T' is out of range (1..256TiB)");
+}
+
+/* The recorded policy: each request where the capture says, the 2 MiB
+ * pages it touches mapped once however many allocations share them; a
+ * request without an address, or over a live one, is an error. */
+static void test_recorded(void) {
+  vas *v = make("recorded", 1ull << 30);
+  diag d;
+  uint64_t va = 0, base = 0x7f0000000000ull;
+  CU_ASSERT_EQUAL(vas_alloc(v, 4096, 0, 0, &va, &d), VAS_ERR);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "without its recorded address"));
+  CU_ASSERT_EQUAL_FATAL(vas_alloc_at(v, 512, 0, 0, base + 0x100, &va, &d), VAS_OK);
+  CU_ASSERT_EQUAL(va, base + 0x100);
+  CU_ASSERT_EQUAL_FATAL(vas_alloc_at(v, 3 * MiB, 0, 0, base + MiB, &va, &d), VAS_OK); /* pages 0-1 */
+  CU_ASSERT_EQUAL(vas_get_stats(v)->reserved_bytes, 4 * MiB);
+  CU_ASSERT_EQUAL(vas_get_stats(v)->allocated_bytes, 3 * MiB + 512);
+  CU_ASSERT_EQUAL(vas_alloc_at(v, 64, 0, 0, base + 2 * MiB, &va, &d), VAS_ERR);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "overlaps the live allocation at 0x7f0000100000"));
+  CU_ASSERT_EQUAL(vas_alloc_at(v, 2ull << 30, 0, 0, base + 64 * MiB, &va, &d), VAS_OOM);
+  must_free(v, base + MiB);
+  CU_ASSERT_EQUAL(vas_get_stats(v)->reserved_bytes, 2 * MiB); /* page 0 still holds the first */
+  must_free(v, base + 0x100);
+  CU_ASSERT_EQUAL(vas_get_stats(v)->reserved_bytes, 0);
+  CU_ASSERT_EQUAL(vas_free(v, base, &d), VAS_ERR);
+  /* every other policy places the request itself */
+  vas *c = make("cuda", 1ull << 30);
+  CU_ASSERT_EQUAL_FATAL(vas_alloc_at(c, 4096, 0, 0, base, &va, &d), VAS_OK);
+  CU_ASSERT_NOT_EQUAL(va, base);
+  vas_destroy(c);
+  vas_destroy(v);
 }
 
 static const test_case tree_cases[] = {{"against an array", test_tree_against_array}, {"extents", test_extents}, {NULL, NULL}};
@@ -626,7 +658,8 @@ static const test_case caching_cases[] = {{"rules", test_caching_rules},
                                           {"expandable oom unmaps", test_expandable_oom_unmaps},
                                           {NULL, NULL}};
 static const test_case front_cases[] = {
-    {"hooks", test_hooks}, {"config", test_config}, {"huge requests", test_huge_requests}, {NULL, NULL}};
+    {"hooks", test_hooks}, {"config", test_config}, {"huge requests", test_huge_requests},
+    {"recorded", test_recorded}, {NULL, NULL}};
 
 int main(void) {
   static const test_suite suites[] = {{"vas tree", tree_cases}, {"vas generic", generic_cases},

@@ -42,6 +42,8 @@ const char gpu_usage[] =
     "  full           every experiment with the committed settings; CSVs into --outdir\n"
     "                 (chase.csv, chase_extra.csv, share.csv, alloc_*.csv)\n"
     "  smoke          a few points of every experiment (also --smoke)\n"
+    "  capture        -o OUT.trace -- PROGRAM ARGS: what PROGRAM asks of the driver, as a trace\n"
+    "                 (libtlbsim-capture.so; tlbsim-gpu capture --help)\n"
     "\n"
     "Mappings (--mapping LIST):\n"
     "  contiguous     VMM: cuMemCreate chunks mapped in VA order (default)\n"

@@ -1,5 +1,7 @@
 #include "gpu_trace.h"
 
+#include "gpu_idmap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,71 +84,6 @@ int gpu_trace_parse_line(const char *text, const char *name, unsigned long line,
   return 1;
 }
 
-/* ---- ID -> slot --------------------------------------------------------- */
-
-/* Open addressing with linear probing; deletion shifts the run back, so no
- * tombstones accumulate over millions of alloc/free pairs. */
-typedef struct idmap {
-  uint64_t *key;
-  uint32_t *slot;
-  unsigned char *used;
-  size_t cap, n; /* cap a power of two */
-} idmap;
-
-static size_t id_home(uint64_t id, size_t cap) { return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
-
-static size_t idmap_find(const idmap *m, uint64_t id) {
-  if (!m->cap) return SIZE_MAX;
-  for (size_t i = id_home(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->used[i]) return SIZE_MAX;
-    if (m->key[i] == id) return i;
-  }
-}
-
-static int idmap_put(idmap *m, uint64_t id, uint32_t slot);
-
-static int idmap_grow(idmap *m) {
-  idmap g = {0};
-  g.cap = m->cap ? m->cap * 2 : 1024;
-  g.key = malloc(g.cap * sizeof *g.key);
-  g.slot = malloc(g.cap * sizeof *g.slot);
-  g.used = calloc(g.cap, 1);
-  if (!g.key || !g.slot || !g.used) {
-    free(g.key), free(g.slot), free(g.used);
-    return -1;
-  }
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->used[i]) idmap_put(&g, m->key[i], m->slot[i]);
-  free(m->key), free(m->slot), free(m->used);
-  *m = g;
-  return 0;
-}
-
-static int idmap_put(idmap *m, uint64_t id, uint32_t slot) {
-  if (2 * (m->n + 1) > m->cap && idmap_grow(m)) return -1;
-  size_t i = id_home(id, m->cap);
-  while (m->used[i]) i = (i + 1) & (m->cap - 1);
-  m->used[i] = 1, m->key[i] = id, m->slot[i] = slot;
-  m->n++;
-  return 0;
-}
-
-static void idmap_erase(idmap *m, size_t i) {
-  m->used[i] = 0;
-  m->n--;
-  for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
-    size_t h = id_home(m->key[j], m->cap);
-    /* Move j back into the hole at i unless its home lies in (i, j]. */
-    if (((j - h) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
-      m->used[i] = 1, m->key[i] = m->key[j], m->slot[i] = m->slot[j];
-      m->used[j] = 0;
-      i = j;
-    }
-  }
-}
-
-static void idmap_free(idmap *m) { free(m->key), free(m->slot), free(m->used); }
-
 /* ---- the plan ----------------------------------------------------------- */
 
 typedef struct slot_info {
@@ -156,7 +93,7 @@ typedef struct slot_info {
 } slot_info;
 
 typedef struct builder {
-  idmap ids;
+  gpu_idmap ids;
   slot_info *slot;
   uint32_t *free_slots;
   size_t nslots, nfree, cap_slots;
@@ -184,12 +121,12 @@ static int take_slot(builder *b, uint32_t *out) {
 }
 
 static int apply_op(builder *b, gpu_trace *t, gpu_trace_op *op, const char *name, diag *d) {
-  size_t at = idmap_find(&b->ids, op->id);
+  size_t at = gpu_idmap_find(&b->ids, op->id);
   if (op->kind == GPU_TRACE_FREE) {
     if (at == SIZE_MAX)
       return diag_set(d, name, op->line, "free of ID %llu, which is not live", (unsigned long long)op->id);
-    op->slot = b->ids.slot[at];
-    idmap_erase(&b->ids, at);
+    op->slot = b->ids.val[at];
+    gpu_idmap_erase(&b->ids, at);
     slot_info *s = &b->slot[op->slot];
     s->live = 0;
     b->live_bytes -= s->size;
@@ -199,8 +136,8 @@ static int apply_op(builder *b, gpu_trace *t, gpu_trace_op *op, const char *name
   }
   if (at != SIZE_MAX)
     return diag_set(d, name, op->line, "alloc of ID %llu, which is live (allocated at line %lu)",
-                    (unsigned long long)op->id, b->slot[b->ids.slot[at]].line);
-  if (take_slot(b, &op->slot) || idmap_put(&b->ids, op->id, op->slot))
+                    (unsigned long long)op->id, b->slot[b->ids.val[at]].line);
+  if (take_slot(b, &op->slot) || gpu_idmap_put(&b->ids, op->id, op->slot))
     return diag_set(d, name, op->line, "out of memory");
   b->slot[op->slot] = (slot_info){op->id, op->size, op->line, 1};
   b->live_bytes += op->size;
@@ -269,7 +206,7 @@ int gpu_trace_read(FILE *f, const char *name, gpu_trace *t, diag *d) {
   if (!rc) rc = collect_live(&b, t, d);
   t->slots = (uint32_t)b.nslots;
   free(buf);
-  idmap_free(&b.ids);
+  gpu_idmap_free(&b.ids);
   free(b.slot);
   free(b.free_slots);
   if (rc) gpu_trace_free(t);

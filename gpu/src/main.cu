@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "gpu_capture.h"
 #include "gpu_cuda.h"
 
 static FILE *open_out(const char *path) {
@@ -250,7 +252,29 @@ static int cmd_smoke(const gpu_ctx *c, const gpu_opts *o) {
   return rc ? rc : smoke_many_threads(c, o);
 }
 
+/* `tlbsim-gpu capture ... -- PROGRAM`: runs PROGRAM under libtlbsim-capture
+ * (no CUDA context here: the program makes its own). */
+static int cmd_capture(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--help")) {
+    fputs(gpu_capture_usage, stdout);
+    return 0;
+  }
+  char self[GPU_CAPTURE_PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  gpu_capture_plan p;
+  diag d;
+  if (gpu_capture_parse(argc, argv, n > 0 ? self : NULL, &p, &d)) {
+    fprintf(stderr, "%s\n%s", d.msg, gpu_capture_usage);
+    return 2;
+  }
+  gpu_capture_exec(&p, &d);
+  fprintf(stderr, "%s\n", d.msg);
+  return 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "capture")) return cmd_capture(argc - 1, argv + 1);
   gpu_opts o;
   diag d;
   if (gpu_opts_parse(argc, argv, &o, &d)) {

@@ -50,6 +50,7 @@ typedef struct alloctrace_event {
                        snapshot, RMM: its address; synthetic: its number) */
   uint64_t size;    /* ALLOC: bytes requested; SEGMENT: bytes; OOM: bytes asked */
   uint64_t align;   /* ALLOC: 0 = the allocator's own */
+  uint64_t va;      /* ALLOC: where a capture recorded it (native va=; the "recorded" policy's); 0: unknown */
   bool release;     /* SEGMENT: unmapped/freed rather than mapped/allocated */
   uint32_t stream;  /* dense stream index, in order of first appearance */
   uint64_t time_us; /* from the input's clock, 0 at its first event; else the event index */

@@ -116,6 +116,10 @@ int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *
 /* VAS_ERR if va is not a live allocation. */
 int vas_free(vas *v, uint64_t va, diag *d);
 const vas_stats *vas_get_stats(const vas *v);
+/* vas_alloc with the address a capture recorded for the request (the
+ * trace's va=; 0: none): the "recorded" policy places it there, every
+ * other policy places it itself. */
+int vas_alloc_at(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t want, uint64_t *va, diag *d);
 const char *vas_policy_name(const vas *v);
 /* The configuration after defaults were filled in. */
 const vas_config *vas_get_config(const vas *v);

@@ -119,7 +119,7 @@ static int grow_ids(allocreplay *r) {
 static int alloc_one(allocreplay *r, policy_heap *p, const alloctrace_event *ev, diag *d) {
   diag why;
   uint64_t before = vas_get_stats(p->heap)->allocated_bytes;
-  int rc = vas_alloc(p->heap, ev->size, ev->align, ev->stream, &p->va[ev->id], &why);
+  int rc = vas_alloc_at(p->heap, ev->size, ev->align, ev->stream, ev->va, &p->va[ev->id], &why);
   if (rc == VAS_ERR) return event_error(r, ev, why.msg, d);
   if (rc == VAS_OK) {
     p->block[ev->id] = vas_get_stats(p->heap)->allocated_bytes - before;

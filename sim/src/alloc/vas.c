@@ -10,7 +10,7 @@
 #define GPU_VA_END (1ull << 47) /* top of the default range of the GPU models */
 
 static const vas_policy *const policies[] = {
-    &vas_first_fit, &vas_next_fit, &vas_best_fit, &vas_buddy, &vas_cuda, &vas_caching, &vas_expandable,
+    &vas_first_fit, &vas_next_fit, &vas_best_fit, &vas_buddy, &vas_cuda, &vas_caching, &vas_expandable, &vas_recorded,
 };
 #define NPOLICIES (sizeof policies / sizeof policies[0])
 
@@ -201,9 +201,15 @@ static vas_oom_reason oom_reason(const vas *v, uint64_t size) {
 }
 
 int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d) {
+  return vas_alloc_at(v, size, align, stream, 0, va, d);
+}
+
+int vas_alloc_at(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t want, uint64_t *va, diag *d) {
   if (align & (align - 1)) return diag_set(d, NULL, 0, "alignment %llu is not a power of two", (unsigned long long)align), VAS_ERR;
   v->drv.va_refused = false;
+  v->want = want;
   int rc = size > v->cfg.phys_capacity ? VAS_OOM : v->policy->alloc(v, size, align, stream, va, d);
+  v->want = 0;
   refresh_fragmentation(v);
   if (rc == VAS_OK) {
     v->st.allocs++;

@@ -61,10 +61,11 @@ struct vas {
   vas_stats st;
   vdrv drv;
   void *impl;
+  uint64_t want; /* vas_alloc_at's recorded address, during the call (0: none) */
 };
 
 extern const vas_policy vas_first_fit, vas_next_fit, vas_best_fit, vas_buddy, vas_cuda, vas_caching,
-    vas_expandable;
+    vas_expandable, vas_recorded;
 
 /* Bookkeeping of live blocks (sizes as the policy rounded them). */
 void vas_note_alloc(vas *v, uint64_t block, uint64_t requested);

@@ -410,7 +410,8 @@ int machine_alloc_memory(machine *m, const trace_record *r, trace_mem_kind kind,
   a->mem = kind;
   diag why;
   m->hook_pages = 0;
-  int rc = kind == TRACE_MEM_DEVICE ? vas_alloc(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, &a->va, &why)
+  uint64_t want = r->cap.attrs & TRACE_HAS_VA ? r->cap.va : 0; /* a capture's address, for --policy recorded */
+  int rc = kind == TRACE_MEM_DEVICE ? vas_alloc_at(m->ctx[cur_space(m)].heap, r->size, r->align, r->stream, want, &a->va, &why)
                                       : machine_alloc_uvm_va(m, a, r, &why);
   if (m->host_oom) { /* the allocator saw its map fail: not the simulated OOM it counts */
     m->host_oom = false;
