@@ -9,6 +9,7 @@
 #include "validate_gather.h"
 #include "validate_layout.h"
 #include "validate_uvm.h"
+#include "validate_kernel.h"
 #include "overlay.h"
 #include "cli_common.h"
 #include "cmds.h"
@@ -25,6 +26,7 @@ typedef struct validate_opts {
   uint64_t min_threads_per_sm, every;
   const char *traces;
   unsigned uvm_columns;
+  uint64_t groups;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
@@ -49,6 +51,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a 2 MiB or 32 MiB region count is off by more"},
       {.name = "max-chase-error", .kind = OPT_REAL, .dest = &o->max_chase, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
+      {.name = "groups", .kind = OPT_WHOLE, .dest = &o->groups, .arg = "N", .lo = 0, .hi = 64,
+       .help = "kernel rows: simulate the SMs of N L2-TLB groups, the GPU-wide stages at their share\n"
+               "(0: every SM; default 4)"},
       {.name = "columns", .kind = OPT_CHOICES, .dest = &o->uvm_columns, .arg = "LIST",
        .choices = validate_uvm_column_names,
        .help = "uvm rows: compare only these columns (prefetch_ms, cold_ms, stream_ms, stream_gbps,\n"
@@ -105,7 +110,7 @@ static int predict(const pt_format *f, const system_spec *sys, const chase_row *
 }
 
 int cmd_validate(int argc, char **argv) {
-  validate_opts o = {.max_mean = -1, .max_cycles = -1, .max_pct = -1, .max_regions = -1, .max_chase = -1, .every = 1};
+  validate_opts o = {.groups = 4, .max_mean = -1, .max_cycles = -1, .max_pct = -1, .max_regions = -1, .max_chase = -1, .every = 1};
   int rc = parse_validate(argc, argv, &o);
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
@@ -113,6 +118,13 @@ int cmd_validate(int argc, char **argv) {
   machine_spec spec;
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
+  if (validate_kernel_sniff(o.csv)) {
+    validate_kernel_opts ko = {.csv = o.csv, .label = label, .every = o.every, .groups = o.groups,
+                               .max_mean = o.max_mean, .max_pct = o.max_pct};
+    rc = validate_kernel(&spec, &ko);
+    cfg_destroy(c);
+    return rc;
+  }
   if (validate_uvm_sniff(o.csv)) {
     validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
                             .max_mean = o.max_mean};
