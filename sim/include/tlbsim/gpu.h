@@ -48,6 +48,7 @@ typedef struct gpu_config {
   /* The kernel model's memory and issue (tlbsim/kmodel.h, tlbsim/kmem.h). */
   uint64_t l1_bytes;            /* per SM: the L1 data cache (loads through it: LDG, its .CONSTANT form) */
   uint32_t l1_ways, l2_ways;    /* their associativity */
+  double l1_bytes_per_cycle;    /* per SM: what the L1's data path moves a cycle (a line's sectors take their share) */
   uint32_t dram_banks;          /* DRAM banks of the device, one row open in each */
   uint64_t dram_row_bytes;      /* a DRAM row (page) */
   double dram_row_interval;     /* GPU-wide: the DRAM time a request to a row not open costs (activation) */

@@ -48,6 +48,9 @@ static const cfg_key gpu_table[] = {
      "per SM: the L1 data cache loads pass (tlbsim kernel; 0: none)"},
     {"l1_ways", CFG_KEY_U32, offsetof(gpu_config, l1_ways), 4, 1, 1024, 0, 0, 0, "count", "4",
      "the L1 data cache's ways (tlbsim kernel)"},
+    REAL("l1_bytes_per_cycle", l1_bytes_per_cycle, "bytes",
+         "per SM: bytes the L1 data path moves a cycle; a line takes max(issue_interval, its bytes / this) "
+         "(tlbsim kernel; 0: issue_interval only)"),
     {"l2_ways", CFG_KEY_U32, offsetof(gpu_config, l2_ways), 16, 1, 1024, 0, 0, 0, "count", "16",
      "the L2 cache's ways (tlbsim kernel)"},
     {"dram_banks", CFG_KEY_U32, offsetof(gpu_config, dram_banks), 1024, 1, 1u << 20, 0, 0, 0, "count", "1024",

@@ -6,6 +6,7 @@
 #include "tlbsim/kmodel.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,9 +100,14 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) m->where[l] = 3;
   for (unsigned i = 0; i < 3; i++)
     if (m->levels.level[i] >= 0) m->where[m->levels.level[i]] = (int)i;
-  launch_geometry lg = {.grid = k->blocks, .block = k->block[0] * k->block[1] * k->block[2]};
+  /* a block of threads not whole warps takes its last warp's room whole */
+  launch_geometry lg = {.grid = k->blocks, .block = k->warps_per_block * 32};
   launch_plan plan;
-  if (launch_place(g, &lg, &plan, m->d)) return -1;
+  if (launch_place(g, &lg, &plan, m->d)) {
+    char why[DIAG_MSG_MAX];
+    snprintf(why, sizeof why, "%s", m->d->msg);
+    return diag_set(m->d, k->file, 0, "kernel %s: %s", k->name, why);
+  }
   m->resident = plan.resident;
   m->wpb = k->warps_per_block;
   uint32_t gs = m->levels.group_sms ? m->levels.group_sms : 1, all = (g->sms + gs - 1) / gs;
@@ -237,6 +243,14 @@ static double l2_line(kmodel *m, double t, uint64_t pa_line, uint8_t sectors, bo
   return t + m->g->dram_cycles;
 }
 
+/* A line's time in the SM's load path: one request, or its bytes at the
+ * L1 data path's width when that is longer. */
+static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
+  double bytes = (double)(kmem_sectors(sectors) << KMEM_SECTOR_SHIFT);
+  double data = g->l1_bytes_per_cycle > 0 ? bytes / g->l1_bytes_per_cycle : 0;
+  return data > g->issue_interval ? data : g->issue_interval;
+}
+
 /* Instruction i of tb on SM smi, issued at t (t < 0: the warm-up, state
  * only): when its data is back; -1 (m->d) on an address outside every
  * mapping. Its lines pass the load path and the L1 one by one; those the
@@ -257,7 +271,7 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, doub
   mmu_outcome page_o[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
   for (unsigned j = 0; j < nl; j++) {
-    line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, m->g->issue_interval) : -1;
+    line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(m->g, line[j].sectors)) : -1;
     if (timed) m->res->lines++, m->res->sectors += kmem_sectors(line[j].sectors);
     uint8_t held = !store && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors) : 0;
     bool l1hit = held == line[j].sectors;
