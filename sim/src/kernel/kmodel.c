@@ -34,7 +34,9 @@ typedef struct kslot { /* a resident block */
 typedef struct kwarp {
   uint32_t slot, w, pc, end; /* its block slot, its index there, next and end instruction */
   uint32_t sm, sched;
-  bool waiting; /* on a register a load writes */
+  uint32_t loads;  /* loads in flight that write its registers */
+  bool waiting;    /* on a register a load writes */
+  bool draining;   /* past its last instruction, waiting for its loads */
   double since;
 } kwarp;
 
@@ -368,7 +370,11 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   kslot *sl = &m->slot[w->slot];
   const ktrace_tb *tb = sl->tb;
   double *ready = regs_of(m, wi);
-  if (w->pc == w->end) return warp_done(m, wi, t);
+  if (w->pc == w->end) { /* done once its loads are back: their registers are its slot's */
+    if (!w->loads) return warp_done(m, wi, t);
+    w->draining = true;
+    return 0;
+  }
   uint32_t i = w->pc;
   uint8_t dst[8];
   unsigned nd = dest_regs(tb, i, dst);
@@ -397,6 +403,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
       uint32_t id = 0;
       if (new_load(m, wi, dst, nd, &id)) return -1;
       for (unsigned k = 0; k < nd; k++) ready[dst[k]] = INFINITY;
+      w->loads++;
       if (engine_schedule(&m->ev, done, id, EV_LOAD)) return oom(m);
     }
   } else {
@@ -415,6 +422,8 @@ static int load_back(kmodel *m, uint32_t id, double t) {
   l->next_free = m->free_load;
   m->free_load = id;
   kwarp *w = &m->warp[wi];
+  w->loads--;
+  if (w->draining) return w->loads ? 0 : warp_done(m, wi, t);
   if (!w->waiting) return 0;
   w->waiting = false;
   m->res->stall_cycles += t - w->since;
