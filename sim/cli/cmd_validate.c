@@ -40,7 +40,7 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       {.name = "max-error-cycles", .kind = OPT_REAL, .dest = &o->max_cycles, .arg = "C", .rhi = HUGE_VAL,
        .help = "exit 1 when any row is off by more than C cycles (chase rows)"},
       {.name = "max-error-pct", .kind = OPT_REAL, .dest = &o->max_pct, .arg = "PCT", .rhi = HUGE_VAL,
-       .help = "exit 1 when any row is off by more than PCT percent (gather rows)"},
+       .help = "exit 1 when any row is off by more than PCT percent (gather and kernel rows)"},
       {.name = "min-threads-per-sm", .kind = OPT_WHOLE, .dest = &o->min_threads_per_sm, .arg = "N",
        .help = "gather rows: only those with at least N threads per SM"},
       {.name = "every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1, .hi = 1000000,
@@ -68,8 +68,10 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                "tlbsim-gpu gather): loads per ns, through the concurrency model of the preset's [gpu]\n"
                "section. Allocation rows (tlbsim-gpu churn-gather and smallbufs): the layout the history\n"
                "leaves under the preset's allocator, its regions, chase and gather. Managed-memory rows\n"
-               "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Rows of\n"
-               "mappings the simulator does not know and rows outside the filters are skipped and counted.",
+               "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Kernel\n"
+               "rows (tlbsim-gpu embed): lookups per ns, the kernel rebuilt in memory and predicted by the\n"
+               "kernel model (tlbsim kernel; --groups). Rows of mappings the simulator does not know and\n"
+               "rows outside the filters are skipped and counted.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
