@@ -16,6 +16,10 @@ build=${1:-build-lint}
 jobs=$(nproc)
 mapfile -t sources < <({ find sim/src sim/cli -name '*.c'; find gpu/src fuzz -maxdepth 1 -name '*.c'; } | sort)
 status=0
+# A missing tool is a failure, never a clean result.
+command -v cppcheck >/dev/null || { echo "lint: no cppcheck (scripts/deps.sh --lint installs it)"; exit 1; }
+tidy=$(command -v clang-tidy || command -v clang-tidy-14) ||
+  { echo "lint: no clang-tidy (scripts/deps.sh --lint installs it)"; exit 1; }
 
 echo "cppcheck: ${#sources[@]} files"
 cppcheck --enable=warning,performance,portability --std=c11 --error-exitcode=1 --inline-suppr --quiet \
@@ -47,11 +51,18 @@ checks=(
 )
 CC=${CC:-$(command -v clang || command -v clang-14)} cmake -S . -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DTLBSIM_GPU=OFF >/dev/null
 echo "clang-tidy: ${#sources[@]} files"
-out=$(printf '%s\n' "${sources[@]}" |
-  xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet --checks="$(IFS=,; echo "${checks[*]}")" 2>/dev/null |
-  grep -E '(warning|error):' | sort -u || true)
+log=$build/clang-tidy.log
+rc=0
+printf '%s\n' "${sources[@]}" |
+  xargs -P "$jobs" -n 4 "$tidy" -p "$build" --quiet --checks="$(IFS=,; echo "${checks[*]}")" >"$log" 2>"$log.err" ||
+  rc=$?
+out=$(grep -E '(warning|error):' "$log" | sort -u || true)
 if [ -n "$out" ]; then
   echo "$out"
+  status=1
+elif [ "$rc" != 0 ]; then # it did not run (a bad check list, no compile_commands.json, a crash)
+  echo "lint: clang-tidy failed (exit $rc):"
+  grep -v 'warnings\? generated\.$' "$log.err" | tail -n 20
   status=1
 fi
 [ "$status" = 0 ] && echo "lint: clean"

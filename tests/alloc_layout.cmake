@@ -4,16 +4,27 @@
 tlbsim_test(test_alloc_layout SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_alloc_layout.c
   DEPS tlbsim_alloctrace tlbsim_vas tlbsim_base PkgConfig::ZLIB)
 # tlbsim alloc --layout, and the live set's 2 MiB and 32 MiB regions against the measured churn and
-# smallbufs rows (the issue #15 target: within 2 %).
+# smallbufs rows (within 0.6 %: docs/ALLOC.md's worst is -0.55 %; the issue #15 target was 2 %).
 add_test(NAME alloc_layout_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/alloc_layout.sh $<TARGET_FILE:tlbsim>
   ${PROJECT_SOURCE_DIR} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-# The chain end to end (issue #15's targets): each committed churn trace replayed under the h200
-# preset (the cuda policy, frames highest first), its live set's regions within 2 %, the warm
-# one-thread chase within 3 % and the many-thread gather within 15 % of the H200, for the churned,
-# fresh and pool cases (validate --traces re-runs each row of gpu/results/h200/churn_*.csv).
+# The chain end to end: each committed churn trace replayed under the h200 preset (the cuda policy,
+# frames highest first), against run3/churn_*.csv, another H200's run of it (the cuda policy's rules
+# were fitted on the layouts, byte-identical on both machines, so the regions are in-sample; the
+# chase and gather are held out, as is frame_order, fitted on churn_above.csv). Bounds: the figures of
+# docs/VALIDATION.md plus its margin for machine noise (regions +0, chase +0.2 %, gather +0.3 % on
+# the mean and +0.5 % on the worst; "Bounds" there), for the churned, fresh and pool cases.
+#   level  regions  chase worst  gather mean  gather worst
+set(churn_below 0.55 1.09 0.75 1.47)
+set(churn_near 0.23 1.13 5.11 13.70)
+set(churn_above 0.034 1.13 4.29 11.09)
 foreach(level IN ITEMS below near above)
+  list(GET churn_${level} 0 regions)
+  list(GET churn_${level} 1 chase)
+  list(GET churn_${level} 2 gather_mean)
+  list(GET churn_${level} 3 gather)
   add_test(NAME validate_h200_churn_${level}
-    COMMAND tlbsim validate --preset h200 --traces ${PROJECT_SOURCE_DIR}/traces/churn --max-region-error 2
-            --max-chase-error 3 --max-error-pct 15 ${PROJECT_SOURCE_DIR}/gpu/results/h200/churn_${level}.csv)
+    COMMAND tlbsim validate --preset h200 --traces ${PROJECT_SOURCE_DIR}/traces/churn --max-region-error ${regions}
+            --max-chase-error ${chase} --max-mean-error ${gather_mean} --max-error-pct ${gather}
+            ${PROJECT_SOURCE_DIR}/gpu/results/h200/run3/churn_${level}.csv)
   set_tests_properties(validate_h200_churn_${level} PROPERTIES TIMEOUT 1200)
 endforeach()

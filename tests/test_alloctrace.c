@@ -318,7 +318,7 @@ static void test_synthetic(void) {
 
 typedef struct fidelity {
   double reserved_error, segments_error;
-  uint64_t recorded_peak;
+  uint64_t recorded_peak, simulated_peak, recorded_segments, simulated_segments;
 } fidelity;
 
 /* Replays a snapshot through the policy its settings name, on the device it
@@ -328,7 +328,7 @@ static fidelity replay(const char *name) {
   snprintf(path, sizeof path, "%s/traces/torch/%s.json.gz", TLBSIM_SOURCE_DIR, name);
   diag d;
   alloctrace *t = alloctrace_open(path, ALLOCTRACE_AUTO, -1, &d);
-  fidelity f = {1e9, 1e9, 0};
+  fidelity f = {.reserved_error = 1e9, .segments_error = 1e9};
   CU_ASSERT_PTR_NOT_NULL_FATAL(t);
   const alloctrace_info *in = alloctrace_get_info(t);
   /* as tlbsim alloc does: the capture's device, else the h200 preset's memory */
@@ -352,6 +352,9 @@ static fidelity replay(const char *name) {
   CU_ASSERT_EQUAL(in->unmatched_frees, 0);
   const vas_stats *s = vas_get_stats(v);
   f.recorded_peak = in->reserved_peak;
+  f.simulated_peak = s->reserved_peak;
+  f.recorded_segments = in->segment_allocs;
+  f.simulated_segments = s->driver_allocs;
   f.reserved_error = ((double)s->reserved_peak - (double)in->reserved_peak) / (double)in->reserved_peak;
   f.segments_error = ((double)s->driver_allocs - (double)in->segment_allocs) / (double)in->segment_allocs;
   printf("\n    %-22s %-10s peak reserved %+.4f%%, segments %+.2f%% ", name,
@@ -362,26 +365,29 @@ static fidelity replay(const char *name) {
   return f;
 }
 
-static void check(const char *name) {
+/* The claim (docs/ALLOC.md, "Fidelity"; the issue's target was 3 % and 10 %):
+ * the recorded peak reserved memory exactly, but in tf_train (a tie the
+ * driver broke by address: the model's peak is 16 MiB lower, -0.98 %), and
+ * the segment allocations exactly in all eight. The bound is the claim: the
+ * replay is deterministic, no machine noise enters. */
+static fidelity check(const char *name, uint64_t want_peak) {
   fidelity f = replay(name);
-  CU_ASSERT(fabs(f.reserved_error) <= 0.03);
-  CU_ASSERT(fabs(f.segments_error) <= 0.10);
+  CU_ASSERT_EQUAL(f.simulated_peak, want_peak ? want_peak : f.recorded_peak);
+  CU_ASSERT_EQUAL(f.simulated_segments, f.recorded_segments);
+  return f;
 }
 
 static void test_fidelity_reference(void) {
   /* The ground truth REFERENCE.md gives for the two reference snapshots. */
-  fidelity f = replay("mlp_train");
-  CU_ASSERT_EQUAL(f.recorded_peak, 2835349504ull);
-  CU_ASSERT(fabs(f.reserved_error) <= 0.03 && fabs(f.segments_error) <= 0.10);
-  f = replay("mlp_train_expandable");
-  CU_ASSERT_EQUAL(f.recorded_peak, 1858076672ull);
-  CU_ASSERT(fabs(f.reserved_error) <= 0.03 && fabs(f.segments_error) <= 0.10);
+  CU_ASSERT_EQUAL(check("mlp_train", 0).recorded_peak, 2835349504ull);
+  CU_ASSERT_EQUAL(check("mlp_train_expandable", 0).recorded_peak, 1858076672ull);
 }
 
 static void test_fidelity_captured(void) {
   static const char *const names[] = {"cnn_train", "cnn_train_expandable", "tf_infer", "tf_infer_expandable",
                                       "tf_train", "tf_train_expandable"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) check(names[i]);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    check(names[i], strcmp(names[i], "tf_train") ? 0 : 1702887424ull);
 }
 
 static const test_case snapshot_cases[] = {{"events", test_snapshot_events},

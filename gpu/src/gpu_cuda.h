@@ -26,7 +26,8 @@
 #include "gpu_pool.h"
 
 #define GPU_EXIT_FAIL 1
-#define GPU_EXIT_NO_DEVICE 2
+/* No CUDA device: 77, the skip status of ctest (SKIP_RETURN_CODE) and automake, distinct from a usage error (2) */
+#define GPU_EXIT_NO_DEVICE 77
 
 [[noreturn]] void gpu_fail(const char *file, int line, const char *call, const char *err);
 struct gpu_ctx;

@@ -16,7 +16,7 @@ const char gpu_usage[] =
     "\n"
     "Measures address-translation cost and allocation behaviour on an NVIDIA GPU.\n"
     "Writes CSV (the chase schema of tlbsim chase) to --out or stdout; progress on stderr.\n"
-    "Exit status: 0 ok, 1 failure, 2 usage error or no CUDA device.\n"
+    "Exit status: 0 ok, 1 failure, 2 usage error, 77 no CUDA device.\n"
     "\n"
     "Commands (patterns):\n"
     "  chase          pointer chase over one node per stride: footprint x stride x order x mapping\n"

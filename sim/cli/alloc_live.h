@@ -1,7 +1,8 @@
 /* sim/cli/alloc_live.h — what `tlbsim alloc` writes of the allocations
  * alive at one point of a replay (tlbsim/allocreplay.h's allocreplay_buf):
  * tlbsim-gpu's layout file of those alive at the end (gpu/README.md, "An
- * allocation history"), and a policy's address-space map (--map).
+ * allocation history"), and a policy's address-space map (--map, and
+ * every Nth event's with --map-every: the browser page's allocator map).
  */
 #ifndef TLBSIM_CLI_ALLOC_LIVE_H
 #define TLBSIM_CLI_ALLOC_LIVE_H
@@ -27,6 +28,7 @@ void live_layout_rows(FILE *f, const char *source, const char *policy, const all
 typedef struct live_map {
   const char *policy;
   uint64_t event;               /* the event it stands after */
+  uint64_t time_us;             /* ... and its time */
   uint64_t window_base, window_size;
   bool buddy_free;              /* free space is kept as aligned power-of-two blocks (buddy):
                                    a gap is listed as the blocks it is made of */
@@ -36,6 +38,8 @@ typedef struct live_map {
   uint64_t request;             /* ... its size */
   const char *reason;           /* ... vas_oom_reason_name */
   uint64_t free_bytes, largest; /* ... and what was free then */
+  vas_stats stats;              /* the policy's counts after the event */
+  allocreplay_live live;        /* the 2 MiB and 32 MiB regions its live buffers touch */
 } live_map;
 
 /* Sorts b (n blocks) into m->used (a copy) and sets the window from the
@@ -52,5 +56,12 @@ void live_map_text(FILE *f, const live_map *m);
  * from the window's base. */
 void live_map_csv_header(FILE *f);
 void live_map_csv_rows(FILE *f, const live_map *m, unsigned row);
+/* The map as one line of JSON (--map-json; keys in docs/ALLOC.md):
+ * policy, event, time_us, window_base, window_size, the policy's bytes and
+ * fragmentation, the live buffers' regions_2m, regions_32m and
+ * va_span_bytes, used [[offset, size, id], ...] and free [[offset, size],
+ * ...] with offsets from the window's base, failed (null or the request).
+ * -1 when out of memory. */
+int live_map_json(FILE *f, const live_map *m);
 
 #endif

@@ -35,6 +35,15 @@ cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label
   return loader_spec(&q, label, spec, d);
 }
 
+int cli_load_gpu_spec(const cli_config *c, const char *cmd, const char **label, machine_spec *spec) {
+  diag d;
+  cfg *conf = cli_load_spec(c, "h200", label, spec, &d);
+  if (!conf) return cli_input_error(&d);
+  cfg_destroy(conf);
+  if (!spec->gpu.sms) return fprintf(stderr, "tlbsim %s: preset %s has no [gpu] section\n", cmd, *label), EXIT_INPUT;
+  return EXIT_OK;
+}
+
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d) {
   loader_request q = request(c, fallback);
   return loader_machine(&q, label, d);

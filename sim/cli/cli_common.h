@@ -30,16 +30,22 @@ typedef struct cli_config {
 #define CLI_CONFIG_OPTS(c)                                                                                    \
   {.name = "preset", .kind = OPT_TEXT, .dest = &(c)->preset, .arg = "NAME",                                  \
    .help = "a preset by name (tlbsim formats lists them)"},            \
-      {.name = "config", .kind = OPT_TEXT, .dest = &(c)->config, .arg = "FILE", .help = "an INI file instead of a preset"}, \
+      {.name = "config", .kind = OPT_TEXT, .dest = &(c)->config, .arg = "FILE", .help = "an INI file instead of a preset; with --preset, laid over it\n" \
+               "(a machine file of tlbsim calibrate: its keys replace the preset's)"}, \
       {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);
 /* The loader's (loader.h) for --preset, --config and --set (default preset
- * `fallback`); *label gets the name reported as "config". */
+ * `fallback`; a --config named with --preset is laid over it: a machine
+ * file); *label gets the name reported as "config". */
 cfg *cli_load_config(const cli_config *c, const char *fallback, const char **label, diag *d);
 cfg *cli_load_spec(const cli_config *c, const char *fallback, const char **label, machine_spec *spec, diag *d);
+/* cli_load_spec of a GPU's configuration (default preset h200) for command
+ * cmd: EXIT_OK, or the exit status after its error line (no [gpu] section
+ * is one). */
+int cli_load_gpu_spec(const cli_config *c, const char *cmd, const char **label, machine_spec *spec);
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d);
 
 typedef struct cli_out {

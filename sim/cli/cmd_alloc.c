@@ -22,8 +22,9 @@ typedef struct opts {
   unsigned nparams;
   int format;            /* report_format */
   uint64_t capacity;     /* 0: from a preset or the snapshot */
-  const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic, *map, *map_csv;
+  const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic, *map, *map_csv, *map_json;
   uint64_t map_at;       /* --map=EVENT; 0: each policy's first OOM */
+  uint64_t map_every;    /* --map-every N: every policy's map after every Nth event; 0: none */
   uint64_t every;
   int input;             /* alloctrace_format */
   uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
@@ -92,6 +93,12 @@ static int parse_opts(int argc, char **argv, opts *o) {
                "failed request and its reason (text format)"},
       {.name = "map-csv", .kind = OPT_TEXT, .dest = &o->map_csv, .arg = "FILE.csv",
        .help = "the same map as CSV, for plots/alloc_map.gp"},
+      {.name = "map-json", .kind = OPT_TEXT, .dest = &o->map_json, .arg = "FILE.jsonl",
+       .help = "the same map as JSON lines, with the window, each policy's memory then and\n"
+               "the 2 MiB and 32 MiB regions its live buffers touch (docs/ALLOC.md)"},
+      {.name = "map-every", .kind = OPT_WHOLE, .dest = &o->map_every, .arg = "N", .lo = 1,
+       .help = "maps after every Nth event instead, each policy's, into --map-csv\n"
+               "and --map-json (the browser page's allocator map)"},
       {.name = "layout", .kind = OPT_TEXT, .dest = &o->layout, .arg = "FILE.csv",
        .help = "the allocations alive at the end, each policy's: offset from\n"
                "the first, in allocation order (tlbsim-gpu's layout files)"},
@@ -110,7 +117,9 @@ static int parse_opts(int argc, char **argv, opts *o) {
   if (o->map && o->format != REPORT_TEXT) return cli_usage_error("alloc", "--map is text; use --map-csv for data");
   if (o->map && *o->map && (num_parse_whole(o->map, &o->map_at) || !o->map_at))
     return cli_usage_error("alloc", "--map: '%s' is not an event number (1 or more)", o->map);
-  if (o->map_csv && !o->map) o->map = ""; /* the CSV alone: at the first OOM too */
+  if (o->map_every && (o->map || (!o->map_csv && !o->map_json)))
+    return cli_usage_error("alloc", "--map-every writes its maps to --map-csv or --map-json, not with --map");
+  if (!o->map_every && (o->map_csv || o->map_json) && !o->map) o->map = ""; /* the files alone: at the first OOM */
   if (!o->npolicies) {
     o->policy[o->npolicies++] = "cuda";
     o->policy[o->npolicies++] = "caching";
@@ -184,8 +193,8 @@ typedef struct run {
   allocreplay *r;
   live_map map[ALLOCREPLAY_MAX_POLICIES]; /* --map: each policy's address space at the chosen event */
   bool mapped[ALLOCREPLAY_MAX_POLICIES];
-  cli_out timeline_out, emit_out, layout_out, map_out; /* written whole or not at all */
-  FILE *timeline, *emit, *layout, *map_csv;            /* their files while open */
+  cli_out timeline_out, emit_out, layout_out, map_out, map_json_out; /* written whole or not at all */
+  FILE *timeline, *emit, *layout, *map_csv, *map_json;               /* their files while open */
 } run;
 
 static int out_of_memory(void) {
@@ -201,19 +210,22 @@ static void emit_rmm(FILE *f, const alloctrace_event *ev, const char *action, ui
           (unsigned long long)size, ev->stream);
 }
 
-/* --map: policy p's live blocks after event ev, and the request that
- * failed there if it did. */
-static int capture(run *x, unsigned p, const alloctrace_event *ev) {
+/* --map: policy p's live blocks after event ev into *m, the request that
+ * failed there if it did, and its counts and regions then. */
+static int capture(const run *x, unsigned p, const alloctrace_event *ev, live_map *m) {
   size_t n;
-  allocreplay_buf *b = allocreplay_blocks(x->r, p, &n);
+  allocreplay_buf *b = allocreplay_buffers(x->r, p, &n);
   if (!b) return -1;
+  allocreplay_live live;
+  allocreplay_measure(b, n, &live);
+  free(b);
+  if (!(b = allocreplay_blocks(x->r, p, &n))) return -1;
   const vas *heap = allocreplay_heap(x->r, p);
   const vas_stats *s = vas_get_stats(heap);
   const vas_config *c = vas_get_config(heap);
-  live_map *m = &x->map[p];
-  *m = (live_map){.policy = vas_policy_name(heap), .event = ev->index,
+  *m = (live_map){.policy = vas_policy_name(heap), .event = ev->index, .time_us = ev->time_us,
                   .failed = ev->kind == AT_ALLOC && !allocreplay_served(x->r, p, ev->id),
-                  .buddy_free = !strcmp(vas_policy_name(heap), "buddy")};
+                  .buddy_free = !strcmp(vas_policy_name(heap), "buddy"), .stats = *s, .live = live};
   if (m->failed) {
     m->request = ev->size;
     m->reason = vas_oom_reason_name(s->last_oom_reason);
@@ -222,8 +234,24 @@ static int capture(run *x, unsigned p, const alloctrace_event *ev) {
   }
   int rc = live_map_fill(m, b, n, c->va_base, c->va_size, c->phys_capacity);
   free(b);
-  x->mapped[p] = rc == 0;
   return rc;
+}
+
+/* One map into the files: CSV rows (row: the policy's place) and a JSON line. */
+static int map_out(const run *x, const live_map *m, unsigned row) {
+  if (x->map_csv) live_map_csv_rows(x->map_csv, m, row);
+  return x->map_json ? live_map_json(x->map_json, m) : 0;
+}
+
+/* --map-every: every policy's map after this event, written at once. */
+static int maps_every(const run *x, const alloctrace_event *ev) {
+  for (unsigned i = 0; i < allocreplay_count(x->r); i++) {
+    live_map m = {0};
+    int rc = capture(x, i, ev, &m) || map_out(x, &m, i) ? -1 : 0;
+    live_map_free(&m);
+    if (rc) return -1;
+  }
+  return 0;
 }
 
 /* --map: each policy's map at its first OOM, or every policy's after
@@ -232,20 +260,24 @@ static int maps_after(run *x, const alloctrace_event *ev) {
   for (unsigned i = 0; i < allocreplay_count(x->r); i++) {
     const allocreplay_oom *oom = allocreplay_first_oom(x->r, i);
     bool due = x->o.map_at ? x->o.map_at == ev->index : oom->any && oom->event == ev->index;
-    if (due && !x->mapped[i] && capture(x, i, ev)) return -1;
+    if (due && !x->mapped[i]) {
+      if (capture(x, i, ev, &x->map[i])) return -1;
+      x->mapped[i] = true;
+    }
   }
   return 0;
 }
 
-/* The maps after the summary (text) and in the CSV. */
-static void write_maps(const run *x) {
+/* The maps after the summary (text) and in the files. */
+static int write_maps(const run *x) {
   for (unsigned i = 0; i < allocreplay_count(x->r); i++) {
     const char *policy = vas_policy_name(allocreplay_heap(x->r, i));
-    if (x->map_csv && x->mapped[i]) live_map_csv_rows(x->map_csv, &x->map[i], i);
+    if (x->mapped[i] && map_out(x, &x->map[i], i)) return -1;
     if (x->o.format != REPORT_TEXT) continue;
     if (x->mapped[i]) live_map_text(stdout, &x->map[i]);
     else printf("\n%s: no request failed (no map)\n", policy);
   }
+  return 0;
 }
 
 static const char *base_name(const char *path) {
@@ -281,6 +313,10 @@ static int open_outputs(run *x, diag *d) {
     x->map_csv = x->map_out.f;
     live_map_csv_header(x->map_csv);
   }
+  if (x->o.map_json) {
+    if (cli_out_open(&x->map_json_out, x->o.map_json, false, inputs, d)) return -1;
+    x->map_json = x->map_json_out.f;
+  }
   if (x->o.layout) {
     if (cli_out_open(&x->layout_out, x->o.layout, false, inputs, d)) return -1;
     x->layout = x->layout_out.f;
@@ -294,6 +330,7 @@ static int after_event(run *x, const alloctrace_event *ev, uint64_t count, bool 
   if (x->emit && (ev->kind == AT_ALLOC || ev->kind == AT_FREE))
     emit_rmm(x->emit, ev, ev->kind == AT_ALLOC ? "allocate" : "free", allocreplay_size(x->r, ev->id));
   if (x->o.map && maps_after(x, ev)) return -1;
+  if (x->o.map_every && (count + 1) % x->o.map_every == 0 && maps_every(x, ev)) return -1;
   if (!x->timeline || count % x->o.every) return 0;
   bool recorded = alloctrace_get_info(x->t)->has_segments;
   if (!*header) timeline_header(x->timeline, x->r, recorded);
@@ -325,7 +362,7 @@ static int replay_all(run *x) {
   }
   if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r))
     return out_of_memory();
-  if (x->o.map) write_maps(x);
+  if (x->o.map && write_maps(x)) return out_of_memory();
   return EXIT_OK;
 }
 
@@ -351,10 +388,12 @@ int cmd_alloc(int argc, char **argv) {
   if (rc == EXIT_OK && x.emit && cli_out_commit(&x.emit_out, &d)) rc = cli_input_error(&d);
   if (rc == EXIT_OK && x.layout && cli_out_commit(&x.layout_out, &d)) rc = cli_input_error(&d);
   if (rc == EXIT_OK && x.map_csv && cli_out_commit(&x.map_out, &d)) rc = cli_input_error(&d);
+  if (rc == EXIT_OK && x.map_json && cli_out_commit(&x.map_json_out, &d)) rc = cli_input_error(&d);
   cli_out_discard(&x.timeline_out);
   cli_out_discard(&x.emit_out);
   cli_out_discard(&x.layout_out);
   cli_out_discard(&x.map_out);
+  cli_out_discard(&x.map_json_out);
   for (unsigned i = 0; i < ALLOCREPLAY_MAX_POLICIES; i++) live_map_free(&x.map[i]);
   allocreplay_destroy(x.r);
   alloctrace_close(x.t);

@@ -20,6 +20,7 @@
 typedef struct param {
   system_cost_term term; /* its section and key */
   double preset, value; /* value: the fit (the preset's while not fitted) */
+  bool wanted; /* a candidate: every latency, or those --fit names */
   bool fitted;
   bool held; /* the unconstrained fit wanted it below zero: held at 0 */
   int same_as; /* >= 0: paid on exactly the rows and loads of that parameter, kept at the preset */
@@ -29,7 +30,7 @@ typedef struct calibrate_opts {
   cli_config conf;
   chase_row_filter filter;
   int data_latency; /* 1: the preset's data_cycles, fitted, for every row */
-  const char *out, *csv;
+  const char *out, *machine_out, *fit, *csv;
 } calibrate_opts;
 
 static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
@@ -38,6 +39,13 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
       CHASE_ROW_OPTS(&o->filter, &o->data_latency),
       {.name = "out", .kind = OPT_TEXT, .dest = &o->out, .arg = "FILE.ini",
        .help = "write the preset's file with the fitted values (never over an existing file)"},
+      {.name = "machine-file", .kind = OPT_TEXT, .dest = &o->machine_out, .arg = "FILE.ini",
+       .help = "write a machine file: only the fitted keys, each with a comment naming\n"
+               "MEASURED.csv, to lay over the preset (--preset NAME --config FILE.ini);\n"
+               "never over an existing file"},
+      {.name = "fit", .kind = OPT_TEXT, .dest = &o->fit, .arg = "LIST",
+       .help = "fit only these keys (SECTION.KEY, comma-separated, e.g.\n"
+               "tlb.l3.latency,latency.walk_cycles); the rest keep their configured values"},
   };
   const cli_spec spec = {
       .cmd = "calibrate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
@@ -48,7 +56,8 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
                "hit_cycles. The TLB structure (entries, sectors, policies) stays as configured. No latency\n"
                "goes below 0 (one the fit wants negative is held at 0 and the rest refitted); one paid on\n"
                "exactly the same loads as another (L2 when no load hits L1) keeps its preset value. Prints\n"
-               "the fitted values and the fit's error.",
+               "the fitted values and the fit's error. A short probe of one machine (gpu/README.md, \"The\n"
+               "probe\") fitted with --fit and --machine-file gives that machine's file.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
@@ -56,13 +65,12 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
   return 0;
 }
 
-/* A parameter at its preset value, not yet fitted. */
 /* The parameters: the latency model's terms (system_cost_terms), in order. */
 static unsigned list_params(const system_spec *sys, param *p) {
   system_cost_term t[SYSTEM_MAX_COST_TERMS];
   unsigned n = system_cost_terms(sys, t);
   for (unsigned j = 0; j < n; j++) {
-    p[j] = (param){.term = t[j], .preset = t[j].cycles, .value = t[j].cycles, .same_as = -1};
+    p[j] = (param){.term = t[j], .preset = t[j].cycles, .value = t[j].cycles, .same_as = -1, .wanted = true};
   }
   return n;
 }
@@ -100,11 +108,39 @@ static int solve(double *a, double *b, unsigned k) {
   return 0;
 }
 
+/* --fit LIST: only the named parameters are candidates; a name that is not
+ * one of them is a usage error listing those there are. */
+static int select_fit(const char *list, param *p, unsigned np) {
+  for (unsigned j = 0; j < np; j++) p[j].wanted = false;
+  const char *item = list;
+  while (*item) {
+    size_t len = strcspn(item, ","), sec = len;
+    while (sec > 0 && item[sec - 1] != '.') sec--; /* SECTION.KEY: the section ends at the last dot */
+    bool found = false;
+    for (unsigned j = 0; j < np && !found && sec > 1; j++)
+      if (strlen(p[j].term.section) == sec - 1 && !strncmp(p[j].term.section, item, sec - 1) &&
+          strlen(p[j].term.key) == len - sec && !strncmp(p[j].term.key, item + sec, len - sec))
+        found = p[j].wanted = true;
+    if (!found) {
+      char known[1024] = "";
+      for (unsigned j = 0, at = 0; j < np; j++) {
+        int w = snprintf(known + at, sizeof known - at, "%s%s.%s", j ? ", " : "", p[j].term.section, p[j].term.key);
+        if (w < 0 || (size_t)w >= sizeof known - at) break;
+        at += (unsigned)w;
+      }
+      return cli_usage_error("calibrate", "--fit: '%.*s' is not one of %s", (int)len, item, known);
+    }
+    item += len + (item[len] == ',');
+  }
+  return 0;
+}
+
 /* Columns worth fitting: exercised by some row, not a copy of an earlier one
  * (a copy keeps its preset value; the earlier one absorbs any difference). */
 static unsigned choose(const double *x, size_t n, unsigned np, bool fit_data, param *p, unsigned *cols) {
   unsigned k = 0;
   for (unsigned j = fit_data ? 0 : 1; j < np; j++) {
+    if (!p[j].wanted) continue;
     bool used = false, copy = false;
     for (size_t i = 0; i < n; i++) used |= x[i * np + j] > 1e-12;
     for (unsigned c = 0; used && c < k && !copy; c++) {
@@ -154,17 +190,24 @@ static int fit_nonnegative(const double *x, const double *y, size_t n, unsigned 
   return 0;
 }
 
+/* Only what the configuration reads back: a whole number of cycles in a
+ * latency's range (an ill-conditioned fit can give any double). */
+static bool check_fit_range(const char *out, const param *p, unsigned np, diag *d) {
+  for (unsigned j = 0; j < np; j++)
+    if (p[j].fitted && !(p[j].value >= 0 && round(p[j].value) <= (double)NUM_U32_MAX)) {
+      diag_set(d, out, 0, "%s.%s: the fit gives %g cycles, out of range (0..4294967295): not written", p[j].term.section,
+               p[j].term.key, p[j].value);
+      return false;
+    }
+  return true;
+}
+
 /* Copies the preset file to out with the fitted keys' values replaced
  * (or added under their section, or in a new section at the end). The
  * file appears whole or not at all, and never over an existing one. */
 static int write_preset(const cfg *c, const char *out, const char *csv, const param *p, unsigned np, diag *d) {
   const char *src = cfg_file(c), *text = cfg_text(c); /* a preset compiled in is text */
-  /* Only what the configuration reads back: a whole number of cycles in a
-   * latency's range (an ill-conditioned fit can give any double). */
-  for (unsigned j = 0; j < np; j++)
-    if (p[j].fitted && !(p[j].value >= 0 && round(p[j].value) <= (double)NUM_U32_MAX))
-      return diag_set(d, out, 0, "%s.%s: the fit gives %g cycles, out of range (0..4294967295): not written",
-                      p[j].term.section, p[j].term.key, p[j].value);
+  if (!check_fit_range(out, p, np, d)) return -1;
   const char *inputs[] = {csv, text ? NULL : src, NULL};
   cli_out written;
   if (cli_out_open(&written, out, true, inputs, d)) return -1;
@@ -198,6 +241,33 @@ static int write_preset(const cfg *c, const char *out, const char *csv, const pa
   if (bad) {
     cli_out_discard(&written);
     return diag_set(d, src, 0, "read error");
+  }
+  return cli_out_commit(&written, d);
+}
+
+/* The machine file: the fitted keys alone, by section, each with the probe
+ * it was fitted to, to lay over the preset with --config. Whole or not at
+ * all, and never over an existing file. */
+static int write_machine_file(const char *out, const char *label, const char *preset_file, const char *csv,
+                              size_t rows, const param *p, unsigned np, diag *d) {
+  if (!check_fit_range(out, p, np, d)) return -1;
+  const char *inputs[] = {csv, preset_file, NULL};
+  cli_out written;
+  if (cli_out_open(&written, out, true, inputs, d)) return -1;
+  FILE *o = written.f;
+  fprintf(o, "; Machine file: what tlbsim calibrate fitted to %s (%zu rows) over preset %s.\n"
+             "; Every other key is the preset's. Use: tlbsim validate --preset %s --config %s ...\n",
+          csv, rows, label, label, out);
+  bool done[MAX_PARAMS] = {0};
+  for (unsigned s = 0; s < np; s++) { /* a section once, its keys together */
+    if (!p[s].fitted || done[s]) continue;
+    fprintf(o, "\n[%s]\n", p[s].term.section);
+    for (unsigned j = s; j < np; j++) {
+      if (!p[j].fitted || strcmp(p[j].term.section, p[s].term.section)) continue;
+      fprintf(o, "; fitted to %s: %.1f cycles (preset %.0f)%s\n%s = %.0f\n", csv, p[j].value, p[j].preset,
+              p[j].held ? "; held at 0: the fit wanted it negative" : "", p[j].term.key, round(p[j].value));
+      done[j] = true;
+    }
   }
   return cli_out_commit(&written, d);
 }
@@ -238,6 +308,19 @@ int cmd_calibrate(int argc, char **argv) {
   const system_spec *sys = &spec.sys;
   unsigned np = list_params(sys, p), cols[MAX_PARAMS];
   double *x = NULL, *y = NULL, *base = NULL;
+  if (o.out && o.conf.preset && o.conf.config) {
+    cfg_destroy(c);
+    return cli_usage_error("calibrate", "--out copies one preset file: with --config over --preset, "
+                                        "write a machine file (--machine-file)");
+  }
+  if (o.machine_out && o.conf.config) { /* its keys alone would drop the --config file's */
+    cfg_destroy(c);
+    return cli_usage_error("calibrate", "--machine-file is laid over a preset: fit with --preset alone");
+  }
+  if (o.fit && (rc = select_fit(o.fit, p, np))) {
+    cfg_destroy(c);
+    return rc;
+  }
   rc = EXIT_INPUT;
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
   x = malloc((n + 1) * np * sizeof *x);
@@ -259,6 +342,11 @@ int cmd_calibrate(int argc, char **argv) {
     features(sys, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }
+  if (p[0].wanted && o.fit && !fit_data) {
+    rc = cli_usage_error("calibrate", "--fit: latency.data_cycles is fitted only with --data-latency preset "
+                                      "(each row's base_cycles stands for it otherwise)");
+    goto done;
+  }
   for (size_t i = 0; i < n; i++) {
     base[i] = fit_data ? 0 : rows[i].base;
     y[i] = rows[i].measured - base[i];
@@ -276,9 +364,11 @@ int cmd_calibrate(int argc, char **argv) {
   if (o.out && (!cfg_file(c) ? diag_set(&d, "--out", 0, "no preset file to start from") :
                                write_preset(c, o.out, o.csv, p, np, &d)))
     goto out;
+  if (o.machine_out && write_machine_file(o.machine_out, label, cfg_text(c) ? NULL : cfg_file(c), o.csv, n, p, np, &d)) goto out;
   rc = EXIT_OK;
 out:
   if (rc) cli_input_error(&d);
+done:
   chase_rows_free(rows, n);
   free(x);
   free(y);

@@ -130,6 +130,11 @@ static void explain_one(const pt *t, const mmu_config *mc, unsigned shift, uint6
     char p[4];
     json_object_object_add(x, "level", json_object_new_string(f->level[s->level].name));
     json_object_object_add(x, "index", json_object_new_uint64(s->index));
+    unsigned bits = pt_format_index_bits(f, s->level, shift), lo = pt_format_index_shift(f, s->level, shift);
+    json_object *range = json_object_new_array_ext(2); /* the VA bits the index is, high and low */
+    json_object_array_add(range, json_object_new_uint64(lo + bits - 1));
+    json_object_array_add(range, json_object_new_uint64(lo));
+    json_object_object_add(x, "va_bits", range);
     json_object_object_add(x, "table", json_object_new_uint64(s->table_pa));
     json_object_object_add(x, "entry_address", json_object_new_uint64(s->entry_pa));
     json_object_object_add(x, "raw", json_object_new_string(hex(e.raw, h)));
@@ -214,8 +219,9 @@ int cmd_explain(int argc, char **argv) {
       {.name = "page-size", .kind = OPT_SIZE, .dest = &page_opt, .arg = "SIZE", .lo = 1,
        .help = "the page to map (default: the configuration's [machine] page_size)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = explain_format_names,
-       .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read, and per TLB\n"
-               "array holding the page its set and (modulo index) its tag, the VPN above the set bits"},
+       .help = "text (default) or json: per address va, vpn, pa, page_size, the entries read (each with\n"
+               "its index's va_bits, high and low), and per TLB array holding the page its set and\n"
+               "(modulo index) its tag, the VPN above the set bits"},
   };
   const cli_spec spec = {
       .cmd = "explain", .usage = "[OPTIONS] VADDR...", .operands = "VADDR", .min_operands = 1, .max_operands = 4096,

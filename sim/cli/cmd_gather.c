@@ -307,10 +307,7 @@ int cmd_gather(int argc, char **argv) {
   diag d;
   const char *label;
   machine_spec spec;
-  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
-  if (!c) return cli_input_error(&d);
-  cfg_destroy(c);
-  if (!spec.gpu.sms) return fprintf(stderr, "tlbsim gather: preset %s has no [gpu] section\n", label), EXIT_INPUT;
+  if ((rc = cli_load_gpu_spec(&o.conf, "gather", &label, &spec))) return rc;
   uint64_t fp[MAX_POINTS];
   shape sh[MAX_POINTS];
   size_t nfp, ntps = 0;

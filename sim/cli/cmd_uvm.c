@@ -134,10 +134,7 @@ int cmd_uvm(int argc, char **argv) {
   diag d;
   const char *label;
   machine_spec spec;
-  cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
-  if (!c) return cli_input_error(&d);
-  cfg_destroy(c);
-  if (!spec.gpu.sms) return fprintf(stderr, "tlbsim uvm: preset %s has no [gpu] section\n", label), EXIT_INPUT;
+  if ((rc = cli_load_gpu_spec(&o.conf, "uvm", &label, &spec))) return rc;
   json_object *rows = o.format == REPORT_JSON ? json_object_new_array() : NULL;
   if (o.format == REPORT_CSV && rows_header(stdout, ROWS_UVM, &d)) return cli_input_error(&d);
   if (o.format == REPORT_TEXT)

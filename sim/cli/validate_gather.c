@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "overlay.h"
 #include "cmds.h"
+#include "tlbsim/report.h"
 
 static void print_row(const gather_row *r, double predicted) {
   char fp[32];
@@ -51,6 +52,18 @@ static int write_plot(const char *png, const char *csv_name, const gather_row *r
   return overlay_plot(&o, &od, d);
 }
 
+static json_object *gather_point(const gather_row *r, double predicted) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "line", json_object_new_uint64(r->line));
+  json_object_object_add(o, "footprint_bytes", json_object_new_uint64((uint64_t)r->spec.region.nodes * r->spec.region.stride));
+  json_object_object_add(o, "threads_per_sm", json_object_new_uint64(r->spec.threads_per_sm));
+  json_object_object_add(o, "mapping", json_object_new_string(region_mapping_names[r->spec.region.mapping]));
+  json_object_object_add(o, "sm_set", json_object_new_string(r->sm_set));
+  json_object_object_add(o, "measured_loads_per_ns", json_object_new_double(r->measured));
+  json_object_object_add(o, "predicted_loads_per_ns", json_object_new_double(predicted));
+  return o;
+}
+
 int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
   diag d;
   gather_row *rows = NULL;
@@ -68,29 +81,50 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     free(rows);
     return fprintf(stderr, "%s: out of memory\n", o->csv), EXIT_INPUT;
   }
-  printf("%10s %6s %-10s %-14s %9s %9s %9s\n", "footprint", "thr/SM", "mapping", "SMs", "measured", "predicted",
-         "error");
+  bool text = o->format == REPORT_TEXT;
+  if (text)
+    printf("%10s %6s %-10s %-14s %9s %9s %9s\n", "footprint", "thr/SM", "mapping", "SMs", "measured", "predicted",
+           "error");
   double sum = 0, worst = 0;
   size_t worst_i = 0;
+  json_object *points = json_object_new_array();
   for (size_t i = 0; i < n; i++) {
     gather_result r;
     if (gather_run(&spec->format, &spec->sys, &spec->gpu, &rows[i].spec, &r, &d)) {
       fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
+      json_object_put(points);
       free(rows);
       free(predicted);
       return EXIT_INPUT;
     }
     predicted[i] = r.loads_per_ns;
-    print_row(&rows[i], predicted[i]);
+    if (text) print_row(&rows[i], predicted[i]);
+    else json_object_array_add(points, gather_point(&rows[i], predicted[i]));
     double err = 100.0 * fabs(predicted[i] - rows[i].measured) / rows[i].measured;
     sum += err;
     if (err >= worst) worst = err, worst_i = i;
   }
   double mean = n ? sum / (double)n : 0;
-  printf("\n%zu gather rows compared with preset %s (%zu skipped); mean absolute error %.2f%%; worst %.2f%%", n,
-         o->label, skipped, mean, worst);
-  if (n) printf(" (line %lu)", rows[worst_i].line);
-  printf("\n");
+  if (text) {
+    printf("\n%zu gather rows compared with preset %s (%zu skipped); mean absolute error %.2f%%; worst %.2f%%", n,
+           o->label, skipped, mean, worst);
+    if (n) printf(" (line %lu)", rows[worst_i].line);
+    printf("\n");
+    json_object_put(points);
+  } else {
+    json_object *doc = json_object_new_object();
+    json_object_object_add(doc, "csv", json_object_new_string(o->csv));
+    json_object_object_add(doc, "preset", json_object_new_string(o->label));
+    json_object_object_add(doc, "rows", json_object_new_uint64(n));
+    json_object_object_add(doc, "skipped", json_object_new_uint64(skipped));
+    json_object_object_add(doc, "mean_abs_error_pct", json_object_new_double(mean));
+    json_object_object_add(doc, "worst_error_pct", json_object_new_double(worst));
+    json_object_object_add(doc, "worst_line", json_object_new_uint64(n ? rows[worst_i].line : 0));
+    if (o->format == REPORT_JSON) json_object_object_add(doc, "points", points);
+    else json_object_put(points);
+    report_write(stdout, (report_format)o->format, doc);
+    json_object_put(doc);
+  }
   int rc = EXIT_OK;
   if (o->plot && write_plot(o->plot, o->csv, rows, predicted, n, &d)) rc = cli_input_error(&d);
   if (rc == EXIT_OK && n == 0) rc = EXIT_INPUT, fprintf(stderr, "%s: no gather rows to compare\n", o->csv);

@@ -9,6 +9,7 @@
 
 typedef struct validate_gather_opts {
   const char *csv, *label, *plot;
+  int format; /* report_format: text (every row, the summary), json (the summary and the rows), csv (the summary) */
   gather_row_filter filter;
   double max_mean, max_pct; /* < 0: no target */
 } validate_gather_opts;

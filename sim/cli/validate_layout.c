@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/layout.h"
+#include "tlbsim/report.h"
 
 enum { C_PATTERN, C_CASE, C_SOURCE, C_BUFFERS, C_REG2, C_REG32, C_LREG2, C_LREG32, C_CHASE, C_TPS, C_LOADS,
        C_LOADS_PER_NS, C_SEED, NCOLS };
@@ -66,8 +67,10 @@ typedef struct tally {
 
 static double pct(double model, double measured) { return measured ? 100.0 * (model - measured) / measured : 0; }
 
-/* One row against the layout l already built for its source and case. */
-static int compare_row(const machine_spec *spec, const layout *l, char **f, const int *col, tally *t, diag *d) {
+/* One row against the layout l already built for its source and case: its
+ * line in the table (text) or its point (points, otherwise). */
+static int compare_row(const machine_spec *spec, const layout *l, char **f, const int *col, unsigned long ln,
+                       json_object *points, tally *t, diag *d) {
   uint64_t n, tps, loads, seed = 1, reg[4];
   double chase, measured;
   if (num_whole_in(f[col[C_BUFFERS]], 1, l->nodes, &n) || num_whole_in(f[col[C_TPS]], 32, 2048, &tps) ||
@@ -87,10 +90,28 @@ static int compare_row(const machine_spec *spec, const layout *l, char **f, cons
     return -1;
   double e2 = pct((double)r.regions_2m, (double)reg[0]), e32 = pct((double)r.regions_32m, (double)reg[1]);
   double ec = pct(c.cycles_per_access, chase), eg = pct(g.loads_per_ns, measured);
-  printf("%-8s %-22.22s %6llu %5llu %7llu/%-7llu %+6.1f%% %6llu/%-6llu %+6.1f%% %7.1f %7.1f %+6.2f%% %8.3f %8.3f %+7.2f%%\n",
-         f[col[C_CASE]], f[col[C_SOURCE]], (unsigned long long)n, (unsigned long long)tps,
-         (unsigned long long)reg[0], (unsigned long long)r.regions_2m, e2, (unsigned long long)reg[1],
-         (unsigned long long)r.regions_32m, e32, chase, c.cycles_per_access, ec, measured, g.loads_per_ns, eg);
+  if (!points)
+    printf("%-8s %-22.22s %6llu %5llu %7llu/%-7llu %+6.1f%% %6llu/%-6llu %+6.1f%% %7.1f %7.1f %+6.2f%% %8.3f %8.3f %+7.2f%%\n",
+           f[col[C_CASE]], f[col[C_SOURCE]], (unsigned long long)n, (unsigned long long)tps,
+           (unsigned long long)reg[0], (unsigned long long)r.regions_2m, e2, (unsigned long long)reg[1],
+           (unsigned long long)r.regions_32m, e32, chase, c.cycles_per_access, ec, measured, g.loads_per_ns, eg);
+  else {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "line", json_object_new_uint64(ln));
+    json_object_object_add(o, "case", json_object_new_string(f[col[C_CASE]]));
+    json_object_object_add(o, "source", json_object_new_string(f[col[C_SOURCE]]));
+    json_object_object_add(o, "buffers", json_object_new_uint64(n));
+    json_object_object_add(o, "threads_per_sm", json_object_new_uint64(tps));
+    json_object_object_add(o, "measured_regions_2m", json_object_new_uint64(reg[0]));
+    json_object_object_add(o, "predicted_regions_2m", json_object_new_uint64(r.regions_2m));
+    json_object_object_add(o, "measured_regions_32m", json_object_new_uint64(reg[1]));
+    json_object_object_add(o, "predicted_regions_32m", json_object_new_uint64(r.regions_32m));
+    json_object_object_add(o, "measured_chase_cycles", json_object_new_double(chase));
+    json_object_object_add(o, "predicted_chase_cycles", json_object_new_double(c.cycles_per_access));
+    json_object_object_add(o, "measured_loads_per_ns", json_object_new_double(measured));
+    json_object_object_add(o, "predicted_loads_per_ns", json_object_new_double(g.loads_per_ns));
+    json_object_array_add(points, o);
+  }
   t->worst_regions = fmax(t->worst_regions, fmax(fabs(e2), fabs(e32)));
   t->chase_sum += fabs(ec);
   t->chase_worst = fmax(t->chase_worst, fabs(ec));
@@ -100,13 +121,34 @@ static int compare_row(const machine_spec *spec, const layout *l, char **f, cons
   return 0;
 }
 
+/* The summary, and with points every row, as one JSON document. */
+static json_object *summary_doc(const machine_spec *spec, const validate_layout_opts *o, const tally *t,
+                                uint64_t skipped, json_object *points) {
+  json_object *doc = json_object_new_object();
+  json_object_object_add(doc, "csv", json_object_new_string(o->csv));
+  json_object_object_add(doc, "preset", json_object_new_string(o->label));
+  json_object_object_add(doc, "allocator", json_object_new_string(spec->vas_policy));
+  json_object_object_add(doc, "rows", json_object_new_uint64(t->rows));
+  json_object_object_add(doc, "skipped", json_object_new_uint64(skipped));
+  json_object_object_add(doc, "regions_worst_error_pct", json_object_new_double(t->worst_regions));
+  json_object_object_add(doc, "chase_mean_abs_error_pct", json_object_new_double(t->chase_sum / (double)t->rows));
+  json_object_object_add(doc, "chase_worst_error_pct", json_object_new_double(t->chase_worst));
+  json_object_object_add(doc, "gather_mean_abs_error_pct", json_object_new_double(t->gather_sum / (double)t->rows));
+  json_object_object_add(doc, "gather_worst_error_pct", json_object_new_double(t->gather_worst));
+  if (points) json_object_object_add(doc, "points", json_object_get(points));
+  return doc;
+}
+
 int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   int col[NCOLS];
   diag d;
   csv_table *t = csv_table_open(o->csv, col_names, col_required, col, NCOLS, &d);
   if (!t) return cli_input_error(&d);
-  printf("%-8s %-22s %6s %5s %-15s %7s %-13s %7s %7s %7s %7s %8s %8s %8s\n", "case", "source", "bufs", "t/SM",
-         "2M gpu/model", "err", "32M gpu/model", "err", "chase", "model", "err", "loads/ns", "model", "err");
+  bool text = o->format == REPORT_TEXT;
+  json_object *points = text ? NULL : json_object_new_array();
+  if (text)
+    printf("%-8s %-22s %6s %5s %-15s %7s %-13s %7s %7s %7s %7s %8s %8s %8s\n", "case", "source", "bufs", "t/SM",
+           "2M gpu/model", "err", "32M gpu/model", "err", "chase", "model", "err", "loads/ns", "model", "err");
   layout l = {0};
   char built[512] = "", path[4096];
   char **f;
@@ -137,7 +179,7 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
       if (layout_build(spec, &src, c, &l, &d)) rc = cli_input_error(&d);
       else snprintf(built, sizeof built, "%s", key);
     }
-    if (rc == EXIT_OK && compare_row(spec, &l, f, col, &sum, &d)) {
+    if (rc == EXIT_OK && compare_row(spec, &l, f, col, ln, points, &sum, &d)) {
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o->csv, ln, "%s", why);
@@ -147,17 +189,28 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   if (rc == EXIT_OK && got < 0) rc = cli_input_error(&d);
   layout_free(&l);
   csv_table_close(t);
-  if (rc != EXIT_OK) return rc;
-  if (!sum.rows) return fprintf(stderr, "%s: no allocation rows to compare\n", o->csv), EXIT_INPUT;
+  if (rc == EXIT_OK && !sum.rows) rc = EXIT_INPUT, fprintf(stderr, "%s: no allocation rows to compare\n", o->csv);
+  if (rc != EXIT_OK) {
+    json_object_put(points);
+    return rc;
+  }
   double chase_mean = sum.chase_sum / (double)sum.rows, gather_mean = sum.gather_sum / (double)sum.rows;
-  printf("\n%zu rows compared with preset %s (%s allocator; %llu skipped): regions within %.2f%%; chase mean %.2f%%, "
-         "worst %.2f%%; gather mean %.2f%%, worst %.2f%%\n",
-         sum.rows, o->label, spec->vas_policy, (unsigned long long)skipped, sum.worst_regions, chase_mean, sum.chase_worst, gather_mean,
-         sum.gather_worst);
+  if (text)
+    printf("\n%zu rows compared with preset %s (%s allocator; %llu skipped): regions within %.2f%%; chase mean %.2f%%, "
+           "worst %.2f%%; gather mean %.2f%%, worst %.2f%%\n",
+           sum.rows, o->label, spec->vas_policy, (unsigned long long)skipped, sum.worst_regions, chase_mean,
+           sum.chase_worst, gather_mean, sum.gather_worst);
+  else {
+    json_object *doc = summary_doc(spec, o, &sum, skipped, o->format == REPORT_JSON ? points : NULL);
+    report_write(stdout, (report_format)o->format, doc);
+    json_object_put(doc);
+  }
+  json_object_put(points);
   if ((o->max_regions >= 0 && sum.worst_regions > o->max_regions) ||
-      (o->max_chase >= 0 && sum.chase_worst > o->max_chase) || (o->max_gather >= 0 && sum.gather_worst > o->max_gather)) {
-    fprintf(stderr, "%s: model error above the target (regions %.2f%%, chase %.2f%%, gather %.2f%%)\n", o->csv,
-            sum.worst_regions, sum.chase_worst, sum.gather_worst);
+      (o->max_chase >= 0 && sum.chase_worst > o->max_chase) || (o->max_gather >= 0 && sum.gather_worst > o->max_gather) ||
+      (o->max_gather_mean >= 0 && gather_mean > o->max_gather_mean)) {
+    fprintf(stderr, "%s: model error above the target (regions %.2f%%, chase %.2f%%, gather %.2f%%, gather mean %.2f%%)\n",
+            o->csv, sum.worst_regions, sum.chase_worst, sum.gather_worst, gather_mean);
     return EXIT_INPUT;
   }
   return EXIT_OK;

@@ -10,7 +10,8 @@
 typedef struct validate_layout_opts {
   const char *csv, *label;
   const char *traces;            /* where a churn row's source trace is (DIR/SOURCE, .gz too) */
-  double max_regions, max_chase, max_gather; /* % targets; < 0: none */
+  int format;                    /* report_format, as validate_gather_opts' */
+  double max_regions, max_chase, max_gather, max_gather_mean; /* % targets (worst, worst, worst, mean); < 0: none */
   uint64_t min_nodes;            /* only rows over at least this many buffers */
   uint64_t every;
 } validate_layout_opts;

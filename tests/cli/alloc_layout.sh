@@ -2,20 +2,12 @@
 # tlbsim alloc --policy cuda against the H200's cudaMalloc (issue #15): the live set's distinct 2 MiB
 # and 32 MiB regions (live_regions_2m_end, live_regions_32m_end) after each committed churn trace,
 # replayed (case churned) and its live sizes allocated in order (fresh, built from --layout), within
-# 2 % of gpu/results/h200/churn_*.csv, from an empty heap as a user replays a trace; smallbufs after
-# the CUDA context's part of the heap, as measured. The --layout file's schema. POSIX tools only.
+# 0.6 % of gpu/results/h200/churn_*.csv (docs/ALLOC.md's worst, churn_below churned 32 MiB, is
+# -0.55 %), from an empty heap as a user replays a trace; smallbufs after the CUDA context's part of
+# the heap, as measured. The --layout file's schema. POSIX tools only.
 # usage: alloc_layout.sh TLBSIM SOURCE_DIR
-tlbsim=$1
-src=$2
+. "$(dirname "$0")/lib.sh"
 results=$src/gpu/results/h200
-work=alloc_layout_tmp
-failures=0
-mkdir -p "$work"
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 # measured FILE COLUMN KEY=VALUE...: COLUMN of the first row whose named columns hold the values
 measured() {
@@ -34,8 +26,9 @@ modelled() { awk -F, -v column="$1" 'NR == 1 { for (i = 1; i <= NF; i++) at[$i] 
 within() {
   if awk -v m="$2" -v g="$3" -v p="$4" 'BEGIN { d = m - g; if (d < 0) d = -d; exit !(g > 0 && d * 100 <= p * g) }'; then
     echo "$1: $2 (GPU $3)"
+    ok
   else
-    fail "$1: $2 against the GPU's $3, more than $4 % off"
+    bad "$1: $2 against the GPU's $3, more than $4 % off"
   fi
 }
 
@@ -45,23 +38,23 @@ replay() {
   trace=$1
   shift
   "$tlbsim" alloc --policy cuda --format csv "$@" "$trace" >"$work/out.csv" 2>"$work/err" ||
-    fail "tlbsim alloc $trace: $(head -c 300 "$work/err")"
+    bad "tlbsim alloc $trace: $(head -c 300 "$work/err")"
 }
 
 for t in below near above; do
   replay "$src/traces/churn/churn_$t.trace.gz" "$work/$t.csv"
   for r in 2m 32m; do
     within "churn_$t churned, $r regions" "$(modelled live_regions_${r}_end)" \
-      "$(measured "$results/churn_$t.csv" regions_$r case=churned)" 2
+      "$(measured "$results/churn_$t.csv" regions_$r case=churned)" 0.6
   done
-  [ "$(head -1 "$work/$t.csv")" = "source,case,index,id,size_bytes,offset_bytes" ] || fail "layout header"
-  sed -n 2p "$work/$t.csv" | grep -q "^churn_$t.trace.gz,cuda,0,[0-9]*,[0-9]*,0$" || fail "layout: first row"
-  [ $(($(wc -l <"$work/$t.csv") - 1)) -eq "$(modelled live_buffers_end)" ] || fail "layout: not one row per live buffer"
+  [ "$(head -1 "$work/$t.csv")" = "source,case,index,id,size_bytes,offset_bytes" ] && ok || bad "layout header"
+  sed -n 2p "$work/$t.csv" | grep -q "^churn_$t.trace.gz,cuda,0,[0-9]*,[0-9]*,0$" && ok || bad "layout: first row"
+  [ $(($(wc -l <"$work/$t.csv") - 1)) -eq "$(modelled live_buffers_end)" ] && ok || bad "layout: not one row per live buffer"
   awk -F, 'NR > 1 { print "alloc", $4, $5 }' "$work/$t.csv" >"$work/${t}_fresh.trace"
   replay "$work/${t}_fresh.trace"
   for r in 2m 32m; do
     within "churn_$t fresh, $r regions" "$(modelled live_regions_${r}_end)" \
-      "$(measured "$results/churn_$t.csv" regions_$r case=fresh)" 2
+      "$(measured "$results/churn_$t.csv" regions_$r case=fresh)" 0.6
   done
 done
 
@@ -80,8 +73,4 @@ for size in 65536 1572864; do
   done
 done
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all passed"
+finish alloc_layout

@@ -3,10 +3,7 @@
 # usage errors exit 2, bad input or configuration exit 1.
 # Usage: cli_errors.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
 
 # check EXPECTED_STATUS STDERR_SUBSTRING -- command...
 check() {
@@ -17,9 +14,9 @@ check() {
   lines=$(wc -l <"$work/err")
   if [ "$got" = "$want" ] && { [ -z "$pattern" ] || grep -qF -- "$pattern" "$work/err"; } &&
      { [ "$want" = 0 ] || [ "$lines" = 1 ]; }; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1))
+    failures=$((failures + 1))
     echo "FAIL: $* -> exit $got (want $want), stderr ($lines lines):"
     sed 's/^/    /' "$work/err"
   fi
@@ -51,7 +48,8 @@ check 1 "--set:3: tlb.l1d.bank_bits: 5 bank bits do not fit the 16 sets' index" 
   "$tlbsim" run --set tlb.l1d.ways=4 --set tlb.l1d.index=xor --set tlb.l1d.bank_bits=5 "$demo"
 check 1 "--set:1: 'tlb.l1d.entries': expected SECTION.KEY=VALUE" -- "$tlbsim" run --set tlb.l1d.entries "$demo"
 check 1 "$work/typo.ini:5: unknown key 'wayz' in [tlb.l1d]" -- "$tlbsim" run --config "$work/typo.ini" "$demo"
-check 1 "use --preset or --config, not both" -- "$tlbsim" run --preset x86-64 --config "$work/typo.ini" "$demo"
+# --config with --preset lays the file over the preset (a machine file): its errors name its lines
+check 1 "$work/typo.ini:5: unknown key 'wayz' in [tlb.l1d]" -- "$tlbsim" run --preset x86-64 --config "$work/typo.ini" "$demo"
 check 1 "$work/bad.trace:2:" -- "$tlbsim" run "$work/bad.trace"
 check 1 "$work/missing.trace" -- "$tlbsim" run "$work/missing.trace"
 check 1 "$work/cut.gz" -- "$tlbsim" run "$work/cut.gz"
@@ -107,9 +105,9 @@ printf 'alloc 1 18446744073709551000\nalloc 2 1M\nfree 1\nfree 2\n' >"$work/biga
 for p in first-fit next-fit best-fit buddy cuda caching expandable; do
   check 0 "" -- "$tlbsim" alloc --policy "$p" --format csv "$work/bigalloc.trace"
   if [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "ooms") c = i} NR == 2 {print $c}' "$work/out")" = 1 ]; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1)); echo "FAIL: alloc --policy $p: a 2^64-byte request is not one OOM"; cat "$work/out"
+    bad "alloc --policy $p: a 2^64-byte request is not one OOM"; cat "$work/out"
   fi
 done
 check 2 "--synthetic: requests: '18446744073709551615' is out of range (0..100000000)" -- \
@@ -138,15 +136,15 @@ printf 'kept\n' >"$work/timeline.csv"
 printf 'alloc 1 4K\nfree 9\n' >"$work/badfree.trace"
 check 1 "$work/badfree.trace:2: free of allocation 9" -- "$tlbsim" alloc --timeline "$work/timeline.csv" "$work/badfree.trace"
 if [ "$(cat "$work/timeline.csv")" = kept ] && ! ls "$work"/.timeline.csv.* >/dev/null 2>&1; then
-  pass=$((pass + 1))
+  ok
 else
-  fail=$((fail + 1)); echo "FAIL: a failed alloc replaced $work/timeline.csv or left its temporary"
+  bad "a failed alloc replaced $work/timeline.csv or left its temporary"
 fi
 check 0 "" -- "$tlbsim" alloc --timeline "$work/timeline.csv" --emit-rmm "$work/emit.csv" "$work/bigalloc.trace"
 if head -1 "$work/timeline.csv" | grep -q '^event,' && head -1 "$work/emit.csv" | grep -q '^Thread,'; then
-  pass=$((pass + 1))
+  ok
 else
-  fail=$((fail + 1)); echo "FAIL: alloc did not write its timeline and RMM log"
+  bad "alloc did not write its timeline and RMM log"
 fi
 cp "$work/bigalloc.trace" "$work/input.trace"
 check 1 "$work/input.trace: is also an input: not overwritten" -- \
@@ -211,7 +209,7 @@ awk 'BEGIN { x = 12345; for (i = 0; i < 300; i++) { x = (x * 1103515245 + 12345)
   printf "r 0x%x%07x000\n", x % 65536, (x * 7) % 268435456 } }' >"$work/scattered.trace"
 check 0 "" -- timeout 20 "$tlbsim" run --config "$work/wide.ini" --format csv "$work/scattered.trace"
 [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["page_faults"], $c["faults"] }' \
-  "$work/out")" = "300 0" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: wide format: not 300 page faults"; }
+  "$work/out")" = "300 0" ] && ok || bad "wide format: not 300 page faults"
 # One wide table's entries outgrow the host: under ASan (which cannot run with ulimit -v) any
 # allocation above 1 MiB fails, the 16384-cell table of 6000 pages; else a 40 MB address space
 # fails the 2^18-cell table of 200000 pages.
@@ -227,9 +225,9 @@ fi
 rc=$?
 if [ $rc = 1 ] && [ "$(grep -v '^==' "$work/err" | grep -c .)" = 1 ] &&
    grep -q "^$work/seq.trace:[0-9]*: access 0x[0-9a-f]*: out of host memory for the page tables and frames it needs$" "$work/err"; then
-  pass=$((pass + 1))
+  ok
 else
-  fail=$((fail + 1)); echo "FAIL: host memory running out is not one error (exit $rc):"; grep -v '^==' "$work/err" | head -3
+  bad "host memory running out is not one error (exit $rc):"; grep -v '^==' "$work/err" | head -3
 fi
 for cmd in run explain chase validate calibrate formats alloc; do
   check 0 "" -- "$tlbsim" "$cmd" --help
@@ -237,7 +235,6 @@ done
 # stdin works and gives the same answer as the file.
 a=$("$tlbsim" run --format csv "$demo")
 b=$("$tlbsim" run --format csv - <"$demo" | sed 's/<stdin>/'"$(printf '%s' "$demo" | sed 's/[\/&]/\\&/g')"'/')
-if [ "$a" = "$b" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: stdin replay differs"; fi
+if [ "$a" = "$b" ]; then ok; else bad "stdin replay differs"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cli_errors

@@ -3,12 +3,12 @@
 # -F's function with COMP_WORDS set, against the built tlbsim.
 #   tests/cli/completion.sh TLBSIM SOURCE_DIR
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 tlbsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") src=$(cd "$2" && pwd)
 PATH=$(dirname "$tlbsim"):$PATH
 # shellcheck source=/dev/null
 source "$src/completion/tlbsim.bash"
-[ "$(complete -p tlbsim)" = "complete -o filenames -F _tlbsim tlbsim" ] || { echo "not registered" >&2; exit 1; }
-fails=0
+[ "$(complete -p tlbsim)" = "complete -o filenames -F _tlbsim tlbsim" ] || fail "not registered"
 expect() { # WANT WORD... : the completions of the last word
   local want=$1
   shift
@@ -16,7 +16,9 @@ expect() { # WANT WORD... : the completions of the last word
   _tlbsim
   if [ "${COMPREPLY[*]}" != "$want" ]; then
     echo "FAIL: tlbsim ${*:2} -> '${COMPREPLY[*]}', want '$want'" >&2
-    fails=$((fails + 1))
+    failures=$((failures + 1))
+  else
+    ok
   fi
 }
 expect "mrc" tlbsim m
@@ -39,5 +41,5 @@ expect "demo.trace" tlbsim run dem
 COMP_WORDS=(tlbsim "") COMP_CWORD=1
 _tlbsim
 want=$("$tlbsim" --help | awk '/^  [a-z]/ { print $1 }' | tr '\n' ' ')
-[ "${COMPREPLY[*]}" = "${want}--help" ] || { echo "FAIL: commands '${COMPREPLY[*]}'" >&2; fails=$((fails + 1)); }
-[ "$fails" -eq 0 ] && echo "completion: ok"
+[ "${COMPREPLY[*]}" = "${want}--help" ] && ok || bad "commands '${COMPREPLY[*]}'"
+finish completion

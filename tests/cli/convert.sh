@@ -6,16 +6,15 @@
 # cannot hold, a bad input line, or a pinatrace cut short is exit 1 with one
 # FILE:LINE line, and OUT is not there afterwards. Usage errors: exit 2.
 # Usage: convert.sh TLBSIM SOURCE_DIR
-set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+set -u -o pipefail
+. "$(dirname "$0")/lib.sh"
 
-# The report's counts, without the columns that name the input.
-counts() { "$tlbsim" run --format csv "$@" | cut -d, -f3-; }
+# The report's counts, without the columns that name the input; a failed or
+# empty report fails, so that two failures never compare equal.
+counts() {
+  local report
+  report=$("$tlbsim" run --format csv "$@" | cut -d, -f3-) && [ -n "$report" ] && printf '%s\n' "$report"
+}
 
 printf '0x400a1c: W 0x7ffd3e0\n0x400a20: R 0x601040\n0x400a24: R 0x601048\n#eof\n' >"$work/pin.out"
 printf 'r 0x1000\nr 0x2000 thread=1\nr 0x1000 thread=1\nr 0x3000 8 thread=2\nw 0x1000\n' >"$work/threads.trace"
@@ -39,7 +38,7 @@ for c in "${cases[@]}"; do
         bad "convert $in --to $to --compress $z"
         continue
       fi
-      got=$(counts "$out")
+      got=$(counts "$out") || { bad "run $out"; continue; }
       [ "$got" = "$want" ] && ok || bad "$in as $to/$z replays differently: $got vs $want"
       fmt=$("$tlbsim" run --format csv "$out" | awk -F, 'NR == 2 {print $2}')
       [ "$fmt" = "$to" ] && ok || bad "$out detected as '$fmt', not $to"
@@ -49,7 +48,8 @@ done
 
 # stdin to stdout, and the summary line
 "$tlbsim" convert - - <"$src/traces/samples/stride.din" 2>"$work/err" >"$work/piped"
-[ "$(counts "$work/piped")" = "$(counts "$src/traces/samples/stride.din")" ] && ok || bad "stdin to stdout"
+a=$(counts "$work/piped") && b=$(counts "$src/traces/samples/stride.din") && [ "$a" = "$b" ] && ok ||
+  bad "stdin to stdout"
 grep -q "^tlbsim convert: 1487 records from <stdin> (din) to <stdout> (binary)$" "$work/err" && ok ||
   bad "summary line: $(cat "$work/err")"
 
@@ -121,5 +121,4 @@ printf 'mark a#b\nmap 0x200000 2M page=2M\nr 0x200000\n' >"$work/held.trace"
   "$tlbsim" convert --quiet --to native "$work/held.bin" "$work/held2.trace" &&
   [ "$(counts "$work/held2.trace")" = "$(counts "$work/held.trace")" ] && ok || bad "native -> binary -> native"
 
-echo "convert: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish convert

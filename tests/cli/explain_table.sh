@@ -9,11 +9,8 @@
 # top byte (V 0x01, R 0x02, W 0x04, X 0x08, L 0x10), the address below.
 # Usage: explain_table.sh TLBSIM
 set -eu -o pipefail
-tlbsim=$1
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
+. "$(dirname "$0")/lib.sh"
+need python3
 
 out=$("$tlbsim" explain --preset teaching 0x1234 0xffff 0x1200)
 has "$out" "VA 0x1234, format teaching16, 256B page"
@@ -56,7 +53,8 @@ for x in (a, b):
         assert int(up["raw"], 16) == (1 << 56) | up["next_table"], up
     assert e[0]["index"] == 254 and e[0]["entry_address"] == 0x10000000007f0, e[0]
 leaf = b["entries"][3]
-assert leaf == {"level": "PT", "index": 1, "table": 0x1000000004000, "entry_address": 0x1000000004008,
+assert [s["va_bits"] for s in b["entries"]] == [[47, 39], [38, 30], [29, 21], [20, 12]], b
+assert leaf == {"level": "PT", "index": 1, "va_bits": [20, 12], "table": 0x1000000004000, "entry_address": 0x1000000004008,
                 "raw": "0x1f00000000001000", "valid": True, "leaf": True, "prot": "rwx",
                 "page_size": 4096, "frame": 1, "frame_address": 0x1000}, leaf
 assert a["entries"][3]["raw"] == "0x1f00000000000000" and a["entries"][3]["frame"] == 0
@@ -66,8 +64,8 @@ ok
 import json, sys
 a, = json.load(sys.stdin)["addresses"]
 assert a["mapped"] is False and a["pa"] is None, a
-assert a["entries"] == [{"level": "L1", "index": 1, "table": 1 << 48, "entry_address": (1 << 48) + 2,
+assert a["entries"] == [{"level": "L1", "index": 1, "va_bits": [15, 12], "table": 1 << 48, "entry_address": (1 << 48) + 2,
                          "raw": "0x0000000000000000", "valid": False}], a
 ' || fail "explain JSON unmapped"
 ok
-echo "$pass passed, 0 failed"
+finish explain_table

@@ -5,12 +5,7 @@
 # output; bad inputs exit 1 with one FILE:LINE line, usage errors exit 2.
 # Usage: kernel.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 list=$src/traces/kernels/kernelslist.g
 
 # the rows without the trace column (the last)
@@ -72,5 +67,4 @@ check 2 "give --stats" -- "$tlbsim" kernel "$list"
 check 2 "binary kernel trace only" -- "$tlbsim" convert --to lackey "$list" "$work/x"
 check 2 "binary kernel trace only" -- "$tlbsim" convert --compress gzip "$list" "$work/x"
 
-echo "kernel.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish kernel

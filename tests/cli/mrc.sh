@@ -8,12 +8,7 @@
 # "tlbsim mrc: ..."; bad input: exit 1 and one FILE:LINE line).
 # Usage: mrc.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # A lackey trace: 20,000 data accesses over 600 pages of a 2.4 MiB region
 # and 300 pages far away (so 2 MiB pages see two regions), 1 to 64 bytes,
@@ -118,7 +113,7 @@ check_json_opt=$("$tlbsim" mrc --opt --format json --sets-max 2 --ways 1 --entri
 [ "$check_json_opt" = '"opt_misses":252 "opt_misses":null ' ] && ok || bad "--opt JSON: $check_json_opt"
 
 # plots/mrc.gp draws the CSV (when gnuplot is here).
-if command -v gnuplot >/dev/null; then
+if have gnuplot; then
   gnuplot -e "file='$work/a.csv'; page=4096; out='$work/mrc.png'" "$src/plots/mrc.gp" 2>"$work/gp.err" &&
     [ -s "$work/mrc.png" ] && ok || { bad "plots/mrc.gp"; cat "$work/gp.err"; }
   gnuplot -e "file='$work/o.csv'; page=4096; out='$work/mrc_opt.png'" "$src/plots/mrc.gp" 2>"$work/gp.err" &&
@@ -174,5 +169,4 @@ check 1 "$work/ctx.trace:2: ctx 3: mrc models one address space" -- "$tlbsim" mr
 check 1 "$work/missing.trace" -- "$tlbsim" mrc "$work/missing.trace"
 "$tlbsim" mrc --help | grep -q '^usage: tlbsim mrc' && ok || bad "--help"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish mrc

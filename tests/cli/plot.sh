@@ -3,9 +3,7 @@
 # plot with nothing to draw is an error, not an empty file.
 # Usage: plot.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 csv=$src/gpu/results/h200/chase_banks.csv
 # The first 24 rows: 48 MiB stride, both orders, 128 GiB and up.
 head -n 25 "$csv" >"$work/few.csv"

@@ -8,17 +8,11 @@
 # prot=r frames 2 and 3 under +0x60. Tables within a level come in VA order.
 # Usage: pt_dump.sh TLBSIM
 set -eu -o pipefail
-tlbsim=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
+. "$(dirname "$0")/lib.sh"
 
-printf 'r 0x1234\nw 0xffff\nmap 0x8000 0x200 prot=r\n' >"$tmp/t.trace"
+printf 'r 0x1234\nw 0xffff\nmap 0x8000 0x200 prot=r\n' >"$work/t.trace"
 for cmd in "dump" "run --dump-pt"; do
-  out=$("$tlbsim" $cmd --preset teaching "$tmp/t.trace")
+  out=$("$tlbsim" $cmd --preset teaching "$work/t.trace")
   has "$out" "page table: format teaching16, 4 pages mapped, 128B of tables"
   has "$out" "L1 table at 0x1000000000000: VA 0-0xffff, index VA[15:12], 16 entries x 2 B, 3 valid"
   has "$out" "    1: 0x0101000000000020  V next table 0x1000000000020"
@@ -39,36 +33,36 @@ for cmd in "dump" "run --dump-pt"; do
   ok
 done
 # run --dump-pt puts the table before the usual report
-out=$("$tlbsim" run --dump-pt --preset teaching "$tmp/t.trace")
+out=$("$tlbsim" run --dump-pt --preset teaching "$work/t.trace")
 grep -q '^faults    2 demand-paging faults' <<<"$out" || fail "report after the dump"
 ok
 # unmapping frees the empty L2 table; the dump shows what is left
-printf 'map 0x1000 0x100\nmap 0x2000 0x100\nunmap 0x1000 0x100\n' >"$tmp/u.trace"
-out=$("$tlbsim" dump --preset teaching "$tmp/u.trace")
+printf 'map 0x1000 0x100\nmap 0x2000 0x100\nunmap 0x1000 0x100\n' >"$work/u.trace"
+out=$("$tlbsim" dump --preset teaching "$work/u.trace")
 has "$out" "page table: format teaching16, 1 pages mapped, 64B of tables"
 has "$out" "    2: 0x0101000000000040  V next table 0x1000000000040"
 has "$out" "    0: 0x1700000000000100  V rw- leaf 256B page, frame 0x1 (pa 0x100)"
 # x86-64: a 2 MiB page is a leaf in the PD (L bit, page size from the level)
-printf 'map 0x40000000 2M page=2M prot=rwx\n' >"$tmp/x.trace"
-out=$("$tlbsim" dump "$tmp/x.trace")
+printf 'map 0x40000000 2M page=2M prot=rwx\n' >"$work/x.trace"
+out=$("$tlbsim" dump "$work/x.trace")
 has "$out" "PD table at 0x1000000002000: VA 0x40000000-0x7fffffff, index VA[29:21], 512 entries x 8 B, 1 valid"
 has "$out" "    0: 0x1f00000000000000  V rwx leaf 2MiB page, frame 0 (pa 0)"
 has "$out" "    1: 0x0101000000002000  V next table 0x1000000002000"
 # --at-mark: the table as it stands at the first mark of that label
-printf 'r 0x1234\nmark one\nw 0xffff\nmark two\n' >"$tmp/m.trace"
-out=$("$tlbsim" dump --preset teaching --at-mark one "$tmp/m.trace")
-has "$out" "at mark one ($tmp/m.trace:2)"
+printf 'r 0x1234\nmark one\nw 0xffff\nmark two\n' >"$work/m.trace"
+out=$("$tlbsim" dump --preset teaching --at-mark one "$work/m.trace")
+has "$out" "at mark one ($work/m.trace:2)"
 has "$out" "page table: format teaching16, 1 pages mapped, 64B of tables"
 has "$out" "L1 table at 0x1000000000000: VA 0-0xffff, index VA[15:12], 16 entries x 2 B, 1 valid"
 grep -q 'frame 0x1' <<<"$out" && fail "0xffff mapped before its record"
 ok
-out=$("$tlbsim" dump --preset teaching --at-mark two "$tmp/m.trace")
+out=$("$tlbsim" dump --preset teaching --at-mark two "$work/m.trace")
 has "$out" "   15: 0x1f00000000000100  V rwx leaf 256B page, frame 0x1 (pa 0x100)"
-if "$tlbsim" dump --preset teaching --at-mark three "$tmp/m.trace" >/dev/null 2>"$tmp/err"; then fail "missing mark accepted"; fi
-grep -qF "$tmp/m.trace: no mark three in the trace" "$tmp/err" || fail "missing mark message"
+if "$tlbsim" dump --preset teaching --at-mark three "$work/m.trace" >/dev/null 2>"$work/err"; then fail "missing mark accepted"; fi
+grep -qF "$work/m.trace: no mark three in the trace" "$work/err" || fail "missing mark message"
 ok
 # --dump-pt writes text only
-if "$tlbsim" run --dump-pt --format json "$tmp/t.trace" >/dev/null 2>"$tmp/err"; then fail "--dump-pt json accepted"; fi
-grep -q 'dump-pt goes with the text report only' "$tmp/err" || fail "--dump-pt json message"
+if "$tlbsim" run --dump-pt --format json "$work/t.trace" >/dev/null 2>"$work/err"; then fail "--dump-pt json accepted"; fi
+grep -q 'dump-pt goes with the text report only' "$work/err" || fail "--dump-pt json message"
 ok
-echo "$pass passed, 0 failed"
+finish pt_dump

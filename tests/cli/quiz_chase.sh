@@ -7,10 +7,7 @@
 # 64 pages l2 misses too and each load walks the two levels (3 + 2 x 10 = 23).
 # Usage: quiz_chase.sh TLBSIM
 set -eu -o pipefail
-tlbsim=$1
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 out=$("$tlbsim" chase --preset teaching --footprint 2K,4K,8K,16K,64K --stride 256 --format csv)
 got=$(awk -F, 'NR > 1 { printf "%s:%s ", $6, $8 }' <<<"$out")
@@ -26,4 +23,4 @@ err=$("$tlbsim" chase --preset teaching --footprint 128K --stride 256 2>&1); rc=
 set -e
 [ $rc = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] || fail "128K on a 64 KiB VA space: rc $rc: $err"
 ok
-echo "quiz_chase: $pass checks passed"
+finish quiz_chase

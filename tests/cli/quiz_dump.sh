@@ -5,16 +5,12 @@
 # 3 under +0x60; tables from 0x1000000000000 = 281474976710656), as data.
 # Usage: quiz_dump.sh TLBSIM
 set -eu -o pipefail
-tlbsim=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-is() { [ "$(jq -c "$2" "$tmp/d.json")" = "$3" ] || fail "$1: $2 is $(jq -c "$2" "$tmp/d.json"), not $3"; ok; }
+. "$(dirname "$0")/lib.sh"
+need jq
+is() { [ "$(jq -c "$2" "$work/d.json")" = "$3" ] || fail "$1: $2 is $(jq -c "$2" "$work/d.json"), not $3"; ok; }
 
-printf 'r 0x1234\nw 0xffff\nmark one\nmap 0x8000 0x200 prot=r\n' >"$tmp/t.trace"
-"$tlbsim" dump --preset teaching --format json "$tmp/t.trace" >"$tmp/d.json"
+printf 'r 0x1234\nw 0xffff\nmark one\nmap 0x8000 0x200 prot=r\n' >"$work/t.trace"
+"$tlbsim" dump --preset teaching --format json "$work/t.trace" >"$work/d.json"
 is summary '[.format, .va_bits, .pages_mapped, .table_bytes, .at_mark]' '["teaching16",16,4,128,null]'
 is levels '[.levels[] | [.level, .name, (.tables | length)]]' '[[0,"L1",1],[1,"L2",3]]'
 is root '.levels[0].tables[0] | [.table_pa, .va_first, .va_last, .index_hi, .index_lo, .entries, .entry_bytes, .valid]' \
@@ -26,15 +22,15 @@ is l2order '[.levels[1].tables[] | .va_first]' '[4096,32768,61440]'
 is leaves '[.levels[1].tables[].valid_entries[] | [.index, .prot, .page_size, .frame, .pa]]' \
   '[[2,"rwx",256,0,0],[0,"r--",256,2,512],[1,"r--",256,3,768],[15,"rwx",256,1,256]]'
 # --at-mark: the table as it stood there, and where
-"$tlbsim" dump --preset teaching --format json --at-mark one "$tmp/t.trace" >"$tmp/d.json"
+"$tlbsim" dump --preset teaching --format json --at-mark one "$work/t.trace" >"$work/d.json"
 is at_mark '[.at_mark.label, .at_mark.line, .pages_mapped]' '["one",3,2]'
 # the text form is unchanged by the option's default
-"$tlbsim" dump --preset teaching "$tmp/t.trace" | grep -qxF "page table: format teaching16, 4 pages mapped, 128B of tables" ||
+"$tlbsim" dump --preset teaching "$work/t.trace" | grep -qxF "page table: format teaching16, 4 pages mapped, 128B of tables" ||
   fail "text dump"
 ok
 set +e
-err=$("$tlbsim" dump --format yaml "$tmp/t.trace" 2>&1); rc=$?
+err=$("$tlbsim" dump --format yaml "$work/t.trace" 2>&1); rc=$?
 set -e
 [ $rc = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] || fail "--format yaml: rc $rc: $err"
 ok
-echo "quiz_dump: $pass checks passed"
+finish quiz_dump

@@ -8,12 +8,7 @@
 # FILE:LINE line, --thread with several traces exit 2.
 # Usage: run_cpus.sh TLBSIM
 set -u
-tlbsim=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 column() { # column NAME ARGS...: NAME's value in run's CSV
   local name=$1
@@ -69,5 +64,4 @@ expect_error 1 "^$work/own.trace:2: a thread id in a trace replayed as one of se
 expect_error 2 "" run --thread 1 "${two[@]}"
 expect_error 1 "^$work/missing.din" run "$work/a.din" "$work/missing.din"
 
-echo "run_cpus: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish run_cpus

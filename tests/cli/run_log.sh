@@ -6,17 +6,11 @@
 # that the log leaves unchanged.
 # Usage: run_log.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
+. "$(dirname "$0")/lib.sh"
+need python3
 
 two="--preset teaching --set tlb.l1d.entries=2"
-cat >"$tmp/lru.trace" <<'T'
+cat >"$work/lru.trace" <<'T'
 r 0x100
 r 0x200
 r 0x110
@@ -24,7 +18,7 @@ r 0x300
 r 0x200
 w 0x2fe 4
 T
-out=$("$tlbsim" run $two --log "$tmp/lru.trace")
+out=$("$tlbsim" run $two --log "$work/lru.trace")
 # vpn 1, 2 miss both levels (demand paging maps them); 1 hits; 3 evicts 2 (LRU); 2 evicts 1 and hits l2
 has "$out" "1: r 0x100 1 | vpn 0x1 l1d set 0 miss, l2 set 1 miss; walk refs 3 pwc - lines 0 tables +1 page-fault; pfn 0 pa 0; cycles 33"
 has "$out" "2: r 0x200 1 | vpn 0x2 l1d set 0 miss, l2 set 2 miss; walk refs 4 pwc - lines 0 page-fault; pfn 0x1 pa 0x100; cycles 43"
@@ -37,11 +31,11 @@ has "$out" "6: w 0x2fe 4 | vpn 0x2 l1d set 0 hit; pfn 0x1 pa 0x1fe; cycles 1 + v
 grep -Eq '^l1d +7 +3 +4 +57\.143% +2$' <<<"$out" || fail "l1d row with 2 evictions"
 ok
 # with FIFO, vpn 3 evicts vpn 1 (filled first) although it was just used
-out=$("$tlbsim" run $two --set tlb.l1d.policy=fifo --log "$tmp/lru.trace")
+out=$("$tlbsim" run $two --set tlb.l1d.policy=fifo --log "$work/lru.trace")
 grep -q '^4: r 0x300 1 | vpn 0x3 l1d set 0 miss evict 0x1,' <<<"$out" || fail "fifo victim"
 ok
 
-cat >"$tmp/layout.trace" <<'T'
+cat >"$work/layout.trace" <<'T'
 map 0x1000 0x200
 r 0x1000
 r 0x1100
@@ -55,7 +49,7 @@ free 7
 mark end
 ctx 1
 T
-out=$("$tlbsim" run $two --log "$tmp/layout.trace")
+out=$("$tlbsim" run $two --log "$work/layout.trace")
 has "$out" "1: map 0x1000 0x200 prot=rw- | va 0x1000-0x1200 page 256B | ptes +2 -0 tables +1 | shootdowns 0 entries 0"
 has "$out" "4: protect 0x1000 0x100 prot=r-- | va 0x1000-0x1100 page 256B | ptes +1 -0 | shootdowns 1 entries 2"
 has "$out" "5: w 0x1000 1 | vpn 0x10 l1d set 0 miss, l2 set 0 miss; walk refs 2 pwc - lines 0; fault protection; cycles 23"
@@ -71,8 +65,8 @@ has "$out" "12: ctx 1 | tables +1"
 
 # CSV has no log form
 rc=0
-"$tlbsim" run --log --format csv "$tmp/lru.trace" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" = 2 ] && grep -q -- '--log' "$tmp/err" || fail "--log --format csv: expected a usage error, got $rc"
+"$tlbsim" run --log --format csv "$work/lru.trace" >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" = 2 ] && grep -q -- '--log' "$work/err" || fail "--log --format csv: expected a usage error, got $rc"
 ok
 
 # JSON lines: each parses, the hand-known fields are there, the sums are the
@@ -80,9 +74,9 @@ ok
 check() { # NAME ARGS...
   local name=$1
   shift
-  "$tlbsim" run "$@" --format json --log >"$tmp/log.out"
-  "$tlbsim" run "$@" --format json >"$tmp/plain.out"
-  python3 - "$tmp/log.out" "$tmp/plain.out" "$name" <<'PY' || fail "$name: JSON lines"
+  "$tlbsim" run "$@" --format json --log >"$work/log.out"
+  "$tlbsim" run "$@" --format json >"$work/plain.out"
+  python3 - "$work/log.out" "$work/plain.out" "$name" <<'PY' || fail "$name: JSON lines"
 import json, sys
 text = open(sys.argv[1]).read()
 plain = json.loads(open(sys.argv[2]).read())
@@ -148,21 +142,21 @@ print(name, len(log), "records add up")
 PY
   ok
 }
-check lru $two "$tmp/lru.trace"
-check layout $two "$tmp/layout.trace"
+check lru $two "$work/lru.trace"
+check layout $two "$work/layout.trace"
 check teaching --preset teaching "$src/traces/samples/teaching.trace"
 check demo "$src/traces/samples/demo.trace"
 check stride-din "$src/traces/samples/stride.din"
 check stride-lackey --preset x86-64 "$src/traces/samples/stride.lackey"
 # README's excerpt is what its command prints
-python3 - "$src/README.md" >"$tmp/readme" <<'PY' || fail "README excerpt not found"
+python3 - "$src/README.md" >"$work/readme" <<'PY' || fail "README excerpt not found"
 import sys
 s = open(sys.argv[1]).read()
 cmd = "$ tlbsim run --preset teaching --log traces/samples/teaching.trace | grep -E '^3[1-7]:'\n"
 i = s.index(cmd) + len(cmd)
 sys.stdout.write(s[i:s.index("```", i)])
 PY
-(cd "$src" && "$tlbsim" run --preset teaching --log traces/samples/teaching.trace | grep -E '^3[1-7]:') >"$tmp/now"
-diff "$tmp/readme" "$tmp/now" || fail "README's run --log excerpt differs from the output"
+(cd "$src" && "$tlbsim" run --preset teaching --log traces/samples/teaching.trace | grep -E '^3[1-7]:') >"$work/now"
+diff "$work/readme" "$work/now" || fail "README's run --log excerpt differs from the output"
 ok
-echo "$pass passed, 0 failed"
+finish run_log

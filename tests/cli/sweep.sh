@@ -11,12 +11,8 @@
 # FILE:LINE line).
 # Usage: sweep.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+need python3
 
 # 20,000 data accesses over 600 near pages and 300 far ones, some
 # straddling; an instruction fetch every tenth line. Accesses only, so line
@@ -203,7 +199,7 @@ PY
     "$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="tlb.l1d.misses") c=i; next} {printf "%s%s", $c, NR%2 ? " " : ","}' "$work/ivc.csv")" ] &&
   ok || bad "--interval --format text: $(grep '^tlb.l1d.misses ' "$work/ivt" | tr '\n' '|')"
 # plots/sweep_interval.gp draws it (one line per configuration, two axes).
-if command -v gnuplot >/dev/null; then
+if have gnuplot; then
   "$tlbsim" sweep --vary tlb.l1d.entries=16,64 --vary tlb.stlb.ways=6,12 --interval 2000 "$work/gen.lackey" >"$work/iv2.csv"
   gnuplot -e "file='$work/iv2.csv'; out='$work/iv.png'; naxes=2" "$src/plots/sweep_interval.gp" 2>"$work/gp.err" &&
     [ -s "$work/iv.png" ] && [ ! -s "$work/gp.err" ] && ok || bad "plots/sweep_interval.gp: $(cat "$work/gp.err")"
@@ -271,5 +267,4 @@ check 1 "$work/missing.trace" -- "$tlbsim" sweep "$g" "$work/missing.trace"
 "$tlbsim" sweep --help | grep -q '^usage: tlbsim sweep' && ok || bad "--help"
 "$tlbsim" sweep --help | grep -q -- '--vary S.K=V1,V2,...' && ok || bad "--help lists --vary"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish sweep

@@ -12,12 +12,7 @@
 # manifest, each a FILE[:LINE] message and exit 1 with nothing on stdout.
 # Usage: sweep_cluster.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 cd "$work" || exit 1
 cp "$src/traces/samples/stride.din" "$src/traces/samples/demo.trace" "$src/traces/samples/stride.lackey" .
 
@@ -61,7 +56,7 @@ grep -q '^#SBATCH --cpus-per-task=2$' d.uneven/sweep.sbatch && ok || bad "#SBATC
 [ "$(head -1 d.uneven/out/0.csv)" = "$(head -1 plain.uneven.csv)" ] && ok || bad "a slice's header is the whole grid's"
 
 # The README's GNU parallel one-liner over the same manifest (when parallel is there).
-if command -v parallel >/dev/null; then
+if have parallel; then
   "$tlbsim" sweep "${vary[@]}" --warmup 100 --max 1200 --slices 5 --emit slurm par stride.din demo.trace stride.lackey
   tail -n +2 par/manifest.tsv | cut -f1 | parallel -j 2 bash par/sweep.sbatch {} && ok || bad "GNU parallel"
   "$tlbsim" sweep --merge par | cmp -s - plain.uneven.csv && ok || bad "GNU parallel: merged CSV differs"
@@ -131,5 +126,4 @@ check 1 "--vary:1: unknown key 'bogus' in [tlb.l1d]" -- "$tlbsim" sweep --vary t
 bash d.whole/sweep.sbatch 9 2>err
 [ $? = 2 ] && grep -q "no task '9' (0-2)" err && ok || bad "sweep.sbatch 9: $(cat err)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish sweep_cluster

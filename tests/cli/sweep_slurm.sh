@@ -8,9 +8,9 @@
 # localhost and sets it, so that CI runs it.
 # Usage: sweep_slurm.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
+. "$(dirname "$0")/lib.sh"
 timeout=${TLBSIM_SLURM_TIMEOUT:-300}
-# skip WHY: exit 77, or 1 where a cluster is required (TLBSIM_SLURM_REQUIRED=1, as in CI).
+# skip WHY: lib.sh's, but a cluster is required by TLBSIM_SLURM_REQUIRED=1 (as in CI), not by a tool.
 skip() {
   if [ "${TLBSIM_SLURM_REQUIRED:-0}" = 1 ]; then echo "FAIL (TLBSIM_SLURM_REQUIRED): $1"; exit 1; fi
   echo "SKIP: $1"
@@ -21,8 +21,8 @@ command -v sbatch >/dev/null && command -v squeue >/dev/null ||
 timeout 20 scontrol ping 2>/dev/null | grep -q 'is UP' || skip "no slurmctld answers (.ci/run starts a single-node cluster)"
 sinfo -h -o %T 2>/dev/null | grep -Eqx 'idle|mixed|allocated|completing' || skip "no node up: $(sinfo 2>&1 | tail -n +2)"
 # The job's tasks read and write here: a directory every node sees (one node: any).
+rmdir "$work" # lib.sh's; the trap removes this one
 work=$(mktemp -d "${TLBSIM_SLURM_DIR:-$PWD}/sweep_slurm.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 cp "$src/traces/samples/stride.din" "$src/traces/samples/demo.trace" "$src/traces/samples/stride.lackey" .
 opts=(--vary "tlb.l1d.entries=16,32,64" --vary "pwc.PD.entries=0,32" --warmup 50)

@@ -8,12 +8,9 @@
 # VA 0x0040 -> VPN 0x01, TLBI 0x1, TLBT 0x00, miss, page fault.
 # Usage: textbook_csapp.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1
+. "$(dirname "$0")/lib.sh"
+need python3
 trace=$2/traces/textbook/csapp_9_6_4.trace
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
 
 # VPN, PPN, PA, hit or miss, fault: the per-access log of the replay.
 log=$("$tlbsim" run --preset csapp --log "$trace")
@@ -47,4 +44,4 @@ has "$fmt" "page-table format of csapp: csapp (CS:APP 3e 9.6.4: 14-bit VA, 64 B 
 has "$fmt" "  levels = PT:6:8:4"
 has "$fmt" "  leaves = 64B@PT"
 
-echo "$pass passed"
+finish textbook_csapp

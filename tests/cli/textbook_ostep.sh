@@ -7,13 +7,9 @@
 # A fault at the page table reads 2 entries (PDE valid, PTE not).
 # Usage: textbook_ostep.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1
-src=$2
+. "$(dirname "$0")/lib.sh"
+need python3
 trace=$src/traces/textbook/ostep_seed0.trace
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
 
 log=$("$tlbsim" run --preset ostep --log "$trace")
 # VA -> "pa PA" (Translates to Physical Address) or "fault" (page table entry not valid)
@@ -61,4 +57,4 @@ print("      --> Translates to Physical Address 0x0a5 --> Value: 00")
 has "$conv" "map 0x0c40 32 frame=0x05"
 has "$conv" "r 0x0c45  # Translates to Physical Address 0x0a5"
 [ "$(grep -c '^map' <<<"$conv")" = 1 ] && ok || fail "one map: $conv"
-echo "$pass passed"
+finish textbook_ostep

@@ -5,12 +5,8 @@
 # the replay translates each to the frame its map record chose.
 # Usage: textbook_xv6.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
-tlbsim=$1
+. "$(dirname "$0")/lib.sh"
 trace=$2/traces/textbook/xv6_sv39.trace
-pass=0
-fail() { echo "FAIL: $1"; exit 1; }
-ok() { pass=$((pass + 1)); }
-has() { grep -qxF -- "$2" <<<"$1" || { echo "$1"; fail "no line: $2"; }; ok; }
 px() { echo $(( ($2 >> (12 + 9 * $1)) & 0x1FF )); }
 
 for va in 0x10000005 0x80000000 0x3ffffff000 0x80001ff8; do
@@ -36,4 +32,4 @@ has "$dump" "  511: 0x1b00000080002000  V r-x leaf 4KiB page, frame 0x80002 (pa 
 # Without the 4 GiB, QEMU's RAM at 0x80000000 is beyond the preset's 2 GiB.
 err=$("$tlbsim" run --preset riscv "$trace" 2>&1) && fail "frames beyond memory accepted"
 has "$err" "$trace:12: frame 0x80000 (pa 0x80000000) is beyond the 2GiB of physical memory"
-echo "$pass passed"
+finish textbook_xv6

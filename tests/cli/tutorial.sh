@@ -17,11 +17,10 @@
 #   start and end anywhere in the output.
 # Usage: tutorial.sh TLBSIM SOURCE_DIR
 set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+need python3
 tlbsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 - "$tlbsim" "$src" "$tmp" <<'PY'
+python3 - "$tlbsim" "$src" "$work" <<'PY'
 import os, re, subprocess, sys
 
 tlbsim, src, tmp = sys.argv[1:4]

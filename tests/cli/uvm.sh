@@ -8,12 +8,7 @@
 # line, usage errors exit 2.
 # Usage: uvm.sh TLBSIM SOURCE_DIR
 set -u
-tlbsim=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 res=$src/gpu/results/h200/run4
 
 out=$("$tlbsim" uvm --size 256M --init gpu,host_prefetch --first stream) || bad "uvm csv"
@@ -66,5 +61,4 @@ printf 'init,first,size,prefetch_ms,cold_ms,stream_ms,stream_gbps,gather_lpns,ga
 printf 'gpu,stream,18446744073709551615,,16,0.06,4000,50,50\n' >>"$work/big.csv"
 expect 1 "big.csv:2: size: .* is out of range" "$tlbsim" validate "$work/big.csv"
 
-echo "uvm: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish uvm

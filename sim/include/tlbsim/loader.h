@@ -3,8 +3,10 @@
  * built. The one way the CLI, libtlbsim (and through it Python) and the
  * browser build do it, with the same defaults and the same errors.
  *
- * loader_request  what the caller was given: a preset name or a file (not
- *                 both; neither: the fallback preset), SECTION.KEY=VALUE
+ * loader_request  what the caller was given: a preset name, a file, or a
+ *                 file laid over a preset (a later value replaces an
+ *                 earlier one: calibrate's machine files); neither: the
+ *                 fallback preset. Then SECTION.KEY=VALUE
  *                 overrides, and the name they carry in errors ("--set",
  *                 "tlbsim_machine_create": "--set:2: ...").
  *
@@ -24,16 +26,17 @@
 #define LOADER_MAX_PATH_DIRS 16
 
 typedef struct loader_request {
-  const char *preset;       /* NULL: config, or else fallback */
-  const char *config;       /* an INI file */
+  const char *preset;       /* NULL: config alone, or else fallback */
+  const char *config;       /* an INI file (over the preset when both are named) */
   const char *fallback;     /* the preset when neither is named */
   const char *const *sets;  /* nsets overrides, applied in order */
   size_t nsets;
   const char *set_origin;   /* their name in errors */
 } loader_request;
 
-/* The configuration: preset or file, then the overrides. *label gets what
- * the report calls it (the preset's name, or the file's path). */
+/* The configuration: preset, file, or file over preset, then the
+ * overrides. *label gets what the report calls it (the preset's name, or
+ * the file's path when no preset is named). */
 cfg *loader_config(const loader_request *q, const char **label, diag *d);
 /* loader_config, then the whole machine_spec read from it; a machine is
  * built once so that every key is checked, and a key nobody read is an

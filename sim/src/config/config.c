@@ -1,12 +1,14 @@
-/* Configuration entries with their origins; INI parsing is libinih's. */
+/* Configuration entries with their origins; INI parsing is libinih's
+ * (config_ini.h: the seam the browser build fills). */
 #include "tlbsim/config.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config_ini.h"
 
 typedef struct cfg_entry {
   char *section, *key, *value;
@@ -123,7 +125,7 @@ static int put(cfg *c, const char *section, const char *key, const char *value, 
   return 0;
 }
 
-/* libinih reads through this so the handler knows the current line and
+/* The INI parser (config_ini.h) reads through this so the handler knows the current line and
  * over-long lines are refused instead of silently split. */
 typedef struct ini_ctx {
   cfg *c;
@@ -179,7 +181,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 static int load_stream(cfg *c, FILE *f, const char *name, const char *text, diag *d) {
   c->loads++;
   ini_ctx x = {.c = c, .f = f, .path = name, .d = d};
-  int rc = ini_parse_stream(read_line, &x, on_entry, &x);
+  int rc = cfg_ini_parse(read_line, &x, on_entry, &x);
   bool read_error = ferror(f);
   fclose(f);
   if (x.failed) return -1;

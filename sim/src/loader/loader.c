@@ -53,16 +53,16 @@ int loader_load_preset(cfg *c, const char *name, diag *d) {
 }
 
 cfg *loader_config(const loader_request *q, const char **label, diag *d) {
-  if (q->preset && q->config) return diag_set(d, NULL, 0, "tlbsim: use --preset or --config, not both"), NULL;
   cfg *c = cfg_create();
   if (!c) return diag_set(d, NULL, 0, "tlbsim: out of memory"), NULL;
-  int rc;
-  if (q->config) {
-    rc = cfg_load_file(c, q->config, d);
-    *label = q->config;
-  } else {
+  int rc = 0;
+  if (q->preset || !q->config) { /* a file named with a preset is laid over it (calibrate's machine file) */
     *label = q->preset ? q->preset : q->fallback;
     rc = loader_load_preset(c, *label, d);
+  }
+  if (rc == 0 && q->config) {
+    rc = cfg_load_file(c, q->config, d);
+    if (!q->preset) *label = q->config;
   }
   for (size_t i = 0; rc == 0 && i < q->nsets; i++) rc = cfg_set(c, q->sets[i], q->set_origin, i + 1, d);
   if (rc) {

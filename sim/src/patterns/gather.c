@@ -111,17 +111,21 @@ static unsigned entry_span(const mmu_config *mc, int l, unsigned shift) {
 }
 
 /* How scattered the pages of the L3 entry around va are: 0 when its
- * mapped pages form one physically contiguous run, 1 when each is a run of
- * its own, in between by the runs beyond the first. */
+ * mapped pages keep one VA-to-PA offset (one physical run, unmapped pages
+ * in it or not: a managed block's resident 64 KiB pages sit at their
+ * offsets in the block's 2 MiB chunk, and gather_managed.csv's 128 KiB
+ * stride, every other page resident, costs what a contiguous run does),
+ * 1 when each page has an offset of its own, in between by the runs
+ * beyond the first. */
 static double scatter(const sim *s, uint64_t va, unsigned span, unsigned page_shift) {
   uint64_t base = va & ~((1ull << span) - 1), page = 1ull << page_shift;
   unsigned pages = 0, runs = 0;
-  uint64_t next_pa = 0;
+  uint64_t offset = 0;
   for (uint64_t p = base; p < base + (1ull << span); p += page) {
     pt_mapping m;
     if (!pt_lookup(s->table, p, &m) || m.page_shift != page_shift) continue;
-    runs += !pages || m.pa != next_pa;
-    next_pa = m.pa + page;
+    runs += !pages || m.pa - p != offset;
+    offset = m.pa - p;
     pages++;
   }
   return pages > 1 ? (double)(runs - 1) / (double)(pages - 1) : 0;

@@ -1,3 +1,13 @@
-tlbsim_module(trace SOURCES trace.c trace_src.c trace_native.c trace_lackey.c trace_din.c trace_bin.c
+# The codecs are the portability seam (trace_src_impl.h): gzip through
+# ISA-L on a thread, zstd and xz natively; gzip through zlib in the
+# reader's calls, no zstd or xz, in the browser build (TLBSIM_WEB).
+if(TLBSIM_WEB)
+  set(trace_codecs trace_src_gzip_zlib.c trace_src_zx_absent.c)
+  set(trace_codec_deps)
+else()
+  set(trace_codecs trace_src_gzip.c trace_src_zx.c)
+  set(trace_codec_deps PkgConfig::ZSTD PkgConfig::LZMA PkgConfig::ISAL Threads::Threads)
+endif()
+tlbsim_module(trace SOURCES trace.c trace_src.c ${trace_codecs} trace_native.c trace_lackey.c trace_din.c trace_bin.c
   trace_champsim.c trace_pinatrace.c trace_write.c
-  DEPS tlbsim_base PkgConfig::ZLIB PkgConfig::ZSTD PkgConfig::LZMA PkgConfig::ISAL Threads::Threads)
+  DEPS tlbsim_base PkgConfig::ZLIB ${trace_codec_deps})

@@ -9,7 +9,10 @@
  *            (liblzma) decompress from one input buffer of the source's
  *            own; gzip (ISA-L's igzip) is inflated by a thread of the
  *            source's own into a fixed ring of buffers, ahead of the
- *            reader. Memory is constant.
+ *            reader. Memory is constant. The codecs are the module's
+ *            portability seam (trace_src_impl.h): the browser build
+ *            inflates gzip with zlib in the reader's calls and refuses zstd
+ *            and xz by name.
  */
 #ifndef TLBSIM_TRACE_SRC_H
 #define TLBSIM_TRACE_SRC_H

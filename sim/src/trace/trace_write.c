@@ -9,12 +9,12 @@
  * converted trace always replays as its input.
  */
 #include "trace_fmt.h"
+#include "trace_src_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include <zstd.h>
 
 #define OUT_BYTES (256 * 1024)
 #define GZIP_WRAPPER 16 /* deflateInit2's windowBits + 16: a gzip header and trailer */
@@ -31,7 +31,7 @@ struct trace_writer {
   uint8_t *zbuf;         /* OUT_BYTES of compressed output */
   z_stream z;
   bool z_live;           /* deflateInit2 succeeded: deflateEnd is owed */
-  ZSTD_CStream *zstd;
+  trace_zstd_enc *zstd;
   diag err;              /* the first write error, repeated after */
   bool failed;
   /* reading back: the format's reader and its state */
@@ -150,14 +150,14 @@ static int flush_gzip(trace_writer *w, bool last) {
 }
 
 static int flush_zstd(trace_writer *w, bool last) {
-  ZSTD_inBuffer in = {w->buf, w->n, 0};
-  size_t left;
+  const uint8_t *in = w->buf, *end = w->buf + w->n;
+  bool more;
   do {
-    ZSTD_outBuffer out = {w->zbuf, OUT_BYTES, 0};
-    left = ZSTD_compressStream2(w->zstd, &out, &in, last ? ZSTD_e_end : ZSTD_e_continue);
-    if (ZSTD_isError(left)) return fail_codec(w, ZSTD_getErrorName(left));
-    if (write_all(w, w->zbuf, out.pos)) return -1;
-  } while (in.pos < in.size || (last && left));
+    size_t out;
+    const char *why = NULL;
+    if (trace_zstd_enc_step(w->zstd, &in, end, w->zbuf, OUT_BYTES, &out, last, &more, &why)) return fail_codec(w, why);
+    if (write_all(w, w->zbuf, out)) return -1;
+  } while (in < end || more);
   return 0;
 }
 
@@ -182,13 +182,13 @@ static int start_codec(trace_writer *w) {
     w->z_live = true;
     return 0;
   }
-  return (w->zstd = ZSTD_createCStream()) ? 0 : -1;
+  return (w->zstd = trace_zstd_enc_new()) ? 0 : -1;
 }
 
 static void release(trace_writer *w) {
   free(w->back);
   if (w->z_live) deflateEnd(&w->z);
-  ZSTD_freeCStream(w->zstd);
+  trace_zstd_enc_free(w->zstd);
   free(w->buf);
   free(w->zbuf);
   free(w);
@@ -201,6 +201,10 @@ trace_writer *trace_writer_open(FILE *f, const char *name, trace_format fmt, tra
   }
   if ((unsigned)codec > TRACE_ZSTD) {
     diag_set(d, name, 0, "tlbsim reads %s but does not write it: use gzip or zstd", trace_codec_names[codec]);
+    return NULL;
+  }
+  if (codec == TRACE_ZSTD && !trace_zstd_writes) {
+    diag_set(d, name, 0, "this build of tlbsim does not write zstd: use gzip");
     return NULL;
   }
   trace_writer *w = calloc(1, sizeof *w);
