@@ -277,6 +277,10 @@ int cmd_validate(int argc, char **argv) {
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
   if (validate_kernel_sniff(o.csv)) {
+    if (o.format != REPORT_TEXT) {
+      cfg_destroy(c);
+      return cli_usage_error("validate", "kernel rows are compared as text only (no --format)");
+    }
     validate_kernel_opts ko = {.csv = o.csv, .label = label, .every = o.every, .groups = o.groups,
                                .max_mean = o.max_mean, .max_pct = o.max_pct};
     rc = validate_kernel(&spec, &ko);
