@@ -224,7 +224,7 @@ static void test_embed_trace_files(void) {
   char *k = read_all(path);
   CU_ASSERT_PTR_NOT_NULL(strstr(k, "-kernel name = _Z4tinyv\n-kernel id = 1\n-grid dim = (2,1,1)\n"
                                    "-block dim = (256,1,1)\n-shmem = 0\n-nregs = 12\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(k, "-accelsim tracer version = 4\n-enable lineinfo = 0\n\n#traces format"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(k, "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n#traces format"));
   /* Block 1, warp 2 is bag 10: id at ids + 80, row 110, out at out + 2560. */
   const char *want =
       "\n#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 6\n";

@@ -257,7 +257,7 @@ static int header(FILE *f, const gpu_embed_trace *t) {
                  "-nregs = %u\n-binary version = 90\n-cuda stream id = 0\n"
                  "-shmem base_addr = 0x0000000000000000\n-local mem base_addr = 0x0000000000000000\n"
                  "-nvbit version = none (written by tlbsim-gpu embed from the kernel's SASS)\n"
-                 "-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"
+                 "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n"
                  "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width "
                  "[adrrescompress?] [mem_addresses] immediate\n\n",
                  t->k->name, (unsigned long long)(t->g->bags / GPU_EMBED_BAGS_PER_BLOCK), GPU_EMBED_BLOCK,

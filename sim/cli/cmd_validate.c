@@ -9,6 +9,7 @@
 #include "validate_gather.h"
 #include "validate_layout.h"
 #include "validate_uvm.h"
+#include "validate_kernel.h"
 #include "overlay.h"
 #include "cli_common.h"
 #include "cli_progress.h"
@@ -29,6 +30,7 @@ typedef struct validate_opts {
   const char *traces;
   unsigned uvm_columns;
   bool quiet;
+  uint64_t groups;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
@@ -50,8 +52,8 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       {.name = "max-translation-error", .kind = OPT_REAL, .dest = &o->max_translation, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "exit 1 when the translation cost's mean absolute error over those rows exceeds PCT"},
       {.name = "max-error-pct", .kind = OPT_REAL, .dest = &o->max_pct, .arg = "PCT", .rhi = HUGE_VAL,
-       .help = "exit 1 when any row is off by more than PCT percent (gather rows; allocation rows:\n"
-               "any gather)"},
+       .help = "exit 1 when any row is off by more than PCT percent (gather and kernel rows;\n"
+               "allocation rows: any gather)"},
       {.name = "min-threads-per-sm", .kind = OPT_WHOLE, .dest = &o->min_threads_per_sm, .arg = "N",
        .help = "gather rows: only those with at least N threads per SM"},
       {.name = "every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1, .hi = 1000000,
@@ -62,6 +64,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a 2 MiB or 32 MiB region count is off by more"},
       {.name = "max-chase-error", .kind = OPT_REAL, .dest = &o->max_chase, .arg = "PCT", .rhi = HUGE_VAL,
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
+      {.name = "groups", .kind = OPT_WHOLE, .dest = &o->groups, .arg = "N", .lo = 0, .hi = 64,
+       .help = "kernel rows: simulate the SMs of N L2-TLB groups, the GPU-wide stages at their share\n"
+               "(0: every SM; default 4)"},
       {.name = "columns", .kind = OPT_CHOICES, .dest = &o->uvm_columns, .arg = "LIST",
        .choices = validate_uvm_column_names,
        .help = "prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns or gather2_lpns (default\n"
@@ -79,8 +84,10 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                "tlbsim-gpu gather): loads per ns, through the concurrency model of the preset's [gpu]\n"
                "section. Allocation rows (tlbsim-gpu churn-gather and smallbufs): the layout the history\n"
                "leaves under the preset's allocator, its regions, chase and gather. Managed-memory rows\n"
-               "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Rows of\n"
-               "mappings the simulator does not know and rows outside the filters are skipped and counted.",
+               "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Kernel\n"
+               "rows (tlbsim-gpu embed): lookups per ns, the kernel rebuilt in memory and predicted by the\n"
+               "kernel model (tlbsim kernel; --groups). Rows of mappings the simulator does not know and\n"
+               "rows outside the filters are skipped and counted.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase. A machine file of tlbsim calibrate goes over the preset:\n"
                "--preset h200 --config MACHINE.ini.\n",
@@ -269,8 +276,8 @@ static int validate_chase(const machine_spec *spec, const char *label, validate_
 }
 
 int cmd_validate(int argc, char **argv) {
-  validate_opts o = {.max_mean = -1, .max_cycles = -1, .max_pct = -1, .max_regions = -1, .max_chase = -1,
-                     .max_translation = -1, .min_translation = 20, .every = 1};
+  validate_opts o = {.groups = 4, .max_mean = -1, .max_cycles = -1, .max_pct = -1, .max_regions = -1,
+                     .max_chase = -1, .max_translation = -1, .min_translation = 20, .every = 1};
   int rc = parse_validate(argc, argv, &o);
   if (rc) return rc < 0 ? EXIT_OK : rc;
   diag d;
@@ -278,6 +285,17 @@ int cmd_validate(int argc, char **argv) {
   machine_spec spec;
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
+  if (validate_kernel_sniff(o.csv)) {
+    if (o.format != REPORT_TEXT) {
+      cfg_destroy(c);
+      return cli_usage_error("validate", "kernel rows are compared as text only (no --format)");
+    }
+    validate_kernel_opts ko = {.csv = o.csv, .label = label, .every = o.every, .groups = o.groups,
+                               .max_mean = o.max_mean, .max_pct = o.max_pct};
+    rc = validate_kernel(&spec, &ko);
+    cfg_destroy(c);
+    return rc;
+  }
   if (validate_uvm_sniff(o.csv)) {
     validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
                             .max_mean = o.max_mean, .format = o.format, .quiet = o.quiet};

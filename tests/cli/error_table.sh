@@ -47,7 +47,7 @@ row 1 "$work/exists.ini: exists; it is never overwritten (nothing was fitted)" -
   timeout 20 "$tlbsim" calibrate --fit tlb.l3.latency --machine-file "$work/exists.ini" "$chase"
 # The newer commands' option errors, in the same form: exit 2, "tlbsim CMD: --OPTION: what".
 row 2 "tlbsim uvm: --size: 100 is not a multiple of 128 bytes up to 512 GiB" -- "$tlbsim" uvm --size 100
-row 2 "tlbsim kernel: give --stats: it is the only mode until the timing model (issue #23) exists" -- \
+row 2 "tlbsim kernel: give --stats or --preset/--config (one of them)" -- \
   "$tlbsim" kernel "$src/traces/kernels/kernelslist.g"
 row 2 "tlbsim validate: --columns: 'cold' is not a comma-separated list of prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns or gather2_lpns" -- \
   "$tlbsim" validate --columns cold "$src/gpu/results/h200/run4/smoke/uvm.csv"

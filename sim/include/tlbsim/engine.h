@@ -15,6 +15,14 @@
  *               L2-TLB group or GPU-wide, as the model places it.
  * engine_slots  n miss-status slots: a request takes one or waits, first
  *               come first served, until one is given back.
+ * engine_band   a server of a given rate whose requests may be booked out
+ *               of time order (a model that books a request's whole path
+ *               when it issues: a request booked later may arrive
+ *               earlier). Time is cut into bins of `width` cycles, each
+ *               holding `width` cycles of service; a request takes the
+ *               room left from its arrival on, so no idle time is lost to
+ *               an earlier booking of a later arrival, as a FIFO stage
+ *               would lose it.
  *
  * Times are in the agents' cycles (doubles: rates of shared stages are
  * scaled by the share of the device a model simulates). Events at equal
@@ -71,5 +79,20 @@ int engine_slots_acquire(engine_slots *s, uint32_t id);
 /* Gives a slot back: the id of the first waiter, which takes it (the caller
  * sends it on), or ENGINE_NONE when none waited. */
 uint32_t engine_slots_release(engine_slots *s);
+
+typedef struct engine_band {
+  double width;   /* cycles a bin spans (and holds) */
+  uint32_t nbins; /* a power of two: the ring of bins, how far ahead bookings may reach */
+  double *used;   /* per bin: service booked in it (from its start) */
+  int64_t *tag;   /* which bin of time the slot holds */
+  double busy;    /* service booked in all */
+} engine_band;
+
+/* 0, or -1 when out of memory (nbins rounded up to a power of two). */
+int engine_band_init(engine_band *b, double width, uint32_t nbins);
+void engine_band_free(engine_band *b);
+/* Books `interval` of service for a request arriving at `now`: the time
+ * its service starts. */
+double engine_band_take(engine_band *b, double now, double interval);
 
 #endif

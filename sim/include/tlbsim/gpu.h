@@ -45,6 +45,16 @@ typedef struct gpu_config {
   double dram_interval;         /* GPU-wide: between line requests DRAM serves, lines at random */
   double stream_gbps;           /* what a streaming read of a large buffer reaches */
   double stream_launch_ns;      /* and a streaming launch's time beyond its bytes at that rate */
+  /* The kernel model's memory and issue (tlbsim/kmodel.h, tlbsim/kmem.h). */
+  uint64_t l1_bytes;            /* per SM: the L1 data cache (loads through it: LDG, its .CONSTANT form) */
+  uint32_t l1_ways, l2_ways;    /* their associativity */
+  double l1_bytes_per_cycle;    /* per SM: what the L1's data path moves a cycle (a line's sectors take their share) */
+  uint32_t dram_banks;          /* DRAM banks of the device, one row open in each */
+  uint64_t dram_row_bytes;      /* a DRAM row (page) */
+  double dram_row_interval;     /* GPU-wide: the DRAM time a request to a row not open costs (activation) */
+  double dram_sector_interval;  /* GPU-wide: the DRAM time per 32-byte sector moved */
+  double alu_cycles;            /* a non-memory instruction's result: cycles until a consumer may issue */
+  uint32_t schedulers;          /* per SM: warp schedulers, each issuing one instruction a cycle */
 } gpu_config;
 
 /* Reads [gpu] into *g (all 0 without one: not a GPU preset). */

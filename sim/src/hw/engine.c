@@ -86,3 +86,53 @@ uint32_t engine_slots_release(engine_slots *s) {
   s->count--;
   return id;
 }
+
+int engine_band_init(engine_band *b, double width, uint32_t nbins) {
+  uint32_t n = 1;
+  while (n < nbins) n <<= 1;
+  *b = (engine_band){.width = width, .nbins = n, .used = calloc(n, sizeof *b->used), .tag = malloc(n * sizeof *b->tag)};
+  if (!b->used || !b->tag) {
+    engine_band_free(b);
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) b->tag[i] = -1;
+  return 0;
+}
+
+void engine_band_free(engine_band *b) {
+  free(b->used);
+  free(b->tag);
+  b->used = NULL;
+  b->tag = NULL;
+}
+
+/* Bin k's slot, emptied when it held an older bin; NULL when it holds a
+ * newer one (k is beyond the ring's reach behind). */
+static double *band_bin(engine_band *b, int64_t k) {
+  uint32_t i = (uint32_t)k & (b->nbins - 1);
+  if (b->tag[i] > k) return NULL;
+  if (b->tag[i] < k) b->tag[i] = k, b->used[i] = 0;
+  return &b->used[i];
+}
+
+double engine_band_take(engine_band *b, double now, double interval) {
+  b->busy += interval;
+  if (now < 0) now = 0;
+  int64_t k = (int64_t)(now / b->width);
+  double *u;
+  for (;; k++) {
+    if (!(u = band_bin(b, k))) return now; /* so long ago that nothing is booked there any more */
+    double from = now - (double)k * b->width; /* the arrival within the bin (0 after it) */
+    if (from < 0) from = 0;
+    if (*u < from) *u = from;
+    if (*u < b->width) break;
+  }
+  double start = (double)k * b->width + *u, left = interval;
+  for (;;) { /* the service fills this bin's room, then the next bins' */
+    double room = b->width - *u, take = left < room ? left : room;
+    *u += take;
+    left -= take;
+    if (left <= 0 || !(u = band_bin(b, ++k))) break;
+  }
+  return start;
+}

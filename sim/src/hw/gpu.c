@@ -44,6 +44,27 @@ static const cfg_key gpu_table[] = {
     REAL("dram_interval", dram_interval, "cycles", "GPU-wide: between random line requests DRAM serves (tlbsim uvm)"),
     REAL("stream_gbps", stream_gbps, "GB/s", "a streaming read of a buffer larger than the L2 cache (tlbsim uvm)"),
     REAL("stream_launch_ns", stream_launch_ns, "ns", "a streaming launch's time beyond its bytes at stream_gbps"),
+    {"l1_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l1_bytes), 0, 0, UINT64_C(1) << 32, 0, 0, 0, "bytes", "0",
+     "per SM: the L1 data cache loads pass (tlbsim kernel; 0: none)"},
+    {"l1_ways", CFG_KEY_U32, offsetof(gpu_config, l1_ways), 4, 1, 1024, 0, 0, 0, "count", "4",
+     "the L1 data cache's ways (tlbsim kernel)"},
+    REAL("l1_bytes_per_cycle", l1_bytes_per_cycle, "bytes",
+         "per SM: bytes the L1 data path moves a cycle; a line takes max(issue_interval, its bytes / this) "
+         "(tlbsim kernel; 0: issue_interval only)"),
+    {"l2_ways", CFG_KEY_U32, offsetof(gpu_config, l2_ways), 16, 1, 1024, 0, 0, 0, "count", "16",
+     "the L2 cache's ways (tlbsim kernel)"},
+    {"dram_banks", CFG_KEY_U32, offsetof(gpu_config, dram_banks), 1024, 1, 1u << 20, 0, 0, 0, "count", "1024",
+     "DRAM banks of the device, one open row each (tlbsim kernel)"},
+    {"dram_row_bytes", CFG_KEY_SIZE, offsetof(gpu_config, dram_row_bytes), 1024, 128, UINT64_C(1) << 20, 0, 0, 0,
+     "bytes", "1024", "a DRAM row (page): requests to an open one need no activation (tlbsim kernel)"},
+    REAL("dram_row_interval", dram_row_interval, "cycles",
+         "GPU-wide: the DRAM time a request to a row not open costs beyond its sectors (tlbsim kernel)"),
+    REAL("dram_sector_interval", dram_sector_interval, "cycles",
+         "GPU-wide: the DRAM time per 32-byte sector moved (tlbsim kernel)"),
+    REAL("alu_cycles", alu_cycles, "cycles",
+         "a non-memory instruction's result: cycles until a dependent instruction issues (tlbsim kernel)"),
+    {"schedulers", CFG_KEY_U32, offsetof(gpu_config, schedulers), 4, 1, 64, 0, 0, 0, "count", "4",
+     "per SM: warp schedulers, each issuing one warp instruction a cycle (tlbsim kernel)"},
 };
 static const cfg_keys gpu_keys = {"gpu", gpu_table, sizeof gpu_table / sizeof gpu_table[0]};
 

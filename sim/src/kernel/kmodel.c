@@ -1,0 +1,541 @@
+/* kmodel.c — a kernel's warps on the SMs, their loads through coalescing,
+ * the L1, translation, the L2 and DRAM, on the timing engine (see
+ * tlbsim/kmodel.h). Each request's path is booked through the stages when
+ * its instruction issues; the warps' issue and the loads' returns are the
+ * engine's events. */
+#include "tlbsim/kmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlbsim/engine.h"
+#include "tlbsim/gather.h"
+#include "tlbsim/kmem.h"
+#include "tlbsim/launch.h"
+#include "tlbsim/pt.h"
+
+#define REGS 256
+#define REG_NONE 255 /* RZ */
+#define BAND_WIDTH 16.0
+#define BAND_BINS (1u << 16)
+
+const char *const kmodel_stage_names[KMODEL_STAGES] = {"issue", "l2_tlb", "l3_tlb", "walk", "l2", "dram_rows", "dram"};
+
+enum { EV_WARP, EV_LOAD };
+
+typedef struct kslot { /* a resident block */
+  ktrace_tb *tb;
+  uint32_t sm, warps_left;
+  bool busy;
+} kslot;
+
+typedef struct kwarp {
+  uint32_t slot, w, pc, end; /* its block slot, its index there, next and end instruction */
+  uint32_t sm, sched;
+  uint32_t loads;  /* loads in flight that write its registers */
+  bool waiting;    /* on a register a load writes */
+  bool draining;   /* past its last instruction, waiting for its loads */
+  double since;
+} kwarp;
+
+typedef struct kload { /* a load in flight: whose registers it writes */
+  uint32_t warp;
+  uint8_t nreg, reg[8];
+  uint32_t next_free;
+} kload;
+
+typedef struct ksm {
+  mmu *mmu;
+  uint32_t group;
+  engine_stage lsu, l1_miss;
+  double *sched_free;
+  kmem_cache *l1;
+} ksm;
+
+typedef struct kmodel {
+  const kmodel_spec *spec;
+  const gpu_config *g;
+  gather_levels levels;
+  int where[MMU_MAX_LEVELS];
+  hwsystem *sys;
+  uint32_t nsms, ngroups, resident, wpb;
+  double share;
+  ksm *sm;
+  engine_band *grp_l2; /* per group */
+  engine_band l3, walk, l2data, dram_rows, dram;
+  kmem_cache *l2;
+  kmem_dram *banks;
+  kslot *slot;
+  kwarp *warp;
+  double *ready; /* per warp slot, REGS register times (INFINITY: a load pending) */
+  kload *load;
+  uint32_t nload, cap_load, free_load;
+  engine ev;
+  /* the block stream */
+  const kmodel_source *src;
+  ktrace_tb *skip;
+  uint64_t next_block; /* index of the next block the source gives */
+  bool src_done;
+  uint32_t *fifo; /* slots waiting for a block, first come first served */
+  uint32_t nfifo, fifo_head;
+  const char *file;
+  kmodel_result *res;
+  diag *d;
+  double end;
+} kmodel;
+
+/* --- set-up ----------------------------------------------------------- */
+
+static uint32_t sm_group(const void *ctx, unsigned level, unsigned agent) {
+  const kmodel *m = ctx;
+  return (int)level == m->levels.level[1] ? m->sm[agent].group : 0;
+}
+
+static int oom(kmodel *m) { return diag_set(m->d, NULL, 0, "kernel model: out of memory"); }
+
+static int build(kmodel *m, const ktrace_kernel *k) {
+  const gpu_config *g = m->g;
+  if (!g->sms) return diag_set(m->d, NULL, 0, "kernel model: the configuration has no [gpu] section");
+  if (gather_path(&m->spec->sys->mmu, &m->levels, m->d)) return -1;
+  for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) m->where[l] = 3;
+  for (unsigned i = 0; i < 3; i++)
+    if (m->levels.level[i] >= 0) m->where[m->levels.level[i]] = (int)i;
+  /* a block of threads not whole warps takes its last warp's room whole */
+  launch_geometry lg = {.grid = k->blocks, .block = k->warps_per_block * 32};
+  launch_plan plan;
+  if (launch_place(g, &lg, &plan, m->d)) {
+    char why[DIAG_MSG_MAX];
+    snprintf(why, sizeof why, "%s", m->d->msg);
+    return diag_set(m->d, k->file, 0, "kernel %s: %s", k->name, why);
+  }
+  m->resident = plan.resident;
+  m->wpb = k->warps_per_block;
+  uint32_t gs = m->levels.group_sms ? m->levels.group_sms : 1, all = (g->sms + gs - 1) / gs;
+  m->ngroups = m->spec->groups && m->spec->groups < all ? m->spec->groups : all;
+  m->nsms = m->ngroups * gs < g->sms ? m->ngroups * gs : g->sms;
+  m->share = (double)m->nsms / g->sms;
+  m->res->sms = m->nsms;
+  m->res->share = m->share;
+  m->sm = calloc(m->nsms, sizeof *m->sm);
+  m->grp_l2 = calloc(m->ngroups, sizeof *m->grp_l2);
+  size_t slots = (size_t)m->nsms * m->resident, warps = slots * m->wpb;
+  m->slot = calloc(slots, sizeof *m->slot);
+  m->warp = calloc(warps, sizeof *m->warp);
+  m->ready = malloc(warps * REGS * sizeof *m->ready);
+  m->fifo = malloc((slots + 1) * sizeof *m->fifo);
+  if (!m->sm || !m->grp_l2 || !m->slot || !m->warp || !m->ready || !m->fifo || !(m->skip = ktrace_tb_new()))
+    return oom(m);
+  uint32_t sched = g->schedulers ? g->schedulers : 1;
+  for (uint32_t i = 0; i < m->nsms; i++) {
+    m->sm[i].group = i / gs;
+    if (!(m->sm[i].sched_free = calloc(sched, sizeof(double)))) return oom(m);
+    if (g->l1_bytes && !(m->sm[i].l1 = kmem_cache_create(g->l1_bytes, g->l1_ways, m->d))) return -1;
+  }
+  for (size_t s = 0; s < slots; s++) {
+    m->slot[s].sm = (uint32_t)(s % m->nsms);
+    if (!(m->slot[s].tb = ktrace_tb_new())) return oom(m);
+  }
+  for (uint32_t i = 0; i < m->ngroups; i++)
+    if (engine_band_init(&m->grp_l2[i], BAND_WIDTH, BAND_BINS)) return oom(m);
+  if (engine_band_init(&m->l3, BAND_WIDTH, BAND_BINS) || engine_band_init(&m->walk, BAND_WIDTH, BAND_BINS) ||
+      engine_band_init(&m->l2data, BAND_WIDTH, BAND_BINS) || engine_band_init(&m->dram_rows, BAND_WIDTH, BAND_BINS) ||
+      engine_band_init(&m->dram, BAND_WIDTH, BAND_BINS))
+    return oom(m);
+  uint64_t l2 = (uint64_t)((double)g->l2_bytes * m->share);
+  if (!(m->l2 = kmem_cache_create(l2 > 128u * g->l2_ways ? l2 : 128u * g->l2_ways, g->l2_ways, m->d))) return -1;
+  unsigned row_shift = log2_u64(g->dram_row_bytes ? g->dram_row_bytes : 1024);
+  uint32_t banks = (uint32_t)ceil(g->dram_banks * m->share);
+  if (!(m->banks = kmem_dram_create(banks ? banks : 1, row_shift, m->d))) return -1;
+  system_layout layout = {.group = sm_group, .ctx = m};
+  if (!(m->sys = system_create(m->spec->sys, m->spec->table, &layout, m->d))) return -1;
+  if (m->spec->fault) system_set_fault_handler(m->sys, m->spec->fault, m->spec->fault_ctx);
+  for (uint32_t i = 0; i < m->nsms; i++)
+    if (!(m->sm[i].mmu = system_agent(m->sys, i, m->d))) return -1;
+  return 0;
+}
+
+static void teardown(kmodel *m) {
+  system_destroy(m->sys);
+  for (uint32_t i = 0; m->sm && i < m->nsms; i++) {
+    free(m->sm[i].sched_free);
+    kmem_cache_destroy(m->sm[i].l1);
+  }
+  for (uint32_t i = 0; m->grp_l2 && i < m->ngroups; i++) engine_band_free(&m->grp_l2[i]);
+  engine_band_free(&m->l3);
+  engine_band_free(&m->walk);
+  engine_band_free(&m->l2data);
+  engine_band_free(&m->dram_rows);
+  engine_band_free(&m->dram);
+  kmem_cache_destroy(m->l2);
+  kmem_dram_destroy(m->banks);
+  for (size_t s = 0; m->slot && s < (size_t)m->nsms * m->resident; s++) ktrace_tb_free(m->slot[s].tb);
+  ktrace_tb_free(m->skip);
+  free(m->sm);
+  free(m->grp_l2);
+  free(m->slot);
+  free(m->warp);
+  free(m->ready);
+  free(m->fifo);
+  free(m->load);
+  engine_free(&m->ev);
+}
+
+/* --- the block stream -------------------------------------------------- */
+
+/* Whether block b runs on a simulated SM, and on which (the measured rule:
+ * block b on entry b mod sms of block_order; simulated SM i is entry i). */
+static bool kept(const kmodel *m, uint64_t b, uint32_t *sm) {
+  uint32_t e = (uint32_t)(b % m->g->sms);
+  *sm = e;
+  return e < m->nsms;
+}
+
+/* The next block for a simulated SM into tb: 1, 0 at the end, -1. */
+static int next_kept(kmodel *m, ktrace_tb *tb, uint64_t *index) {
+  for (;;) {
+    uint32_t sm;
+    bool keep = kept(m, m->next_block, &sm);
+    ktrace_tb *into = keep ? tb : m->skip;
+    int got = m->src->next(m->src->ctx, into, m->d);
+    if (got <= 0) return got;
+    *index = m->next_block++;
+    m->res->kernel_blocks++;
+    m->res->kernel_warp_instructions += into->ninst;
+    for (uint32_t i = 0; i < into->ninst; i++) m->res->kernel_memory_instructions += into->cls[i] != KTRACE_NONE;
+    if (keep) return 1;
+  }
+}
+
+/* --- one instruction's memory ------------------------------------------ */
+
+/* A line's translation booked from t (its page's outcome o): when it is done. */
+static double translate_time(kmodel *m, uint32_t smi, double t, const mmu_outcome *o, unsigned where) {
+  ksm *sm = &m->sm[smi];
+  const gpu_config *g = m->g;
+  m->res->served[where]++;
+  if (where >= 1) {
+    t = engine_stage_pass(&sm->l1_miss, t, g->l1_miss_interval);
+    t = engine_band_take(&m->grp_l2[sm->group], t, g->l2_interval);
+  }
+  if (where >= 2) t = engine_band_take(&m->l3, t, g->l3_interval / m->share);
+  if (where >= 3) t = engine_band_take(&m->walk, t, g->walk_interval / m->share);
+  return t + (double)o->tlb_cycles + (double)o->walk_cycles;
+}
+
+/* A line from the L2 on: when its data is back (timed), or only the state
+ * changes (t < 0: the warm-up). */
+static double l2_line(kmodel *m, double t, uint64_t pa_line, uint8_t sectors, bool store) {
+  uint8_t held = kmem_cache_access(m->l2, pa_line, sectors);
+  uint8_t miss = store ? 0 : (uint8_t)(sectors & ~held);
+  bool row_hit = true;
+  if (miss || store) row_hit = kmem_dram_access(m->banks, pa_line << KMEM_LINE_SHIFT);
+  if (t < 0) return t;
+  kmodel_result *r = m->res;
+  r->l2_lines++;
+  r->l2_hits += !miss;
+  t = engine_band_take(&m->l2data, t, m->g->data_interval / m->share);
+  if (!miss && !store) return t + m->spec->sys->mem.data_cycles;
+  unsigned n = kmem_sectors(store ? sectors : miss);
+  r->dram_sectors += n;
+  r->dram_rows += !row_hit;
+  if (!row_hit) t = engine_band_take(&m->dram_rows, t, m->g->dram_row_interval / m->share);
+  t = engine_band_take(&m->dram, t, n * m->g->dram_sector_interval / m->share);
+  return t + m->g->dram_cycles;
+}
+
+/* A line's time in the SM's load path: one request, or its bytes at the
+ * L1 data path's width when that is longer. */
+static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
+  double bytes = (double)(kmem_sectors(sectors) << KMEM_SECTOR_SHIFT);
+  double data = g->l1_bytes_per_cycle > 0 ? bytes / g->l1_bytes_per_cycle : 0;
+  return data > g->issue_interval ? data : g->issue_interval;
+}
+
+/* Instruction i of tb on SM smi, issued at t (t < 0: the warm-up, state
+ * only): when its data is back; -1 (m->d) on an address outside every
+ * mapping. Its lines pass the load path and the L1 one by one; those the
+ * L1 misses are translated, once per page. When any page misses its L1
+ * TLB the instruction goes on whole: every page it needs is looked up in
+ * the L2 TLB, hits included (gather.csv: the cost follows the distinct
+ * entries of a missing instruction, tlbsim/gather.h). */
+static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, double t, double *done) {
+  uint32_t at = tb->addr_at[i], n = tb->addr_at[i + 1] - at;
+  unsigned cls = tb->cls[i];
+  bool store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC;
+  kmem_line line[KMEM_LINES_MAX];
+  unsigned nl = kmem_coalesce(tb->addr + at, n, tb->ops[tb->op[i]].width, line);
+  ksm *sm = &m->sm[smi];
+  bool timed = t >= 0, any_miss = false;
+  double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
+  uint64_t page_va[KMEM_LINES_MAX];
+  mmu_outcome page_o[KMEM_LINES_MAX];
+  unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
+  for (unsigned j = 0; j < nl; j++) {
+    line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(m->g, line[j].sectors)) : -1;
+    if (timed) m->res->lines++, m->res->sectors += kmem_sectors(line[j].sectors);
+    uint8_t held = !store && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors) : 0;
+    bool l1hit = held == line[j].sectors;
+    if (l1hit && timed) {
+      m->res->l1_hits++;
+      if (line_t[j] + m->g->l1_hit_cycles > end) end = line_t[j] + m->g->l1_hit_cycles;
+    }
+    if (l1hit) continue;
+    uint64_t va = line[j].line << KMEM_LINE_SHIFT;
+    unsigned p = 0;
+    while (p < npages && (va >> page_o[p].page_shift) != (page_va[p] >> page_o[p].page_shift)) p++;
+    if (p == npages) {
+      mmu_translate(sm->mmu, va, store ? ACC_WRITE : ACC_READ, &page_o[p]);
+      if (page_o[p].status != MMU_OK)
+        return diag_set(m->d, m->file, tb->line[i], "address 0x%llx is outside every mapping",
+                        (unsigned long long)va);
+      page_va[p] = va;
+      page_t[p] = line_t[j];
+      any_miss |= page_o[p].hit_level < 0 || m->where[page_o[p].hit_level] > 0;
+      npages++;
+    }
+    page_of[nmiss] = p;
+    miss[nmiss++] = j;
+  }
+  for (unsigned p = 0; timed && p < npages; p++) {
+    unsigned where = page_o[p].hit_level < 0 ? 3 : (unsigned)m->where[page_o[p].hit_level];
+    m->res->translations++;
+    page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where);
+  }
+  for (unsigned k = 0; k < nmiss; k++) {
+    unsigned j = miss[k], p = page_of[k];
+    uint64_t off = (line[j].line << KMEM_LINE_SHIFT) & ((1ull << page_o[p].page_shift) - 1);
+    uint64_t pa_line = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    double ready = timed ? (page_t[p] > line_t[j] ? page_t[p] : line_t[j]) : -1;
+    if (timed) m->res->translation_cycles += ready - line_t[j];
+    double back = l2_line(m, ready, pa_line, line[j].sectors, store);
+    if (timed && !store && back > end) end = back;
+  }
+  *done = end;
+  return 0;
+}
+
+/* --- warps -------------------------------------------------------------- */
+
+static double *regs_of(kmodel *m, uint32_t w) { return m->ready + (size_t)w * REGS; }
+
+/* Registers instruction i writes: each destination and, for a load of
+ * more than 4 bytes a lane, the registers after it (a 64-bit load writes
+ * a pair). */
+static unsigned dest_regs(const ktrace_tb *tb, uint32_t i, uint8_t out[8]) {
+  unsigned n = 0, width = tb->ops[tb->op[i]].width, per = width > 4 ? width / 4 : 1;
+  for (unsigned k = 0; k < tb->ndst[i]; k++)
+    for (unsigned r = 0; r < per && n < 8; r++)
+      if (tb->dst[i][k] != REG_NONE && tb->dst[i][k] + r < REG_NONE) out[n++] = (uint8_t)(tb->dst[i][k] + r);
+  return n;
+}
+
+static int start_block(kmodel *m, uint32_t s, double t);
+
+/* A warp's block is done with it at t: the block's slot takes the next
+ * block once all its warps are. */
+static int warp_done(kmodel *m, uint32_t wi, double t) {
+  kslot *sl = &m->slot[m->warp[wi].slot];
+  if (t > m->end) m->end = t;
+  if (--sl->warps_left) return 0;
+  sl->busy = false;
+  return start_block(m, m->warp[wi].slot, t);
+}
+
+static int new_load(kmodel *m, uint32_t wi, const uint8_t *reg, unsigned n, uint32_t *id) {
+  if (m->free_load == UINT32_MAX) {
+    if (m->nload == m->cap_load) {
+      uint32_t cap = m->cap_load ? 2 * m->cap_load : 4096;
+      kload *grown = realloc(m->load, cap * sizeof *grown);
+      if (!grown) return oom(m);
+      m->load = grown;
+      m->cap_load = cap;
+    }
+    m->free_load = m->nload++;
+    m->load[m->free_load].next_free = UINT32_MAX;
+  }
+  *id = m->free_load;
+  kload *l = &m->load[*id];
+  m->free_load = l->next_free;
+  l->warp = wi;
+  l->nreg = (uint8_t)n;
+  memcpy(l->reg, reg, n);
+  return 0;
+}
+
+/* Warp wi issues its next instruction, at t or when it can. */
+static int warp_step(kmodel *m, uint32_t wi, double t) {
+  kwarp *w = &m->warp[wi];
+  kslot *sl = &m->slot[w->slot];
+  const ktrace_tb *tb = sl->tb;
+  double *ready = regs_of(m, wi);
+  if (w->pc == w->end) { /* done once its loads are back: their registers are its slot's */
+    if (!w->loads) return warp_done(m, wi, t);
+    w->draining = true;
+    return 0;
+  }
+  uint32_t i = w->pc;
+  uint8_t dst[8];
+  unsigned nd = dest_regs(tb, i, dst);
+  double at = t;
+  for (unsigned k = 0; k < tb->nsrc[i] + nd; k++) {
+    unsigned r = k < tb->nsrc[i] ? tb->src[i][k] : dst[k - tb->nsrc[i]];
+    if (r == REG_NONE) continue;
+    if (isinf(ready[r])) { /* a load's register: wait for it (the scoreboard) */
+      w->waiting = true;
+      w->since = t;
+      return 0;
+    }
+    if (ready[r] > at) at = ready[r];
+  }
+  double *sf = &m->sm[w->sm].sched_free[w->sched];
+  if (*sf > at) at = *sf;
+  *sf = at + 1;
+  m->res->warp_instructions++;
+  unsigned cls = tb->cls[i];
+  w->pc++;
+  if (ktrace_class_is_translated(cls) && tb->addr_at[i + 1] > tb->addr_at[i]) {
+    m->res->memory_instructions++;
+    double done;
+    if (memory(m, w->sm, tb, i, at, &done)) return -1;
+    if (nd) {
+      uint32_t id = 0;
+      if (new_load(m, wi, dst, nd, &id)) return -1;
+      for (unsigned k = 0; k < nd; k++) ready[dst[k]] = INFINITY;
+      w->loads++;
+      if (engine_schedule(&m->ev, done, id, EV_LOAD)) return oom(m);
+    }
+  } else {
+    if (cls != KTRACE_NONE) m->res->memory_instructions++;
+    double lat = cls == KTRACE_NONE ? m->g->alu_cycles : m->g->l1_hit_cycles;
+    for (unsigned k = 0; k < nd; k++) ready[dst[k]] = at + lat;
+  }
+  return engine_schedule(&m->ev, at + 1, wi, EV_WARP) ? oom(m) : 0;
+}
+
+static int load_back(kmodel *m, uint32_t id, double t) {
+  kload *l = &m->load[id];
+  uint32_t wi = l->warp;
+  double *ready = regs_of(m, wi);
+  for (unsigned k = 0; k < l->nreg; k++) ready[l->reg[k]] = t;
+  l->next_free = m->free_load;
+  m->free_load = id;
+  kwarp *w = &m->warp[wi];
+  w->loads--;
+  if (w->draining) return w->loads ? 0 : warp_done(m, wi, t);
+  if (!w->waiting) return 0;
+  w->waiting = false;
+  m->res->stall_cycles += t - w->since;
+  return engine_schedule(&m->ev, t, wi, EV_WARP) ? oom(m) : 0;
+}
+
+/* Slot s takes the next block of its SM at t, or waits in the queue. */
+static int start_block(kmodel *m, uint32_t s, double t) {
+  kslot *sl = &m->slot[s];
+  uint64_t index;
+  int got = m->src_done ? 0 : next_kept(m, sl->tb, &index);
+  if (got < 0) return -1;
+  if (!got) {
+    m->src_done = true;
+    return 0;
+  }
+  sl->busy = true;
+  sl->warps_left = sl->tb->nwarps;
+  m->res->blocks++;
+  if (!sl->tb->nwarps) return start_block(m, s, t);
+  for (uint32_t k = 0; k < sl->tb->nwarps && k < m->wpb; k++) {
+    uint32_t wi = s * m->wpb + k;
+    kwarp *w = &m->warp[wi];
+    *w = (kwarp){.slot = s, .w = k, .pc = sl->tb->first[k], .end = sl->tb->first[k] + sl->tb->count[k],
+                 .sm = sl->sm, .sched = sl->tb->warp[k] % (m->g->schedulers ? m->g->schedulers : 1)};
+    double *r = regs_of(m, wi);
+    for (unsigned x = 0; x < REGS; x++) r[x] = 0;
+    m->res->warps++;
+    if (engine_schedule(&m->ev, t, wi, EV_WARP)) return oom(m);
+  }
+  if (sl->tb->nwarps > m->wpb) return diag_set(m->d, m->file, 0, "a thread block lists more warps than its block dim holds");
+  return 0;
+}
+
+/* --- the two passes ------------------------------------------------------ */
+
+/* The warm-up: every kept block's memory instructions, state only. */
+static int warm(kmodel *m, const kmodel_source *src) {
+  m->src = src;
+  m->next_block = 0;
+  ktrace_tb *tb = m->slot[0].tb;
+  uint64_t b;
+  int got;
+  while ((got = next_kept(m, tb, &b)) == 1) {
+    uint32_t sm;
+    kept(m, b, &sm);
+    for (uint32_t i = 0; i < tb->ninst; i++) {
+      double done;
+      if (ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i] &&
+          memory(m, sm, tb, i, -1, &done))
+        return -1;
+    }
+  }
+  return got;
+}
+
+static int timed(kmodel *m, const kmodel_source *src) {
+  m->src = src;
+  m->next_block = 0;
+  m->src_done = false;
+  system_reset_stats(m->sys);
+  /* the first wave: slot s is SM s mod nsms, as many blocks per SM as it holds */
+  for (uint32_t s = 0; s < m->nsms * m->resident && !m->src_done; s++)
+    if (start_block(m, s, 0)) return -1;
+  engine_event ev;
+  while (engine_next(&m->ev, &ev)) {
+    int rc = ev.kind == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+static void finish(kmodel *m) {
+  kmodel_result *r = m->res;
+  r->cycles = m->end;
+  r->ns = m->end / m->g->clock_ghz + m->g->stream_launch_ns;
+  double span = m->end > 0 ? m->end : 1, issue = 0, grp = 0;
+  for (uint32_t i = 0; i < m->nsms; i++) {
+    double u = m->sm[i].lsu.busy / span;
+    if (u > issue) issue = u;
+  }
+  for (uint32_t i = 0; i < m->ngroups; i++)
+    if (m->grp_l2[i].busy / span > grp) grp = m->grp_l2[i].busy / span;
+  r->busy[0] = issue;
+  r->busy[1] = grp;
+  r->busy[2] = m->l3.busy / span;
+  r->busy[3] = m->walk.busy / span;
+  r->busy[4] = m->l2data.busy / span;
+  r->busy[5] = m->dram_rows.busy / span;
+  r->busy[6] = m->dram.busy / span;
+}
+
+int kmodel_run(const kmodel_spec *s, const kmodel_source *warm_src, const kmodel_source *timed_src,
+               kmodel_result *out, diag *d) {
+  *out = (kmodel_result){0};
+  kmodel m = {.spec = s, .g = s->gpu, .res = out, .d = d, .free_load = UINT32_MAX, .file = timed_src->kernel->file};
+  engine_init(&m.ev);
+  int rc = build(&m, timed_src->kernel);
+  if (!rc && warm_src && warm_src->next) rc = warm(&m, warm_src) < 0 ? -1 : 0;
+  if (!rc) {
+    *out = (kmodel_result){.sms = out->sms, .share = out->share};
+    if (timed_src->rewind) timed_src->rewind(timed_src->ctx);
+    rc = timed(&m, timed_src);
+  }
+  if (!rc) finish(&m);
+  teardown(&m);
+  return rc;
+}
+
+unsigned kmodel_limit(const kmodel_result *r) {
+  unsigned best = 0;
+  for (unsigned i = 1; i < KMODEL_STAGES; i++)
+    if (r->busy[i] > r->busy[best]) best = i;
+  return best;
+}

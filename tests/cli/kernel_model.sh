@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tlbsim kernel --preset: a prediction row per kernel of the fixture kernelslist (CSV columns, the
+# launch's fixed time in predicted_ns), JSON and text; --alloc maps the buffers and an address outside
+# them is FILE:LINE, exit 1; usage errors exit 2; the H200 embed trace of run4 (128 bags, 128 GiB table)
+# against its measured 6432 ns.
+# Usage: kernel_model.sh TLBSIM SOURCE_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+list=$src/traces/kernels/kernelslist.g
+
+out=$("$tlbsim" kernel --preset h200 --format csv "$list") || bad "predict the fixture"
+[ "$(wc -l <<<"$out")" = 3 ] && ok || bad "a header and 2 rows: $out"
+col() { awk -F, -v n="$1" -v r="$(($2 + 1))" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) c = i} NR == r {print $c}' <<<"$out"; }
+for c in kernel grid block warp_instructions memory_instructions predicted_ns l1_hit_rate l2_hit_rate dram_bytes \
+  dram_gbps translations walks translation_stall_cycles limit; do
+  [ -n "$(col $c 1)" ] && ok || bad "column $c"
+done
+[ "$(col kernel 1),$(col grid 1),$(col warp_instructions 1),$(col memory_instructions 1)" = "_Z6vecaddPKfS0_Pfi,2x1x1,52,12" ] &&
+  ok || bad "vecadd's counts: $(sed -n 2p <<<"$out")"
+# a two-block kernel is its launch's fixed time ([gpu] stream_launch_ns = 6423) and a few hundred cycles
+awk -v t="$(col predicted_ns 1)" 'BEGIN {exit !(t > 6423 && t < 7423)}' && ok || bad "vecadd predicted_ns $(col predicted_ns 1)"
+"$tlbsim" kernel --preset h200 --format json "$list" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r) == 2 and r[1]["kernel_id"] == 2' &&
+  ok || bad "JSON rows"
+"$tlbsim" kernel --preset h200 "$list" | grep -q '^limit  *issue' && ok || bad "text rows"
+
+# --alloc: buffers mapped; the store outside them is the instruction's line
+printf '#tlbsim-trace 1\nmap 0x7f2a40000000 2097152 page=2M\n' >"$work/alloc.trace"
+"$tlbsim" kernel --preset h200 --alloc "$work/alloc.trace" "$list" >/dev/null 2>"$work/err"
+[ $? = 1 ] && ok || bad "unmapped address: exit 1"
+grep -qx ".*traces/kernels/kernel-1.traceg:35: address 0x7f2a40200000 is outside every mapping" "$work/err" && ok ||
+  bad "unmapped address message: $(cat "$work/err")"
+printf '#tlbsim-trace 1\nmap 0x7f2a40000000 4194304 page=2M\nmap 0x7f2a3a000000 2097152 page=2M\n' >"$work/alloc.trace"
+"$tlbsim" kernel --preset h200 --alloc "$work/alloc.trace" --format csv "$list" 2>"$work/err" >/dev/null
+rc=$?
+[ $rc = 1 ] && grep -q "kernel-2.traceg:[0-9]*: address .* is outside every mapping" "$work/err" && ok ||
+  bad "the second kernel's buffers are not mapped either: rc $rc, $(cat "$work/err")"
+
+# usage
+for args in "--stats --preset h200" "--alloc x" "--preset h200 -" "--preset h200 --launch 0x256"; do
+  "$tlbsim" kernel $args "$list" >/dev/null 2>&1
+  rc=$?
+  [ "$args" = "--preset h200 --launch 0x256" ] && want=1 || want=2
+  [ "$args" = "--preset h200 -" ] && { "$tlbsim" kernel --preset h200 - <"$list" >/dev/null 2>&1; rc=$?; }
+  [ $rc = $want ] && ok || bad "kernel $args: exit $rc, not $want"
+done
+
+# the measured embed trace (tlbsim-gpu embed --trace, run4): 128 bags of a 128 GiB table, 6432 ns
+# measured (embed_trace_r64.csv), read as committed (its kernel file gzip'd: the copy inflates it).
+run4=$src/gpu/results/h200/run4/trace_r64
+cp "$run4/kernelslist.g" "$run4/buffers.trace" "$work/"
+zcat "$run4/kernel-1.traceg.gz" >"$work/kernel-1.traceg"
+ns=$("$tlbsim" kernel --preset h200 --alloc "$work/buffers.trace" --format csv "$work/kernelslist.g" |
+  awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "predicted_ns") c = i} NR == 2 {print $c}')
+awk -v t="$ns" 'BEGIN {e = (t - 6432) / 6432; exit !(e < 0.10 && e > -0.10)}' && ok || bad "embed trace: $ns ns, measured 6432"
+
+finish kernel_model

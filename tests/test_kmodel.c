@@ -1,0 +1,178 @@
+/* Tests for the kernel model's parts and the model: coalescing into lines
+ * and sectors, the sectored cache (LRU), DRAM rows, the engine's band
+ * (booking out of time order), and the model on small traces written
+ * here: a scoreboard that lets independent loads overlap and serializes a
+ * dependent chain, DRAM and L2 latencies as the preset gives them, and an
+ * address outside every mapping named by FILE:LINE. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tlbsim/engine.h"
+#include "tlbsim/kmem.h"
+#include "tlbsim/kmodel.h"
+#include "tlbsim/loader.h"
+
+static void test_coalesce(void) {
+  uint64_t a[32];
+  kmem_line l[KMEM_LINES_MAX];
+  for (unsigned i = 0; i < 32; i++) a[i] = 0x1000 + 8 * i; /* 256 contiguous bytes: 2 full lines */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 32, 8, l), 2);
+  CU_ASSERT_TRUE(l[0].line == 0x1000 >> 7 && l[0].sectors == 0xf && l[1].sectors == 0xf);
+  for (unsigned i = 0; i < 32; i++) a[i] = 0x1000 + 64 * i; /* 8 bytes every 64: 16 lines, sectors 0 and 2 */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 32, 8, l), 16);
+  CU_ASSERT_EQUAL(l[5].sectors, 0x5);
+  for (unsigned i = 0; i < 32; i++) a[i] = 0x2040; /* one word for all: one sector */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 32, 8, l), 1);
+  CU_ASSERT_EQUAL(l[0].sectors, 0x4);
+  a[0] = 0x107c; /* 8 bytes across a line boundary: the last sector of one, the first of the next */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 1, 8, l), 2);
+  CU_ASSERT_TRUE(l[0].sectors == 0x8 && l[1].sectors == 0x1 && l[1].line == l[0].line + 1);
+  CU_ASSERT_EQUAL(kmem_sectors(0xb), 3);
+}
+
+static void test_cache(void) {
+  diag d;
+  kmem_cache *c = kmem_cache_create(256, 2, &d); /* one set of 2 lines */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  CU_ASSERT_EQUAL(kmem_cache_lines(c), 2);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0);   /* miss: fetched */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3), 0x1); /* sector 0 held, 1 not */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3), 0x3);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0xf), 0);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0x1); /* 10 most recent: 11 goes next */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 12, 0xf), 0);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0x1);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0x1), 0);   /* evicted */
+  kmem_cache_destroy(c);
+  CU_ASSERT_PTR_NULL(kmem_cache_create(128, 2, &d)); /* no whole set */
+}
+
+static void test_dram(void) {
+  diag d;
+  kmem_dram *m = kmem_dram_create(1, 10, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_FALSE(kmem_dram_access(m, 0x400)); /* opens row 1 */
+  CU_ASSERT_TRUE(kmem_dram_access(m, 0x480));  /* the same 1 KiB row */
+  CU_ASSERT_FALSE(kmem_dram_access(m, 0x800)); /* another row in the one bank */
+  CU_ASSERT_FALSE(kmem_dram_access(m, 0x400));
+  kmem_dram_destroy(m);
+  CU_ASSERT_PTR_NULL(kmem_dram_create(0, 10, &d));
+}
+
+static void test_band(void) {
+  engine_band b;
+  CU_ASSERT_EQUAL_FATAL(engine_band_init(&b, 16, 1000), 0);
+  CU_ASSERT_EQUAL(b.nbins, 1024);
+  double last = 0;
+  for (int i = 0; i < 100; i++) last = engine_band_take(&b, 0, 1); /* one a cycle */
+  CU_ASSERT_DOUBLE_EQUAL(last, 99, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(engine_band_take(&b, 1000, 1), 1000, 1e-9);
+  /* booked later, arriving earlier: served in the idle time, not after 1000 */
+  CU_ASSERT_DOUBLE_EQUAL(engine_band_take(&b, 500, 1), 500, 1e-9);
+  /* a request longer than a bin fills the bins after it */
+  CU_ASSERT_DOUBLE_EQUAL(engine_band_take(&b, 2000, 40), 2000, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(engine_band_take(&b, 2000, 1), 2040, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(b.busy, 143, 1e-9);
+  engine_band_free(&b);
+}
+
+/* ---- the model on written traces ---------------------------------------- */
+
+#define BASE 0x7f0000000000ull
+
+/* A one-warp kernel of n loads of 8 bytes a lane, 256 contiguous bytes
+ * each, 1 MiB apart from base (each from DRAM), each load's address
+ * register the one before's destination when `chain`; then a use. */
+static void write_trace(const char *path, unsigned n, bool chain, uint64_t base) {
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 64\n"
+             "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"
+             "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = %u\n", n + 2);
+  for (unsigned i = 0; i < n; i++)
+    fprintf(f, "%04x ffffffff 1 R%u LDG.E.64 1 R%u 8 1 0x%llx 8\n", 16 * i, 2 * i + 2, chain ? 2 * i : 0,
+            (unsigned long long)(base + (uint64_t)i * (1u << 20)));
+  fprintf(f, "%04x ffffffff 1 R100 IADD3 1 R%u 0\n%04x ffffffff 0 EXIT 0 0\n#END_TB\n", 16 * n, 2 * n, 16 * n + 16);
+  CU_ASSERT_EQUAL(fclose(f), 0);
+}
+
+static int next_tb(void *ctx, ktrace_tb *tb, diag *d) { return ktrace_next_tb(ctx, tb, d); }
+
+typedef struct model_env {
+  machine_spec spec;
+  machine *m;
+} model_env;
+
+static void env_init(model_env *e, uint64_t map_bytes) {
+  loader_request q = {.preset = "h200"};
+  const char *label;
+  diag d;
+  cfg *c = loader_spec(&q, &label, &e->spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  cfg_destroy(c);
+  e->m = machine_create(&e->spec, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(e->m);
+  trace_record r = {.kind = REC_MAP, .addr = BASE, .size = map_bytes, .page_size = 2u << 20, .prot = PT_R | PT_W};
+  CU_ASSERT_EQUAL_FATAL(machine_apply(e->m, &r, "test", &d), 0);
+}
+
+/* Predicts the trace at path cold (no warm-up): 0 with *r, or -1 with d. */
+static int run(model_env *e, const char *path, kmodel_result *r, diag *d) {
+  ktrace_reader *rd = ktrace_open(path, d);
+  if (!rd) return -1;
+  ktrace_item it;
+  int rc = ktrace_next(rd, &it, d) == 1 ? 0 : -1;
+  if (!rc) {
+    kmodel_spec s = {.sys = &e->spec.sys, .gpu = &e->spec.gpu, .table = machine_get_pt(e->m)};
+    kmodel_source src = {.next = next_tb, .ctx = rd, .kernel = it.kernel};
+    rc = kmodel_run(&s, NULL, &src, r, d);
+  }
+  ktrace_close(rd);
+  return rc;
+}
+
+static void test_scoreboard(void) {
+  model_env e;
+  env_init(&e, 64u << 20);
+  char path[] = "/tmp/tlbsim_kmodel_XXXXXX";
+  int fd = mkstemp(path);
+  CU_ASSERT_TRUE_FATAL(fd >= 0);
+  close(fd);
+  diag d;
+  kmodel_result ind, dep;
+  write_trace(path, 8, false, BASE);
+  CU_ASSERT_EQUAL_FATAL(run(&e, path, &ind, &d), 0);
+  write_trace(path, 8, true, BASE);
+  CU_ASSERT_EQUAL_FATAL(run(&e, path, &dep, &d), 0);
+  const gpu_config *g = &e.spec.gpu;
+  /* independent: the eight overlap, about one DRAM latency and one cold walk (2553 cycles) */
+  CU_ASSERT_TRUE(ind.cycles > g->dram_cycles && ind.cycles < 4 * g->dram_cycles);
+  /* dependent: each waits for the one before (the scoreboard): 7390 cycles */
+  CU_ASSERT_TRUE(dep.cycles > 8 * g->dram_cycles && dep.cycles > 2.5 * ind.cycles);
+  CU_ASSERT_TRUE(dep.stall_cycles > 7 * g->dram_cycles);
+  CU_ASSERT_EQUAL(ind.memory_instructions, 8);
+  CU_ASSERT_EQUAL(ind.warp_instructions, 10);
+  CU_ASSERT_EQUAL(ind.dram_sectors, 64); /* 2 lines of 4 sectors a load */
+  CU_ASSERT_DOUBLE_EQUAL(ind.ns, ind.cycles / g->clock_ghz + g->stream_launch_ns, 1e-6);
+  /* outside the mapping: the instruction's file and line */
+  write_trace(path, 2, false, BASE + (64u << 20));
+  CU_ASSERT_EQUAL(run(&e, path, &ind, &d), -1);
+  char want[128];
+  snprintf(want, sizeof want, "%s:16: address 0x%llx is outside every mapping", path,
+           (unsigned long long)(BASE + (64u << 20)));
+  CU_ASSERT_STRING_EQUAL(d.msg, want);
+  unlink(path);
+  machine_destroy(e.m);
+}
+
+int main(void) {
+  static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"dram", test_dram},
+                                    {"band", test_band}, {NULL, NULL}};
+  static const test_case model[] = {{"scoreboard", test_scoreboard}, {NULL, NULL}};
+  static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};
+  return harness_run(suites);
+}
