@@ -61,6 +61,17 @@ pick "$results/chase_aliased_more.csv" more
 machine more 149.65 149.75
 held more "$work/more.rest.csv" 0.50 7.6 --order seq
 held more "$work/more.rest.csv" 1.16 59.6 --order random
+# A live probe (gpu/scripts/probe.sh on a fifth H200, 2026-12-01: +158 cycles at 128 GiB, the other
+# kind) and an aliased sweep measured right after it on that GPU (gpu/results/h200/probe5): the
+# machine file from the probe alone, validated on the sweep's points the probe did not measure.
+# The preset alone there: 4.40 % / 60.4 cycles (seq), 4.52 % / 101.5 (random); with the file 0.257 %
+# / 3.2 and 0.560 % / 29.9.
+cp "$results/probe5/probe.csv" "$work/live.probe.csv"
+"$src/gpu/scripts/probe_rows.sh" --some "$results/probe5/rest.csv" "$work/live.repeated.csv" "$work/live.rest.csv" &&
+  ok || fail "probe5: the sweep's rows"
+machine live 148.75 148.85
+held live "$work/live.rest.csv" 0.51 6.7 --order seq
+held live "$work/live.rest.csv" 0.76 54.9 --order random
 # Errors: an unknown key and a machine file with no preset to lie over (usage, exit 2), a machine
 # file over an existing one (exit 1, the file kept).
 set +e
