@@ -25,6 +25,7 @@ typedef struct mrc_opts {
   count_list ways;                /* set-associative rows; n 0: not given */
   bool all_ways;
   int format, trace_fmt;          /* report_format, trace_format */
+  uint64_t jobs;                  /* --jobs: decode threads, 0 the cores available */
   const char *trace;
 } mrc_opts;
 
@@ -92,6 +93,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_JOBS_OPT(&o->jobs),
   };
   const cli_spec spec = {
       .cmd = "mrc", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -195,7 +197,7 @@ int cmd_mrc(int argc, char **argv) {
   if (mrc_spec_check(&o.spec, &d)) return cli_usage_error("mrc", "%s", d.msg);
   mrc *m = mrc_create(&o.spec, &d);
   if (!m) return cli_input_error(&d);
-  trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
+  trace_reader *r = trace_open_jobs(o.trace, (trace_format)o.trace_fmt, (unsigned)o.jobs, &d);
   rc = r && mrc_replay(m, r, &d) == 0 ? EXIT_OK : cli_input_error(&d);
   if (rc == EXIT_OK) {
     json_object *rows = report_mrc_rows(m, &o.spec, o.entries.v, o.entries.n, o.ways.v, o.ways.n);

@@ -16,6 +16,7 @@ typedef struct run_opts {
   int format, trace_fmt; /* report_format, trace_format */
   bool verbose, log, dump_pt;
   uint64_t thread; /* the thread (CPU) of records that name none */
+  uint64_t jobs;   /* --jobs: decode threads, 0 the cores available */
   char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
   unsigned ntraces;
 } run_opts;
@@ -30,6 +31,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
        .help = "the thread (CPU) of the records that name none (default 0): a ChampSim trace is one\n"
                "CPU's; with it the report has per-thread counts ([machine] address_spaces)"},
+      CLI_JOBS_OPT(&o->jobs),
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
@@ -209,7 +211,7 @@ int cmd_run(int argc, char **argv) {
   if (o.verbose) print_levels(m);
   trace_reader *r[TRACE_THREAD_MAX];
   unsigned opened = 0;
-  while (opened < o.ntraces && (r[opened] = trace_open(o.trace[opened], (trace_format)o.trace_fmt, &d))) opened++;
+  while (opened < o.ntraces && (r[opened] = trace_open_jobs(o.trace[opened], (trace_format)o.trace_fmt, (unsigned)o.jobs, &d))) opened++;
   rc = EXIT_INPUT;
   if (opened == o.ntraces && replay_traces(m, r, &o, &d) == 0 &&
       (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {

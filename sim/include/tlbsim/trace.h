@@ -141,6 +141,12 @@ typedef struct trace_reader trace_reader;
  * blank, a # comment or a valgrind ==PID== banner; an input with no such
  * line is an empty native trace. */
 trace_reader *trace_open(const char *path, trace_format fmt, diag *d);
+/* trace_open with a multi-block xz file (xz -T0, ChampSim's traces)
+ * decoded on `jobs` threads, the blocks in parallel ahead of the reader
+ * (liblzma's multithreaded decoder): 0 the cores available, 1 what
+ * trace_open does (one thread, in the reader's calls). The records are the
+ * same whatever jobs is; other codecs ignore it. */
+trace_reader *trace_open_jobs(const char *path, trace_format fmt, unsigned jobs, diag *d);
 /* A reader over len bytes at data (copied; any format and codec trace_open
  * reads), its errors named `name` ("NAME:LINE: ..."). */
 trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d);

@@ -236,10 +236,10 @@ static int take_header(trace_reader *r, diag *d) {
   return fail(r, d);
 }
 
-/* A reader named `name` over the file at path, or over len bytes at data
- * when data is set. */
+/* A reader named `name` over the file at path (decoded on `jobs` threads,
+ * trace_src.h), or over len bytes at data when data is set. */
 static trace_reader *open_reader(const char *path, const char *name, trace_format fmt, const char *data,
-                                 size_t len, diag *d) {
+                                 size_t len, unsigned jobs, diag *d) {
   if ((unsigned)fmt >= NFORMATS) {
     diag_set(d, path, 0, "unknown trace format %d", (int)fmt);
     return NULL;
@@ -250,7 +250,7 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
     trace_close(r);
     return NULL;
   }
-  r->src = data ? trace_src_open_memory(data, len, r->name, d) : trace_src_open(path, r->name, d);
+  r->src = data ? trace_src_open_memory(data, len, r->name, d) : trace_src_open(path, r->name, jobs, d);
   if (!r->src) {
     trace_close(r);
     return NULL;
@@ -271,16 +271,18 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
   return r;
 }
 
-trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
+trace_reader *trace_open_jobs(const char *path, trace_format fmt, unsigned jobs, diag *d) {
   if (!path || !*path) {
     diag_set(d, NULL, 0, "no trace file given");
     return NULL;
   }
-  return open_reader(path, strcmp(path, "-") ? path : "<stdin>", fmt, NULL, 0, d);
+  return open_reader(path, strcmp(path, "-") ? path : "<stdin>", fmt, NULL, 0, jobs, d);
 }
 
+trace_reader *trace_open(const char *path, trace_format fmt, diag *d) { return trace_open_jobs(path, fmt, 1, d); }
+
 trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d) {
-  return open_reader(name, name, fmt, data ? data : "", len, d);
+  return open_reader(name, name, fmt, data ? data : "", len, 1, d);
 }
 
 trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line) {
