@@ -36,7 +36,7 @@ static int native_next(alloctrace *t, alloctrace_event *ev, diag *d) {
 static const at_source native_source = {native_next, native_close};
 
 int at_open_native(alloctrace *t, diag *d) {
-  trace_reader *r = trace_open(t->path[0] == '<' ? "-" : t->path, TRACE_NATIVE, d);
+  trace_reader *r = trace_open_jobs(t->path[0] == '<' ? "-" : t->path, TRACE_NATIVE, t->jobs, d);
   if (!r) return -1;
   t->impl = r;
   t->src = &native_source;
