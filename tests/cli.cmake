@@ -7,7 +7,7 @@ add_test(NAME explain_h200 COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/explain.sh $<TA
 add_test(NAME run_report COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_report.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME convert COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/convert.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME run_cpus COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_cpus.sh $<TARGET_FILE:tlbsim>)
-add_test(NAME xz_jobs COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/xz_jobs.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR}
+add_test(NAME jobs COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/jobs.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR}
   $<TARGET_FILE:bench_gen_din>)
 # Every number the docs state from committed data, re-computed (scripts/claims.sh; --quick: all
 # but the validate/calibrate figures, which take hours under the sanitizers and are guarded by the

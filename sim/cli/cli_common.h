@@ -36,13 +36,15 @@ typedef struct cli_config {
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
 /* --jobs N as a cli_opt entry filling the uint64_t at jobs: the threads a
- * multi-block xz trace is decoded on (trace_open_jobs; 0, not given: the
- * cores available). Every command that reads a trace takes it. */
+ * multi-block xz trace is decoded on, and with more than one the trace
+ * parsed on a thread of its own (trace_open_jobs; 0, not given: the cores
+ * available). Every command that reads a trace takes it. */
 #define CLI_JOBS_MAX 1024
 #define CLI_JOBS_OPT(jobs)                                                                                    \
   {.name = "jobs", .kind = OPT_WHOLE, .dest = (jobs), .arg = "N", .lo = 1, .hi = CLI_JOBS_MAX,               \
-   .help = "threads a multi-block xz trace is decoded on (default: the cores available;\n"                   \
-           "1: one, in the reader's calls); the results do not depend on it"}
+   .help = "threads a multi-block xz trace is decoded on, and with 2 or more a trace file\n"                \
+           "parsed on a thread of its own (default: the cores available; 1: all in one\n"              \
+           "thread); the results do not depend on it"}
 
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);

@@ -9,7 +9,13 @@
  * NUL) and never copied. When a line runs off the end of the buffered data
  * its start moves to the front and the rest is read behind it, so the buffer
  * needs room for one whole line plus a useful read: TRACE_LINE_MAX bounds it.
+ *
+ * With more than one job (trace_open_jobs) and a regular file, the blocks
+ * are filled on a thread of their own ahead of the caller (trace_ahead.h),
+ * started at the first read: the same blocks, errors and end in the same
+ * order, parsing on one core while the caller simulates on another.
  */
+#include "trace_ahead.h"
 #include "trace_fmt.h"
 #include "trace_src.h"
 
@@ -68,6 +74,10 @@ struct trace_reader {
   diag err;
   trace_block *one;      /* trace_next's block, and its next entry */
   size_t one_at, one_other;
+  unsigned jobs;         /* trace_open_jobs's */
+  bool ahead_tried;      /* the first read decided on a fill thread */
+  trace_ahead *ahead;    /* NULL: blocks are filled in the caller's calls */
+  uint64_t ahead_bytes;  /* the input's bytes read when the last block taken was filled */
 };
 
 const char *const trace_format_names[] = {
@@ -260,6 +270,7 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
   r->line.thread_now = &r->thread_now;
   r->bin.file = r->name;
   r->fmt = fmt;
+  r->jobs = jobs;
   if (first_bytes(r, d) || (r->fmt == TRACE_AUTO && sniff(r, d)) || (formats[r->fmt].magic && take_header(r, d))) {
     trace_close(r);
     return NULL;
@@ -314,7 +325,7 @@ static void decode_block(trace_reader *r, trace_block *b) {
 
 /* A bad line ends the block before it: the records ahead of it are handed
  * out first, and the error on the next call. */
-int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
+static int read_block_now(trace_reader *r, trace_block *b, diag *d) {
   if (r->failed) return fail(r, d);
   b->n = b->nother = 0;
   b->last_byte_or = 0;
@@ -350,6 +361,22 @@ int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
   }
   if (b->n) return 1;
   return r->failed ? fail(r, d) : 0;
+}
+
+/* The fill thread's trace_fill_fn. */
+static int fill_ahead(void *ctx, trace_block *b, diag *d, uint64_t *bytes) {
+  trace_reader *r = ctx;
+  int rc = read_block_now(r, b, d);
+  *bytes = trace_src_offset(r->src);
+  return rc;
+}
+
+int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
+  if (!r->ahead_tried) {
+    r->ahead_tried = true;
+    if (trace_ahead_wanted(r->jobs) && trace_src_regular_file(r->src)) r->ahead = trace_ahead_start(fill_ahead, r);
+  }
+  return r->ahead ? trace_ahead_take(r->ahead, b, d, &r->ahead_bytes) : read_block_now(r, b, d);
 }
 
 const char *trace_label_problem(const char *s, size_t len) {
@@ -403,10 +430,11 @@ trace_format trace_get_format(const trace_reader *r) { return r->fmt; }
 
 const char *trace_get_path(const trace_reader *r) { return r->name; }
 
-uint64_t trace_bytes_read(const trace_reader *r) { return trace_src_offset(r->src); }
+uint64_t trace_bytes_read(const trace_reader *r) { return r->ahead ? r->ahead_bytes : trace_src_offset(r->src); }
 
 void trace_close(trace_reader *r) {
   if (!r) return;
+  trace_ahead_stop(r->ahead);
   trace_src_close(r->src);
   free(r->buf);
   free(r->name);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Enough input to tell every codec's magic bytes apart. */
@@ -148,6 +149,11 @@ uint64_t trace_src_offset(const trace_src *s) {
 }
 
 trace_codec trace_src_codec(const trace_src *s) { return s->codec; }
+
+bool trace_src_regular_file(const trace_src *s) {
+  struct stat st;
+  return s->fd >= 0 && fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 void trace_src_close(trace_src *s) {
   if (!s) return;

@@ -39,6 +39,9 @@ int trace_src_read(trace_src *s, void *buf, size_t cap, size_t *got, unsigned lo
  * of when the buffer being read was inflated; all of them at the end). */
 uint64_t trace_src_offset(const trace_src *s);
 trace_codec trace_src_codec(const trace_src *s);
+/* Whether the input is a regular file: a read of it never waits on a
+ * writer (a pipe's or a terminal's can, for ever). */
+bool trace_src_regular_file(const trace_src *s);
 /* Frees s; for gzip, first stops and joins its thread. */
 void trace_src_close(trace_src *s);
 
