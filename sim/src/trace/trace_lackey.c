@@ -98,22 +98,7 @@ static inline const char *scan_line(const char *s, trace_put *put) {
 }
 
 const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
-  trace_put put = trace_put_begin(b, *line);
-  /* Lines in rounds of as many as surely fit, in the block and in the
-   * bytes left (LACKEY_LINE_MAX each): no bound is tested per line. */
-  for (;;) {
-    size_t lines = (size_t)(end - s) / LACKEY_LINE_MAX, room = TRACE_BLOCK_MAX - put.n;
-    if (lines > room) lines = room;
-    if (lines == 0) break;
-    for (; lines; lines--) {
-      const char *next = scan_line(s, &put);
-      if (!next) goto done;
-      s = next;
-    }
-  }
-done:
-  trace_put_end(&put, line);
-  return s;
+  return trace_scan_rounds(s, end, b, line, LACKEY_LINE_MAX, scan_line);
 }
 
 /* Any line: the rare shapes, and every error. Out of line, so the common
