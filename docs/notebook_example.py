@@ -9,7 +9,7 @@
    over a trace that loops over three working sets, in one pass.
 
 Run from the repository after a build (or with the package installed):
-    TLBSIM_LIBRARY=build/libtlbsim.so PYTHONPATH=python python3 docs/notebook_example.py [OUT.png]
+    PYTHONPATH=build/python python3 docs/notebook_example.py [OUT.png]   # or PYTHONPATH=python: it finds build*/
 Prints both tables; draws them into OUT.png (default notebook_example.png)
 when matplotlib imports (Debian: python3-matplotlib), else says so.
 """

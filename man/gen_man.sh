@@ -37,6 +37,36 @@ help_roff() {
     { print esc($0) }'
 }
 
+# tlbsim(1)'s EXAMPLES: a comment line, then the commands it describes.
+# Each runs as it stands in a scratch directory (tests/cli/man.sh runs them
+# all), making the small traces it reads.
+examples() {
+  cat <<'EOF'
+# A memory trace of a program (valgrind's lackey), replayed with demand paging: hits, misses, walks.
+valgrind --tool=lackey --trace-mem=yes --log-file=ls.lackey ls >/dev/null
+tlbsim run --trace-format lackey ls.lackey
+# The same with a 32-entry L1 data TLB, as JSON.
+tlbsim run --set tlb.l1d.entries=32 --format json ls.lackey
+# A trace of your own: allocate, touch, free; every record's effect on one line.
+printf 'alloc 1 64K\nw @1 8\nr @1+0x8000 8\nfree 1\nr 0x10000000000 8\n' >mine.trace
+tlbsim run --preset x86-64 --log mine.trace
+# Four L1 sizes in one read of the trace, the last 1000 accesses after a warm-up of 2000.
+tlbsim sweep --vary tlb.l1d.entries=16,32,64,128 --warmup 2000 --max 3000 ls.lackey >sweep.csv
+# Miss-ratio curves of every LRU geometry up to 1024 entries, 4 KiB and 2 MiB pages, in one pass.
+tlbsim mrc --page-size 4K,2M --max-entries 1024 --format text ls.lackey
+# One translation step by step, on a whiteboard-sized machine, then a page table after a trace.
+tlbsim explain --preset teaching 0x1234 0xffff
+tlbsim dump mine.trace
+# The GPU suite's pointer chase on the H200 model, and the machine it runs on.
+tlbsim chase --preset h200 --footprint 32M..128G --per-octave 2 --stride 2M --order random
+tlbsim formats --preset h200
+# Allocators side by side on the chapter's synthetic workload: driver calls, shootdowns, OOMs.
+tlbsim alloc --synthetic --capacity 640M --set vas.page_size=64K --policy first-fit,cuda,caching
+# Exercises with answers the simulator computes.
+tlbsim quiz --seed 7 --answers
+EOF
+}
+
 tlbsim_1() {
   header tlbsim 1 "User Commands"
   cat <<'EOF'
@@ -58,6 +88,8 @@ EOF
     echo ".SS tlbsim $cmd"
     "$tlbsim" "$cmd" --help | help_roff
   done
+  echo ".SH EXAMPLES"
+  examples | awk "$esc"'/^#/ { sub(/^# */, ""); print ".PP\n" esc($0); next } { print ".nf\n.RS 4\n" esc($0) "\n.RE\n.fi" }'
   cat <<'EOF'
 .SH EXIT STATUS
 0 on success, 1 for bad input or configuration (with one line
@@ -106,18 +138,22 @@ EOF
   printf '.SH SEE ALSO\ntlbsim(1), tlbsim\\-trace(5)\n'
 }
 
-# Markdown (headings, fenced code, tables, paragraphs) as roff.
+# Markdown (headings, fenced code, tables, paragraphs) as roff. A code
+# span may run over a line break (a paragraph is wrapped anywhere): each
+# backtick toggles bold, and a paragraph's end closes one left open.
 md_roff() {
   awk "$esc"'
-    function inline(s) {
+    function inline(s,   out, i) {
       s = esc(s)
-      while (match(s, /`[^`]+`/)) s = substr(s, 1, RSTART - 1) "\\fB" substr(s, RSTART + 1, RLENGTH - 2) "\\fR" substr(s, RSTART + RLENGTH)
+      out = ""
+      while ((i = index(s, "`")) > 0) { out = out substr(s, 1, i - 1) (inb ? "\\fR" : "\\fB"); inb = !inb; s = substr(s, i + 1) }
+      s = out s
       while (match(s, /\*\*[^*]+\*\*/)) s = substr(s, 1, RSTART - 1) "\\fB" substr(s, RSTART + 2, RLENGTH - 4) "\\fR" substr(s, RSTART + RLENGTH)
       while (match(s, /\[[^]]+\]\([^)]+\)/)) { t = substr(s, RSTART + 1); t = substr(t, 1, index(t, "]") - 1)
         s = substr(s, 1, RSTART - 1) t substr(s, RSTART + RLENGTH) }
       return s
     }
-    /^```/ { code = !code; print code ? ".PP\n.nf" : ".fi"; next }
+    /^```/ { code = !code; inb = 0; print code ? ".PP\n.nf" : ".fi"; next }
     code { print "\\&" esc($0); next }
     /^# / { next }
     /^## / { print ".SH " toupper(inline(substr($0, 4))); next }
@@ -126,9 +162,9 @@ md_roff() {
     /^\|/ { n = split($0, f, /[ ]*\|[ ]*/); if (!head++) { next }
             print ".TP\n" inline(f[2]); rest = ""
             for (i = 3; i < n; i++) rest = rest (rest == "" ? "" : " \\(em ") f[i]
-            print inline(rest); next }
+            print inline(rest); if (inb) print "\\fR"; inb = 0; next }
     { head = 0 }
-    /^$/ { print ".PP"; next }
+    /^$/ { if (inb) print "\\fR"; inb = 0; print ".PP"; next }
     /^[-*] / { print ".IP \\(bu 2\n" inline(substr($0, 3)); next }
     { sub(/^[ \t]+/, ""); print inline($0) }' "$1"
 }

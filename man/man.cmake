@@ -1,7 +1,7 @@
 # The man pages, generated at build time by man/gen_man.sh from what they
 # document (the programs' --help, the modules' key tables, traces/FORMAT.md) and installed under share/man.
 add_executable(man_source ${CMAKE_CURRENT_LIST_DIR}/man_source.c)
-target_link_libraries(man_source PRIVATE tlbsim_machine tlbsim_gpu_host)
+target_link_libraries(man_source PRIVATE tlbsim_loader tlbsim_gpu_host)
 set(man_dir ${PROJECT_BINARY_DIR}/man)
 set(man_pages ${man_dir}/tlbsim.1 ${man_dir}/tlbsim-gpu.1 ${man_dir}/tlbsim.ini.5 ${man_dir}/tlbsim-trace.5)
 add_custom_command(OUTPUT ${man_pages}

@@ -8,32 +8,17 @@
 #include <string.h>
 
 #include "gpu_opts.h"
-#include "tlbsim/machine.h"
+#include "tlbsim/loader.h"
 
-static void print_keys(const cfg_keys *k) {
-  for (size_t i = 0; i < k->n; i++)
-    printf("%s|%s|%s|%s|%s\n", k->section, k->key[i].name, k->key[i].unit, k->key[i].default_text, k->key[i].doc);
-}
-
-/* In the order the page lists them: the machine, its format, the
- * allocator, the memory, the MMU's sections, the GPU. */
-static void print_config_keys(void) {
-  print_keys(machine_spec_keys(0));
-  print_keys(pt_format_config_keys());
-  print_keys(machine_spec_keys(1));
-  for (size_t i = 0; i < vas_param_count(); i++) {
-    const char *doc, *name = vas_param_at(i, &doc);
-    if (strcmp(name, "capacity")) printf("vas|%s|value|the policy's|%s\n", name, doc); /* capacity is [machine] phys_memory */
-  }
-  print_keys(memsys_config_keys());
-  for (size_t i = 0; mmu_config_keys(i); i++) print_keys(mmu_config_keys(i));
-  print_keys(gpu_config_keys());
-  print_keys(uvm_config_keys());
+static void print_key(void *ctx, const char *section, const char *key, const char *unit, const char *def,
+                      const char *doc) {
+  (void)ctx;
+  printf("%s|%s|%s|%s|%s\n", section, key, unit, def, doc);
 }
 
 int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "gpu-usage")) return fputs(gpu_usage, stdout) == EOF;
   if (argc != 2 || strcmp(argv[1], "config-keys")) return fputs("usage: man_source gpu-usage|config-keys\n", stderr), 2;
-  print_config_keys();
+  loader_each_key(print_key, NULL);
   return 0;
 }

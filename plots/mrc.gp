@@ -21,9 +21,9 @@ lab(b) = b >= 1048576 ? sprintf("%.0f MiB", b / 1048576.0) : sprintf("%.0f KiB",
 
 # a name ending in .svg writes SVG, any other PNG
 if (strstrt(out, ".svg") > 0) {
-  set terminal svg size 900,600 font ",10"
+  set terminal svg size 900,640 font ",10"
 } else {
-  set terminal pngcairo size 900,600 font ",10"
+  set terminal pngcairo size 900,640 font ",10"
 }
 set output out
 set datafile separator ","
@@ -33,7 +33,8 @@ set format y "10^{%L}"
 set xlabel "TLB entries"
 set ylabel "miss ratio (misses per translation)"
 set grid
-set key top right
+# Below the plot, in a row: the key hides no curve and no grid line.
+set key outside bottom center horizontal maxrows 2 noenhanced
 set style data linespoints
 set pointsize 0.6
 

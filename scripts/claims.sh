@@ -107,7 +107,7 @@ cnoise() {
 }
 
 # --- allocation (docs/ALLOC.md, README.md) ----------------------------------------------------
-alloc() { "$tlbsim" alloc --format json "$@"; }
+alloc() { "$tlbsim" alloc --format json "$@" | jq ".[0]"; } # one policy: its object (alloc writes a list)
 for s in mlp_train mlp_train_expandable cnn_train cnn_train_expandable tf_infer tf_infer_expandable tf_train \
   tf_train_expandable; do
   policy=caching
@@ -134,7 +134,7 @@ for s in mlp_train cnn_train tf_train; do
   for p in cuda caching expandable; do
     alloc --policy $p "traces/torch/$s.json.gz" >"$work/w.json"
     w() { jq -r "$1" "$work/w.json"; }
-    say $A "| $s | $p | $(mib "$(w .peak_reserved_bytes)") |" "| $(c "$(w .driver_allocs)") | $(c "$(w .driver_frees)") | $(c "$(w .maps)") | $(c "$(w .pte_writes)") | $(c "$(w .tlb_shootdowns)") |"
+    say $A "| $s | $p | $(mib "$(w .peak_reserved_bytes)") |" "| $(c "$(w .driver_allocs)") | $(c "$(w .driver_frees)") | $(c "$(w .maps)") | $(c "$(w .pte_writes)") | $(c "$(w .shootdowns)") |"
     [ $s = mlp_train ] && cp "$work/w.json" "$work/mlp.$p.json"
   done
 done
@@ -153,7 +153,7 @@ row() { # row LABEL JQ [FORMAT]: the table row of LABEL holds every policy's val
 }
 row "peak reserved (MiB)" .peak_reserved_bytes mib
 row "PTE writes" .pte_writes
-row "TLB shootdowns" .tlb_shootdowns
+row "TLB shootdowns" .shootdowns
 row "internal fragmentation at peak (B)" .internal_fragmentation_at_peak_bytes
 row "external fragmentation, max" .external_fragmentation_max "f 2"
 pair() { # pair LABEL JQ1 JQ2: "A / B" per policy
@@ -167,12 +167,12 @@ pair() { # pair LABEL JQ1 JQ2: "A / B" per policy
 }
 pair "driver allocs / frees" .driver_allocs .driver_frees c
 pair "maps / unmaps" .maps .unmaps c
-say $A "| OOMs (fragmented) |" "$(jq -r 'map("| \(.ooms) (\(.ooms_fragmented))" | sub("^\\| 0 \\(0\\)$"; "| 0")) | join(" ")' "$work/syn.json") |"
+say $A "| OOMs (fragmented) |" "$(jq -r 'map("| \(.ooms) (\(.ooms_enough_free))" | sub("^\\| 0 \\(0\\)$"; "| 0")) | join(" ")' "$work/syn.json") |"
 j0() { jq -r ".[0] | $1" "$work/syn.json"; }
 say $A "first OOM: asked / free / largest extent" "| $(mib "$(j0 .first_oom_request_bytes)") / $(mib "$(j0 .first_oom_free_bytes)") / $(mib "$(j0 .first_oom_largest_free_extent)") |"
 say $A "at event" "at event $(j0 .first_oom_event) a $(mib "$(j0 .first_oom_request_bytes)") MiB temporary fails"
 say $A "with $(mib "$(j0 .first_oom_free_bytes)") MiB free" "the largest free extent being $(mib "$(j0 .first_oom_largest_free_extent)") MiB"
-say $A "All" "All $(j0 .ooms_fragmented) OOMs are fragmented ones"
+say $A "All" "All $(j0 .ooms_enough_free) OOMs are fragmented ones"
 jc() { jq -r ".[] | select(.policy == \"$1\") | $2" "$work/syn.json"; }
 say $A "paying" "paying $(LC_ALL=C awk -v b="$(jc buddy .internal_fragmentation_at_peak_bytes)" 'BEGIN { printf "%.0f", b / 1e6 }') MB of rounding"
 say $A "driver calls each way" "$(c "$(jc cuda .driver_allocs)") driver calls each way, $(c "$(jc cuda .unmaps)") unmaps each with a TLB shootdown, $(LC_ALL=C awk -v p="$(jc cuda .pte_writes)" 'BEGIN { printf "%.0f", p / 1000 }') k PTE writes"
@@ -180,21 +180,21 @@ say $A "serves the same" "serves the same $(c "$(jc caching .allocs)") requests 
 say $A "around by releasing whole segments" "\`expandable\` needs $(jc expandable .driver_allocs) map calls, $(jc expandable .unmaps) piece unmaps"
 say $A "fragmented (max" "fragmented (max $(f 2 "$(jc caching .external_fragmentation_max)"): cached blocks"
 say $A "the 536 MiB" "the $(mib "$(j0 .peak_requested_bytes)") MiB of live requests at the peak"
-"$tlbsim" alloc "${syn[@]}" --policy next-fit --format json >"$work/nf.json"
+"$tlbsim" alloc "${syn[@]}" --policy next-fit --format json | jq ".[0]" >"$work/nf.json"
 say $A "is far worse" "($(c "$(jq -r .ooms "$work/nf.json")") OOMs)"
-oom_at() { "$tlbsim" alloc --synthetic --capacity "$1" --set page_size=64K --policy "$2" --format json | jq -r "$3"; }
+oom_at() { "$tlbsim" alloc --synthetic --capacity "$1" --set page_size=64K --policy "$2" --format json | jq -r ".[0] | $3"; }
 say $A "Raise the capacity" "first fit has $(oom_at 700M first-fit .ooms) at 700M, $(oom_at 768M first-fit .ooms) at 768M, $(oom_at 1G first-fit .ooms | sed 's/^0$/none/') at 1G"
-say $A "512M:" "512M: \`caching\` $(oom_at 512M caching .ooms) OOMs, $(oom_at 512M caching .ooms_fragmented) of them fragmented; \`cuda\` $(oom_at 512M cuda .ooms), $(oom_at 512M cuda .ooms_fragmented) fragmented"
+say $A "512M:" "512M: \`caching\` $(oom_at 512M caching .ooms) OOMs, $(oom_at 512M caching .ooms_enough_free) of them fragmented; \`cuda\` $(oom_at 512M cuda .ooms), $(oom_at 512M cuda .ooms_enough_free) fragmented"
 say $M "On the chapter's scenario" "first fit and best fit hit $(j0 .ooms) OOMs"
 say $M "memory but makes" "makes $(c "$(jc cuda .driver_allocs)") cudaMalloc and $(c "$(jc cuda .driver_frees)") cudaFree calls, which build and tear down $(c "$(jc cuda .maps)") mappings"
 [ "$(jc cuda .maps)" = "$(jc cuda .unmaps)" ] && checks=$((checks + 1)) || { fails=$((fails + 1)); echo "FAIL: cuda maps != unmaps"; }
 say $M "(small requests share 2 MiB regions" "$(LC_ALL=C awk -v p="$(jc cuda .pte_writes)" 'BEGIN { printf "%.0f", p / 1000 }') k PTE writes"
-say $M "same $(c "$(jc caching .allocs)") requests with" "with $(jc caching .driver_allocs) cudaMalloc calls and $(jc caching .tlb_shootdowns) shootdowns"
+say $M "same $(c "$(jc caching .allocs)") requests with" "with $(jc caching .driver_allocs) cudaMalloc calls and $(jc caching .shootdowns) shootdowns"
 # the layout check (ALLOC.md's table): the live set's regions after each churn trace, churned and fresh
 for t in below near above; do
-  "$tlbsim" alloc --policy cuda --format json --layout "$work/$t.csv" "traces/churn/churn_$t.trace.gz" >"$work/ch.json"
+  "$tlbsim" alloc --policy cuda --format json --layout "$work/$t.csv" "traces/churn/churn_$t.trace.gz" | jq ".[0]" >"$work/ch.json"
   awk -F, 'NR > 1 { print "alloc", $4, $5 }' "$work/$t.csv" >"$work/${t}_fresh.trace"
-  "$tlbsim" alloc --policy cuda --format json "$work/${t}_fresh.trace" >"$work/fr.json"
+  "$tlbsim" alloc --policy cuda --format json "$work/${t}_fresh.trace" | jq ".[0]" >"$work/fr.json"
   for kase in churned fresh; do
     file=$work/ch.json
     [ $kase = fresh ] && file=$work/fr.json

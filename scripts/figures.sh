@@ -4,9 +4,9 @@
 #   chase_cost_PRESET   cycles per access against pages touched (OSTEP ch. 19),
 #                       tlbsim chase, for every preset (teaching included)
 #   mrc                 miss ratio against TLB entries, tlbsim mrc of a generated trace
-#   alloc_memory        reserved and allocated memory over time per allocator,
-#                       tlbsim alloc --synthetic --timeline
-#   alloc_frag          external fragmentation over time, the same timeline
+#   alloc_memory        memory each allocator holds against the live requests,
+#                       tlbsim alloc --synthetic --capacity 640M --timeline
+#   alloc_frag          external fragmentation and OOMs over time, the same timeline
 #   alloc_map           the address space at the first OOM, tlbsim alloc --map-csv
 #   pt_bytes            page-table bytes against footprint per format and page size,
 #                       tlbsim run of map traces
@@ -50,10 +50,13 @@ awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++) {
 "$tlbsim" mrc --page-size 4K "$csv/mrc.trace" >"$csv/mrc.csv"
 render mrc mrc "file='$csv/mrc.csv'; page=4096; name='a 96-page loop with random touches'"
 
-# Allocators over the synthetic operator workload.
-"$tlbsim" alloc --synthetic --policy cuda --policy caching --policy expandable --timeline "$csv/alloc_timeline.csv" >/dev/null
-render alloc_memory alloc_memory "csv='$csv/alloc_timeline.csv'; policies='cuda caching expandable'"
-render alloc_frag alloc_frag "csv='$csv/alloc_timeline.csv'; policies='cuda caching expandable'"
+# Allocators over the chapter's scenario: the synthetic operator workload on a
+# 640 MiB device (README, "Allocation"), where memory runs short.
+"$tlbsim" alloc --synthetic --capacity 640M --set vas.page_size=64K --policy first-fit,cuda,caching \
+  --timeline "$csv/alloc_timeline.csv" >/dev/null
+workload="the synthetic operator workload (7000 requests) on a 640 MiB device"
+render alloc_memory alloc_memory "csv='$csv/alloc_timeline.csv'; policies='first-fit cuda caching'; name='$workload'"
+render alloc_frag alloc_frag "csv='$csv/alloc_timeline.csv'; policies='first-fit cuda caching'; name='$workload'"
 
 # The map at the first OOM: 64 KiB, a half freed in holes, then larger requests.
 printf 'alloc 1 4K\nalloc 2 4K\nalloc 3 4K\nalloc 4 12K\nalloc 5 4K\nalloc 6 4K\nalloc 7 4K\nalloc 8 8K\nalloc 9 4K

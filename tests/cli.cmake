@@ -9,6 +9,10 @@ add_test(NAME convert COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/convert.sh $<TARGET_
 add_test(NAME run_cpus COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_cpus.sh $<TARGET_FILE:tlbsim>)
 add_test(NAME jobs COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/jobs.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR}
   $<TARGET_FILE:bench_gen_din>)
+add_test(NAME cli_options COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/options.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_progress COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/progress.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_shapes COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/shapes.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+add_test(NAME cli_error_table COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/error_table.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 # Every number the docs state from committed data, re-computed (scripts/claims.sh; --quick: all
 # but the validate/calibrate figures, which take hours under the sanitizers and are guarded by the
 # fidelity tests' bounds).

@@ -11,4 +11,6 @@ add_test(NAME quiz_alloc_map COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/quiz_alloc_ma
 # scripts/figures.sh: every figure to PNG and SVG, its teaching16 page-table bytes and chase curve known by hand.
 add_test(NAME quiz_figures COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/quiz_figures.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 set_tests_properties(quiz_figures PROPERTIES TIMEOUT 300)
+# The alloc exercise's OOM reasons against README's definitions over 60 seeds (buddy's granularity included).
+add_test(NAME quiz_reasons COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/quiz_reasons.py $<TARGET_FILE:tlbsim>)
 set_tests_properties(quiz quiz_dump quiz_alloc_map quiz_figures PROPERTIES SKIP_RETURN_CODE 77)

@@ -203,7 +203,7 @@ static void test_chase(void) {
   CU_ASSERT_EQUAL(r.footprint_bytes, 64u << 20);
   CU_ASSERT_DOUBLE_EQUAL(r.cycles_per_access, 285.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(r.walks_per_access, 0.0, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(r.first_hit_rate, 1.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r.first_miss_ratio, 0.0, 1e-9);
   CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 12, 0, NULL, NULL, &r, err), -1);
   CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase: stride 12 is not a multiple of 8 bytes");
   CU_ASSERT_EQUAL(tlbsim_chase(m, 64u << 20, 64, 0, "backwards", NULL, &r, err), -1);
@@ -225,6 +225,85 @@ static char *program_output(const char *args) {
     return NULL;
   }
   return text;
+}
+
+/* tlbsim_chase_rows is `tlbsim chase --format csv`, byte for byte: the
+ * same keys (tlb.NAME.miss_ratio, empty for a level never looked up). */
+static void test_chase_rows(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("h200", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const uint64_t fp[] = {128u << 20, 512u << 20, 512u << 20};
+  char *rows = tlbsim_chase_rows(m, fp, 3, 2u << 20, 0, "random", NULL, err);
+  char *cli = program_output("chase --preset h200 --footprint 128M,512M,512M --stride 2M --order random");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+  CU_ASSERT_STRING_EQUAL(rows, cli);
+  CU_ASSERT_PTR_NOT_NULL(strstr(rows, ",tlb.l1d.miss_ratio,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(rows, ",1,64,5,20480,20480,0,0.0,0,0,0,,0,0,0,,0.0,0.0\n"));
+  tlbsim_free(rows);
+  free(cli);
+  CU_ASSERT_PTR_NULL(tlbsim_chase_rows(m, fp, 0, 2u << 20, 0, NULL, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_chase_rows: no footprint");
+  tlbsim_machine_destroy(m);
+}
+
+#define TEACHING TLBSIM_SOURCE_DIR "/traces/samples/teaching.trace"
+
+/* explain, dump, the per-access log, the quiz and sweep: each the very text
+ * of its command. */
+static void test_views(void) {
+  char err[TLBSIM_ERROR_MAX];
+  tlbsim_machine *m = tlbsim_machine_create("teaching", NULL, NULL, 0, err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  const uint64_t va[] = {0x1234, 0xffff};
+  char *got = tlbsim_explain(m, va, 2, 0, "json", err), *want = program_output("explain --preset teaching --format json 0x1234 0xffff");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_explain(m, va, 2, 0, NULL, err), want = program_output("explain --preset teaching 0x1234 0xffff");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  const uint64_t wide[] = {0x10000};
+  CU_ASSERT_PTR_NULL(tlbsim_explain(m, wide, 1, 0, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_explain: 0x10000 is beyond the 16-bit address space of teaching16");
+  /* the log of the trace, then its table: run --log's lines, then dump's */
+  got = tlbsim_log(m, TEACHING, NULL, 0, NULL, NULL, err), want = program_output("run --preset teaching --log " TEACHING);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+  CU_ASSERT_EQUAL(strncmp(want, got, strlen(got)), 0); /* the CLI's report follows its log */
+  CU_ASSERT_PTR_NOT_NULL(strstr(got, "\n31: r 0x2400 1 | vpn 0x24 l1d set 0 miss, l2 set 4 miss;"));
+  tlbsim_free(got), free(want);
+  got = tlbsim_dump(m, NULL, err), want = program_output("dump --preset teaching " TEACHING);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_log(m, NULL, "r 0x3000 4\n", 11, NULL, "json", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  const char *line = "{\"line\":1,\"record\":\"access\",";
+  CU_ASSERT_EQUAL(strncmp(got, line, strlen(line)), 0);
+  tlbsim_free(got);
+  CU_ASSERT_PTR_NULL(tlbsim_dump(m, "xml", err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_dump: format 'xml' is not text or json");
+  tlbsim_machine_destroy(m);
+  got = tlbsim_quiz(7, NULL, 1, NULL, err), want = program_output("quiz --seed 7 --answers");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  got = tlbsim_quiz(3, "tlb,alloc", 0, "json", err), want = program_output("quiz --seed 3 --kind tlb,alloc --format json");
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  CU_ASSERT_PTR_NULL(tlbsim_quiz(1, "tlb,maths", 0, NULL, err));
+  CU_ASSERT_STRING_EQUAL(err, "tlbsim_quiz: 'maths' is not a kind (translate, tlb, pt-size, alloc, pool)");
+  const char *vary[] = {"tlb.l1d.entries=16,64", "tlb.stlb.ways=6,12"}, *sets[] = {"latency.data_cycles=2"};
+  got = tlbsim_sweep(STRIDE, NULL, "x86-64", NULL, sets, 1, vary, 2, err);
+  want = program_output("sweep --preset x86-64 --set latency.data_cycles=2 --vary tlb.l1d.entries=16,64 "
+                        "--vary tlb.stlb.ways=6,12 " STRIDE);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT_STRING_EQUAL(got, want);
+  tlbsim_free(got), free(want);
+  const char *bad[] = {"tlb.l1.entries=16,32"};
+  CU_ASSERT_PTR_NULL(tlbsim_sweep(STRIDE, NULL, NULL, NULL, NULL, 0, bad, 1, err));
+  const char *no_l1 = "tlbsim_sweep:1: [tlb.l1]: no TLB level 'l1' in the configuration";
+  CU_ASSERT_EQUAL(strncmp(err, no_l1, strlen(no_l1)), 0);
 }
 
 /* The object of `policy` in a summary: from its "policy" key on. */
@@ -270,7 +349,7 @@ static void test_alloc_native_oom(void) {
   const char *policies[] = {"first-fit"};
   char *doc = tlbsim_alloc(path, "native", policies, 1, NULL, 16384, NULL, 0, err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-  const char *head = "{\n  \"policy\":\"first-fit\",\n";
+  const char *head = "[\n  {\n    \"policy\":\"first-fit\",\n";
   CU_ASSERT_EQUAL(strncmp(doc, head, strlen(head)), 0);
   const char *want[] = {"\"capacity_bytes\":16384,", "\"peak_requested_bytes\":16384,", "\"ooms\":1,",
                         "\"first_oom_event\":7,", "\"first_oom_request_bytes\":8192,",
@@ -407,6 +486,8 @@ int main(void) {
                                     {"report_then_feed", test_report_then_feed},
                                     {"mrc", test_mrc},
                                     {"chase", test_chase},
+                                    {"chase_rows", test_chase_rows},
+                                    {"views", test_views},
                                     {"alloc_snapshot", test_alloc_snapshot},
                                     {"alloc_native_oom", test_alloc_native_oom},
                                     {"alloc_synthetic", test_alloc_synthetic},

@@ -209,6 +209,26 @@ static void test_address_spaces(void) {
   cfg_destroy(c);
 }
 
+/* A trace that opens with `ctx 7` has one address space, not the unused
+ * ASID 0 beside it: one root table (issue #27), as a trace with no ctx. */
+static void test_first_ctx_takes_the_first_space(void) {
+  cfg *c;
+  machine *m = make("", &c);
+  diag d;
+  uint64_t root = machine_pt_bytes(m); /* the one root table */
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_MARK, .label = "start"}, &d), 0);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 7}, &d), 0);
+  CU_ASSERT_EQUAL(machine_pt_bytes(m), root);
+  CU_ASSERT_EQUAL(apply(m, acc(TRACE_READ, 0x5000, 1), &d), 0);
+  uint64_t one = machine_pt_bytes(m);
+  CU_ASSERT_EQUAL(machine_pt_usage(m, 0).tables, 1);
+  CU_ASSERT_EQUAL(apply(m, (trace_record){.kind = REC_CTX, .asid = 0}, &d), 0); /* ASID 0 is another space now */
+  CU_ASSERT_EQUAL(machine_pt_usage(m, 0).tables, 2);
+  CU_ASSERT_EQUAL(machine_pt_bytes(m), one + root);
+  machine_destroy(m);
+  cfg_destroy(c);
+}
+
 static void test_untagged_switch_flushes(void) {
   cfg *c;
   machine *m = make("[mmu]\nasid_tagged = false\n", &c);
@@ -559,6 +579,7 @@ int main(void) {
                                     {"allocation churn", test_allocation_churn},
                                     {"unmap and protect", test_unmap_and_protect},
                                     {"address spaces", test_address_spaces},
+                                    {"the first ctx takes the first space", test_first_ctx_takes_the_first_space},
                                     {"untagged switch flushes", test_untagged_switch_flushes},
                                     {"threads", test_threads},
                                     {"fetches without an instruction TLB", test_fetch_without_inst_tlb_ignored},

@@ -65,7 +65,7 @@ static void test_schema_from_configuration(void) {
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.stlb.accesses")]), 2);
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.stlb.access_misses")]), 2);
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.l1d.hits")]), 1);
-  CU_ASSERT_DOUBLE_EQUAL(stats_ratio(&snap, &sc.col[find(&sc, "tlb.l1d.miss_rate")]), 2.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(stats_ratio(&snap, &sc.col[find(&sc, "tlb.l1d.miss_ratio")]), 2.0 / 3, 1e-12);
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "page_table.PT.tables")]), 1);
   CU_ASSERT_EQUAL(stats_count(&snap, &sc.col[find(&sc, "tlb.l1d.evictions")]), 0); /* 2 pages, 64 entries */
   machine_destroy(m);

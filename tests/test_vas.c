@@ -149,9 +149,9 @@ static void test_first_fit_fragmentation(void) {
   diag d;
   CU_ASSERT_EQUAL(vas_alloc(v, 5 * 4096, 0, 0, &va, &d), VAS_OOM);
   CU_ASSERT_EQUAL(s->ooms, 1);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 1);
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 1);
   CU_ASSERT_EQUAL(vas_alloc(v, 8 * 4096, 0, 0, &va, &d), VAS_OOM);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 1); /* 8 pages were not free at all */
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 1); /* 8 pages were not free at all */
   CU_ASSERT_EQUAL(s->driver_allocs, 3);
   CU_ASSERT_EQUAL(s->driver_frees, 2);
   CU_ASSERT_EQUAL(s->pte_writes, 9 + 6);
@@ -214,7 +214,7 @@ static void test_buddy(void) {
   uint64_t va;
   diag d;
   CU_ASSERT_EQUAL(vas_alloc(v, 5 * 4096, 0, 0, &va, &d), VAS_OOM);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 0); /* only 4 pages free */
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 0); /* only 4 pages free */
   must_free(v, c);
   CU_ASSERT_EQUAL(s->free_extents, 2); /* the 4-page block's buddy lies outside */
   vas_destroy(v);
@@ -260,7 +260,7 @@ static void test_cuda(void) {
   diag d;
   CU_ASSERT_EQUAL(vas_alloc(v, 30 * MiB, 0, 0, &va, &d), VAS_OK);
   CU_ASSERT_EQUAL(vas_alloc(v, 6 * MiB, 0, 0, &va, &d), VAS_OOM);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 0);
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 0);
   vas_destroy(v);
 }
 
@@ -334,7 +334,7 @@ static void test_cuda_stranding(void) {
   uint64_t va;
   diag d;
   CU_ASSERT_EQUAL(vas_alloc(v, 2 * MiB, 0, 0, &va, &d), VAS_OOM);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 1);
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 1);
   vas_destroy(v);
 }
 
@@ -437,12 +437,12 @@ static void test_caching_fragmented_oom(void) {
   diag d;
   CU_ASSERT_EQUAL(vas_alloc(v, 12 * MiB, 0, 0, &va, &d), VAS_OOM);
   CU_ASSERT_EQUAL(s->ooms, 1);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 1);
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 1);
   CU_ASSERT_EQUAL(s->driver_frees, 0); /* nothing was a whole cached segment */
   CU_ASSERT_EQUAL(s->free_bytes, 15 * MiB);
   CU_ASSERT_EQUAL(s->largest_free_extent, 10 * MiB);
   CU_ASSERT_EQUAL(vas_alloc(v, 16 * MiB, 0, 0, &va, &d), VAS_OOM);
-  CU_ASSERT_EQUAL(s->ooms_fragmented, 1); /* 16 MiB was never free */
+  CU_ASSERT_EQUAL(s->ooms_enough_free, 1); /* 16 MiB was never free */
   vas_destroy(v);
 }
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const gpu_uvm_init_names[GPU_UVM_INIT_COUNT] = {"malloc", "gpu", "host", "host_prefetch", "advise"};
-const char *const gpu_uvm_first_names[GPU_UVM_FIRST_COUNT] = {"stream", "gather"};
+const char *const gpu_uvm_init_names[GPU_UVM_INIT_COUNT + 1] = {"malloc", "gpu", "host", "host_prefetch", "advise", NULL};
+const char *const gpu_uvm_first_names[GPU_UVM_FIRST_COUNT + 1] = {"stream", "gather", NULL};
 
 bool gpu_uvm_host_written(gpu_uvm_init i) {
   return i == GPU_UVM_HOST || i == GPU_UVM_HOST_PREFETCH || i == GPU_UVM_ADVISE;

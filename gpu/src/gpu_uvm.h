@@ -30,8 +30,8 @@ typedef enum gpu_uvm_init {
 } gpu_uvm_init;
 typedef enum gpu_uvm_first { GPU_UVM_STREAM, GPU_UVM_GATHER, GPU_UVM_FIRST_COUNT } gpu_uvm_first;
 
-extern const char *const gpu_uvm_init_names[GPU_UVM_INIT_COUNT];
-extern const char *const gpu_uvm_first_names[GPU_UVM_FIRST_COUNT];
+extern const char *const gpu_uvm_init_names[GPU_UVM_INIT_COUNT + 1]; /* NULL-terminated: cli_opts choices */
+extern const char *const gpu_uvm_first_names[GPU_UVM_FIRST_COUNT + 1];
 
 #define GPU_UVM_GATHER_TPS 2048u    /* threads per SM */
 #define GPU_UVM_GATHER_LOADS 64u    /* loads per thread */

@@ -126,10 +126,13 @@ void live_map_text(FILE *f, const live_map *m) {
   walk_extents(m, text_extent, &t);
   unsigned lines = t.lines;
   if (lines > MAP_LINES) fprintf(f, "  ... %u more extents\n", lines - MAP_LINES);
-  if (m->failed)
-    fprintf(f, "  FAILED: a request of %s (%s): %s free in all, the largest free extent %s\n",
-            num_format_size(m->request, a, sizeof a), m->reason, num_format_size(m->free_bytes, b, sizeof b),
-            num_format_size(m->largest, c, sizeof c));
+  if (!m->failed) return;
+  fprintf(f, "  FAILED: a request of %s (%s): %s free in all, the largest free extent %s",
+          num_format_size(m->request, a, sizeof a), m->reason, num_format_size(m->free_bytes, b, sizeof b),
+          num_format_size(m->largest, c, sizeof c));
+  /* buddy's blocks side by side: a longer run of free memory than any of them */
+  if (m->range != m->largest) fprintf(f, ", a free range of %s", num_format_size(m->range, c, sizeof c));
+  fputc('\n', f);
 }
 
 void live_map_csv_header(FILE *f) { fprintf(f, "policy,row,event,kind,offset_bytes,size_bytes,id\n"); }

@@ -38,6 +38,7 @@ typedef struct live_map {
   uint64_t request;             /* ... its size */
   const char *reason;           /* ... vas_oom_reason_name */
   uint64_t free_bytes, largest; /* ... and what was free then */
+  uint64_t range;               /* ... the longest run of it (vas_stats.largest_free_range) */
   vas_stats stats;              /* the policy's counts after the event */
   allocreplay_live live;        /* the 2 MiB and 32 MiB regions its live buffers touch */
 } live_map;

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/loader.h"
+#include "tlbsim/num.h"
 #include "tlbsim/machine.h"
 
 /* What the command line names, as the loader takes it. */
@@ -47,6 +49,47 @@ int cli_load_gpu_spec(const cli_config *c, const char *cmd, const char **label, 
 machine *cli_load_machine(const cli_config *c, const char *fallback, const char **label, diag *d) {
   loader_request q = request(c, fallback);
   return loader_machine(&q, label, d);
+}
+
+static void print_level(FILE *f, const mmu_config *mc, const mmu_level_config *lv) {
+  char shared[32] = "";
+  if (lv->shared_by == MMU_SHARED_BY_ALL) snprintf(shared, sizeof shared, ", shared by all");
+  else if (lv->shared_by > 1) snprintf(shared, sizeof shared, ", shared by %u", lv->shared_by);
+  fprintf(f, "tlb %-8s serves %s, next %s, latency %u%s:", lv->name,
+          lv->serves == SERVES_DATA ? "data" : lv->serves == SERVES_INST ? "inst" : "both",
+          lv->next < 0 ? "walk" : mc->level[lv->next].name, lv->latency, shared);
+  for (unsigned a = 0; a < lv->narrays; a++) {
+    const tlb_geometry *g = &lv->array[a];
+    fprintf(f, " [%u %s, %u-way, %s", g->entries, g->entries == 1 ? "entry" : "entries", g->ways,
+            tlb_policy_name(g->policy));
+    for (unsigned k = 0; k < g->npage_shifts; k++) {
+      char buf[32];
+      fprintf(f, "%s%s", k ? "/" : ", ", num_format_size(1ull << g->page_shift[k], buf, sizeof buf));
+    }
+    if (g->sector_pages > 1) fprintf(f, ", %u pages an entry", g->sector_pages);
+    fprintf(f, "]");
+  }
+  fputc('\n', f);
+}
+
+void cli_print_machine(FILE *f, const machine_spec *ms) {
+  const mmu_config *mc = &ms->sys.mmu;
+  for (unsigned i = 0; i < mc->nlevels; i++) print_level(f, mc, &mc->level[i]);
+  bool any = false;
+  for (unsigned l = 0; l < ms->format.nlevels; l++) {
+    const walker_pwc_config *p = &mc->walker.pwc[l];
+    if (!p->entries) continue;
+    fprintf(f, "%s %s %u %s, %u-way, %s", any ? ";" : "walk caches:", ms->format.level[l].name, p->entries,
+            p->entries == 1 ? "entry" : "entries", p->ways, tlb_policy_name(p->policy));
+    any = true;
+  }
+  fprintf(f, "%s\n", any ? "" : "walk caches: none");
+  const walker_line_cache_config *lc = &mc->walker.line_cache;
+  if (lc->entries)
+    fprintf(f, "line cache: %u %s of %u B, %u-way, a hit %u cycles\n", lc->entries, lc->entries == 1 ? "line" : "lines",
+            lc->line_bytes, lc->ways, lc->hit_cycles);
+  fprintf(f, "latency: data %u, a walk %u + %u per entry read (cycles)\n", ms->sys.mem.data_cycles,
+          mc->walker.walk_cycles, ms->sys.mem.table_cycles);
 }
 
 /* Whether path names the same file as one of inputs. */
@@ -118,9 +161,21 @@ int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, s
   return num_parse_list(text, NUM_SIZE, per_octave, out, max, n);
 }
 
+int cli_check_nonempty(const trace_reader *r, diag *d) {
+  if (trace_records_read(r)) return 0;
+  return diag_set(d, trace_get_path(r), 0, "an empty trace (no records)");
+}
+
+/* On a terminal, an error starts by erasing the line it is on: a progress
+ * line (cli_progress.h) a failing step left there. */
+static void fresh_line(void) {
+  if (cli_stderr_is_terminal()) fputs("\r\033[K", stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  fresh_line();
   fprintf(stderr, "tlbsim %s: ", cmd);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
@@ -129,6 +184,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 int cli_input_error(const diag *d) {
+  fresh_line();
   fprintf(stderr, "%s\n", d->msg);
   return EXIT_INPUT;
 }

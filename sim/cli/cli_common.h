@@ -46,6 +46,17 @@ typedef struct cli_config {
            "parsed on a thread of its own (default: the cores available; 1: all in one\n"              \
            "thread); the results do not depend on it"}
 
+/* The TLB geometry of a configuration, level by level ("tlb l1d serves
+ * data, next stlb, latency 1: [64 entries, 4-way, lru, 4KiB] ..."), then
+ * its walk caches, line cache and latencies: what run --verbose and
+ * formats --preset print. */
+void cli_print_machine(FILE *f, const machine_spec *ms);
+
+/* --quiet as a cli_opt entry: no progress line (cli_progress.h). */
+#define CLI_QUIET_OPT(q)                                                                                      \
+  {.name = "quiet", .kind = OPT_FLAG, .dest = (q),                                                          \
+   .help = "no progress line on stderr (there is one only when stderr is a terminal)"}
+
 /* Records a --set (an OPT_CALL of cli_opts.h). */
 int cli_add_set(void *config, const char *assignment, char *why, size_t len);
 /* The loader's (loader.h) for --preset, --config and --set (default preset
@@ -80,6 +91,12 @@ void cli_out_discard(cli_out *o);
 /* Expands "1M,4M..64M" into at most max sizes: ranges LO..HI step
  * 2^(1/per_octave). -1 on a bad item, an empty list or too many. */
 int cli_parse_footprints(const char *text, unsigned per_octave, uint64_t *out, size_t max, size_t *n);
+
+/* After a whole replay of r: -1 with "FILE: an empty trace (no records)"
+ * when it held none, an error (docs/OUTPUT.md): an empty input is far
+ * likelier a producer that failed than a trace, and a report of zeros
+ * would hide that. */
+int cli_check_nonempty(const trace_reader *r, diag *d);
 
 /* Prints "tlbsim: MESSAGE" for a usage error and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

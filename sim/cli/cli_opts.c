@@ -91,16 +91,17 @@ static int take(const cli_opt *o, const char *arg, char *why, size_t len) {
 }
 
 int cli_parse(const cli_spec *s, int argc, char **argv, int *first) {
-  struct option longs[MAX_OPTS + 2];
-  size_t n = s->nopt < MAX_OPTS ? s->nopt : MAX_OPTS;
-  for (size_t i = 0; i < n; i++)
-    longs[i] = (struct option){s->opt[i].name,
-                               s->opt[i].kind == OPT_FLAG            ? no_argument
-                               : s->opt[i].kind == OPT_TEXT_OPTIONAL ? optional_argument
-                                                                     : required_argument,
-                               NULL, (int)i};
-  longs[n] = (struct option){"help", no_argument, NULL, HELP_CODE};
-  longs[n + 1] = (struct option){NULL, 0, NULL, 0};
+  struct option longs[2 * MAX_OPTS + 2];
+  size_t n = s->nopt < MAX_OPTS ? s->nopt : MAX_OPTS, k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int has_arg = s->opt[i].kind == OPT_FLAG            ? no_argument
+                  : s->opt[i].kind == OPT_TEXT_OPTIONAL ? optional_argument
+                                                        : required_argument;
+    longs[k++] = (struct option){s->opt[i].name, has_arg, NULL, (int)i};
+    if (s->opt[i].alias) longs[k++] = (struct option){s->opt[i].alias, has_arg, NULL, (int)i};
+  }
+  longs[k] = (struct option){"help", no_argument, NULL, HELP_CODE};
+  longs[k + 1] = (struct option){NULL, 0, NULL, 0};
   optind = 1;
   opterr = 0;
   int ch;
@@ -156,6 +157,10 @@ void cli_help(FILE *f, const cli_spec *s) {
       fprintf(f, "%.*s\n", (int)len, p);
       p += len;
       if (*p) fprintf(f, "%-*s", HELP_COLUMN, ""), p++;
+    }
+    if (o->alias) {
+      snprintf(head, sizeof head, "  --%s%s%s", o->alias, o->arg ? " " : "", o->arg ? o->arg : "");
+      fprintf(f, "%-*s%sthe older name of --%s\n", HELP_COLUMN, head, strlen(head) >= HELP_COLUMN ? " " : "", o->name);
     }
   }
   fprintf(f, "  --help%*s%s\n", HELP_COLUMN - 8, "", "this text");

@@ -5,6 +5,8 @@
  *           anything a callback checks), where the value goes, and its help
  *           line. Numbers go through the numbers module with the option's
  *           range, so every subcommand says the same thing about a bad one.
+ *           An option may have an alias: an older name kept working
+ *           (convert's --from for --trace-format), listed in --help as one.
  * cli_spec  a subcommand: its name, usage line, description, operands and
  *           options. cli_parse reads argv with it; cli_help writes --help
  *           from it (and so could a man page), so the help never drifts
@@ -39,6 +41,7 @@ typedef enum {
 
 typedef struct cli_opt {
   const char *name; /* without the leading -- */
+  const char *alias; /* an older spelling still accepted (and listed as one), or NULL */
   cli_opt_kind kind;
   void *dest;
   const char *arg;  /* its argument in the help ("SIZE"); NULL for a flag */

@@ -7,17 +7,21 @@
 
 #include "alloc_live.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/allocreplay.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/report_alloc.h"
 
 #define MAX_PARAMS 64
+#define PROGRESS_EVENTS 4096 /* events between looks at the clock and ^C */
 #define DEFAULT_PRESET "h200"  /* whose machine.phys_memory is the default capacity */
 
 typedef struct opts {
   const char *policy[ALLOCREPLAY_MAX_POLICIES];
   unsigned npolicies;
+  char names[1024]; /* the policy names of --policy, each NUL-terminated */
+  size_t names_used;
   const char *param[MAX_PARAMS];
   unsigned nparams;
   int format;            /* report_format */
@@ -26,6 +30,7 @@ typedef struct opts {
   uint64_t map_at;       /* --map=EVENT; 0: each policy's first OOM */
   uint64_t map_every;    /* --map-every N: every policy's map after every Nth event; 0: none */
   uint64_t every;
+  bool quiet;
   int input;             /* alloctrace_format */
   uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
   uint64_t jobs;         /* --jobs: a native trace's decode threads, 0 the cores available */
@@ -33,17 +38,29 @@ typedef struct opts {
 
 #define NO_DEVICE UINT64_MAX
 
+/* --policy A,B (repeatable): each name in turn, copied into o->names. */
 static int add_policy(void *dest, const char *arg, char *why, size_t len) {
   opts *o = dest;
-  if (o->npolicies == ALLOCREPLAY_MAX_POLICIES)
-    return snprintf(why, len, "one more: at most %d policies", ALLOCREPLAY_MAX_POLICIES), -1;
-  o->policy[o->npolicies++] = arg;
-  return 0;
+  for (const char *p = arg;; p++) {
+    size_t n = strcspn(p, ",");
+    if (!n) return snprintf(why, len, "a comma-separated list of policy names"), -1;
+    if (o->npolicies == ALLOCREPLAY_MAX_POLICIES || o->names_used + n + 1 > sizeof o->names)
+      return snprintf(why, len, "one more: at most %d policies", ALLOCREPLAY_MAX_POLICIES), -1;
+    char *name = o->names + o->names_used;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    o->names_used += n + 1;
+    o->policy[o->npolicies++] = name;
+    p += n;
+    if (!*p) return 0;
+  }
 }
 
 static int add_param(void *dest, const char *arg, char *why, size_t len) {
   opts *o = dest;
-  if (!strchr(arg, '=')) return snprintf(why, len, "KEY=VALUE"), -1;
+  const char *eq = strchr(arg, '='), *dot = memchr(arg, '.', eq ? (size_t)(eq - arg) : 0);
+  if (!eq) return snprintf(why, len, "vas.KEY=VALUE"), -1;
+  if (dot && strncmp(arg, "vas.", 4)) return snprintf(why, len, "vas.KEY=VALUE: alloc reads [vas] only"), -1;
   if (o->nparams == MAX_PARAMS) return snprintf(why, len, "one more: at most %d --set options", MAX_PARAMS), -1;
   o->param[o->nparams++] = arg;
   return 0;
@@ -52,7 +69,7 @@ static int add_param(void *dest, const char *arg, char *why, size_t len) {
 static void list_policies_and_params(FILE *out) {
   fprintf(out, "\npolicies:\n");
   for (size_t i = 0; i < vas_policy_count(); i++) fprintf(out, "  %-11s %s\n", vas_policy_at(i), vas_policy_summary(i));
-  fprintf(out, "\nparameters (--set):\n");
+  fprintf(out, "\nparameters (--set vas.KEY=VALUE):\n");
   for (size_t i = 0; i < vas_param_count(); i++) {
     const char *doc, *name = vas_param_at(i, &doc);
     fprintf(out, "  %-17s %s\n", name, doc);
@@ -62,8 +79,8 @@ static void list_policies_and_params(FILE *out) {
 static int parse_opts(int argc, char **argv, opts *o) {
   *o = (opts){.every = 1, .device = NO_DEVICE};
   const cli_opt opt[] = {
-      {.name = "policy", .kind = OPT_CALL, .dest = o, .arg = "NAME", .call = add_policy,
-       .help = "policy to run (repeatable; default: cuda, caching, expandable)"},
+      {.name = "policy", .kind = OPT_CALL, .dest = o, .arg = "LIST", .call = add_policy,
+       .help = "policies to run, a comma list (repeatable; default: cuda,caching,expandable)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "summary format: text (default), json or csv"},
       {.name = "capacity", .kind = OPT_SIZE, .dest = &o->capacity, .arg = "SIZE", .lo = 1, .hi = VAS_MAX_CAPACITY,
@@ -71,15 +88,15 @@ static int parse_opts(int argc, char **argv, opts *o) {
                "device a snapshot was captured on, else preset " DEFAULT_PRESET "'s)"},
       {.name = "preset", .kind = OPT_TEXT, .dest = &o->preset, .arg = "NAME",
        .help = "preset whose machine.phys_memory is the capacity"},
-      {.name = "set", .kind = OPT_CALL, .dest = o, .arg = "KEY=VALUE", .call = add_param,
-       .help = "allocator parameter (list below; vas.KEY=VALUE too, as in a\n"
-               "configuration's [vas] section)"},
+      {.name = "set", .kind = OPT_CALL, .dest = o, .arg = "vas.K=V", .call = add_param,
+       .help = "allocator parameter K of the configuration's [vas] section (list\n"
+               "below), as run --set vas.K=V; K=V alone is the older spelling"},
       {.name = "timeline", .kind = OPT_TEXT, .dest = &o->timeline, .arg = "FILE.csv",
        .help = "one row per event: every policy's memory and fragmentation"},
       {.name = "timeline-every", .kind = OPT_WHOLE, .dest = &o->every, .arg = "N", .lo = 1,
        .help = "write every Nth event only (default 1)"},
-      {.name = "input-format", .kind = OPT_CHOICE, .dest = &o->input, .arg = "F", .choices = alloctrace_input_names,
-       .help = "auto (default), snapshot, rmm or native"},
+      {.name = "trace-format", .alias = "input-format", .kind = OPT_CHOICE, .dest = &o->input, .arg = "F",
+       .choices = alloctrace_input_names, .help = "auto (default), snapshot, rmm or native"},
       {.name = "device", .kind = OPT_WHOLE, .dest = &o->device, .arg = "N", .hi = 1024,
        .help = "which of a snapshot's device_traces (default: the one with events)"},
       CLI_JOBS_OPT(&o->jobs),
@@ -104,6 +121,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
       {.name = "layout", .kind = OPT_TEXT, .dest = &o->layout, .arg = "FILE.csv",
        .help = "the allocations alive at the end, each policy's: offset from\n"
                "the first, in allocation order (tlbsim-gpu's layout files)"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "alloc", .usage = "[OPTIONS] TRACE|-\n       tlbsim alloc [OPTIONS] --synthetic[=KEY=VALUE,...]",
@@ -153,13 +171,14 @@ static int build_config(const opts *o, const alloctrace *t, vas_config *vc, diag
 
 /* --- the timeline ------------------------------------------------------------- */
 
-static const char *const timeline_cols[] = {"allocated_bytes", "reserved_bytes", "free_bytes", "largest_free_extent",
+static const char *const timeline_cols[] = {"requested_bytes", "allocated_bytes", "reserved_bytes", "free_bytes",
+                                            "largest_free_extent",
                                             "free_extents", "external_fragmentation", "driver_allocs",
                                             "driver_frees", "ooms"};
 #define NTCOLS (sizeof timeline_cols / sizeof timeline_cols[0])
 
 static void timeline_header(FILE *f, const allocreplay *r, bool recorded) {
-  fprintf(f, "event,time_us,requested_bytes");
+  fprintf(f, "event,time_us");
   if (recorded) fprintf(f, ",recorded.reserved_bytes");
   for (unsigned i = 0; i < allocreplay_count(r); i++)
     for (size_t c = 0; c < NTCOLS; c++) {
@@ -172,17 +191,17 @@ static void timeline_header(FILE *f, const allocreplay *r, bool recorded) {
 }
 
 static void timeline_row(FILE *f, const alloctrace_event *ev, bool recorded, const allocreplay *r) {
-  const allocreplay_sum *sum = allocreplay_get_sum(r);
-  fprintf(f, "%llu,%llu,%llu", (unsigned long long)ev->index, (unsigned long long)ev->time_us,
-          (unsigned long long)sum->requested);
-  if (recorded) fprintf(f, ",%llu", (unsigned long long)sum->recorded_reserved);
+  fprintf(f, "%llu,%llu", (unsigned long long)ev->index, (unsigned long long)ev->time_us);
+  if (recorded) fprintf(f, ",%llu", (unsigned long long)allocreplay_get_sum(r)->recorded_reserved);
   for (unsigned i = 0; i < allocreplay_count(r); i++) {
     const vas_stats *s = vas_get_stats(allocreplay_heap(r, i));
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu", (unsigned long long)s->allocated_bytes,
+    char frag[NUM_REAL_MAX];
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu",
+            (unsigned long long)allocreplay_requested(r, i, NULL), (unsigned long long)s->allocated_bytes,
             (unsigned long long)s->reserved_bytes, (unsigned long long)s->free_bytes,
             (unsigned long long)s->largest_free_extent, (unsigned long long)s->free_extents,
-            s->external_fragmentation, (unsigned long long)s->driver_allocs, (unsigned long long)s->driver_frees,
-            (unsigned long long)s->ooms);
+            num_format_real(s->external_fragmentation, frag, sizeof frag), (unsigned long long)s->driver_allocs,
+            (unsigned long long)s->driver_frees, (unsigned long long)s->ooms);
   }
   fputc('\n', f);
 }
@@ -233,6 +252,7 @@ static int capture(const run *x, unsigned p, const alloctrace_event *ev, live_ma
     m->reason = vas_oom_reason_name(s->last_oom_reason);
     m->free_bytes = s->free_bytes;
     m->largest = s->largest_free_extent;
+    m->range = s->largest_free_range;
   }
   int rc = live_map_fill(m, b, n, c->va_base, c->va_size, c->phys_capacity);
   free(b);
@@ -353,19 +373,34 @@ static int replay_all(run *x) {
   bool header = false;
   alloctrace_event ev;
   int got;
-  uint64_t last = 0; /* the last event's index: --map=EVENT names one up to it */
-  for (uint64_t count = 0; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++, last = ev.index)
-    if (after_event(x, &ev, count, &header)) return out_of_memory();
+  cli_progress line;
+  cli_progress_start(&line, "alloc", x->o.quiet);
+  cli_interrupt_catch();
+  uint64_t count = 0, last = 0; /* last: the last event's index; --map=EVENT names one up to it */
+  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++, last = ev.index) {
+    if (after_event(x, &ev, count, &header)) return cli_progress_end(&line), out_of_memory();
+    if (count % PROGRESS_EVENTS) continue;
+    if (cli_interrupted()) break;
+    cli_progress_show(&line, "%llu events", (unsigned long long)count);
+  }
+  cli_progress_end(&line);
   if (got < 0) return cli_input_error(&d);
-  if (x->o.map_at && !x->mapped[0]) { /* every policy is mapped at EVENT, or none */
+  if (got == 0 && count == 0) /* as an empty trace is to run: no report of zeros */
+    return diag_set(&d, alloctrace_path(x->t), 0, "no allocation events (an empty input)"), cli_input_error(&d);
+  bool partial = got == 1;
+  if (!partial && x->o.map_at && !x->mapped[0]) { /* every policy is mapped at EVENT, or none */
     diag_set(&d, alloctrace_path(x->t), 0, "--map=%llu: the trace has no event %llu (its last is %llu)",
              (unsigned long long)x->o.map_at, (unsigned long long)x->o.map_at, (unsigned long long)last);
     return cli_input_error(&d);
   }
-  if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r))
+  if ((x->layout && write_layout(x)) || report_alloc_write(stdout, (report_format)x->o.format, x->r, partial))
     return out_of_memory();
   if (x->o.map && write_maps(x)) return out_of_memory();
-  return EXIT_OK;
+  if (!partial) return EXIT_OK;
+  char read[48];
+  snprintf(read, sizeof read, "%llu events", (unsigned long long)count + 1);
+  cli_interrupted_note("alloc", read);
+  return CLI_EXIT_INTERRUPTED;
 }
 
 int cmd_alloc(int argc, char **argv) {

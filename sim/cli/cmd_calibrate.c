@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chase_rows.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 
 #define MAX_PARAMS SYSTEM_MAX_COST_TERMS
@@ -31,6 +33,7 @@ typedef struct calibrate_opts {
   chase_row_filter filter;
   int data_latency; /* 1: the preset's data_cycles, fitted, for every row */
   const char *out, *machine_out, *fit, *csv;
+  bool quiet;
 } calibrate_opts;
 
 static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
@@ -46,6 +49,7 @@ static int parse_calibrate(int argc, char **argv, calibrate_opts *o) {
       {.name = "fit", .kind = OPT_TEXT, .dest = &o->fit, .arg = "LIST",
        .help = "fit only these keys (SECTION.KEY, comma-separated, e.g.\n"
                "tlb.l3.latency,latency.walk_cycles); the rest keep their configured values"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "calibrate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
@@ -322,6 +326,19 @@ int cmd_calibrate(int argc, char **argv) {
     return rc;
   }
   rc = EXIT_INPUT;
+  /* --out is checked before the fit, which takes minutes on a full CSV; the
+     write checks again (no_clobber: a file that appeared meanwhile stays). */
+  struct stat st;
+  if (o.out && !cfg_file(c)) {
+    diag_set(&d, "--out", 0, "no preset file to start from");
+    goto out;
+  }
+  const char *outputs[] = {o.out, o.machine_out};
+  for (size_t i = 0; i < 2; i++)
+    if (outputs[i] && !stat(outputs[i], &st)) {
+      diag_set(&d, outputs[i], 0, "exists; it is never overwritten (nothing was fitted)");
+      goto out;
+    }
   if (chase_rows_load(o.csv, &o.filter, &rows, &n, &skipped, &d)) goto out;
   x = malloc((n + 1) * np * sizeof *x);
   y = malloc((n + 1) * sizeof *y);
@@ -331,18 +348,23 @@ int cmd_calibrate(int argc, char **argv) {
     goto out;
   }
   bool fit_data = o.data_latency == 1;
+  cli_progress line;
+  cli_progress_start(&line, "calibrate", o.quiet);
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows simulated");
     chase_result r;
     if (chase_run(&spec.format, sys, &rows[i].spec, &r, &d)) { /* the row it came from, as validate says */
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d.msg);
       diag_set(&d, o.csv, rows[i].line, "%s", why);
+      cli_progress_end(&line);
       goto out;
     }
     features(sys, &r, &x[i * np]);
     fit_data |= rows[i].base <= 0;
   }
-  if (p[0].wanted && o.fit && !fit_data) {
+  cli_progress_end(&line);
+  if (o.fit && np && p[0].wanted && !fit_data) { /* p[0]: latency.data_cycles */
     rc = cli_usage_error("calibrate", "--fit: latency.data_cycles is fitted only with --data-latency preset "
                                       "(each row's base_cycles stands for it otherwise)");
     goto done;
@@ -361,9 +383,7 @@ int cmd_calibrate(int argc, char **argv) {
     goto out;
   }
   report(p, np, x, base, rows, n);
-  if (o.out && (!cfg_file(c) ? diag_set(&d, "--out", 0, "no preset file to start from") :
-                               write_preset(c, o.out, o.csv, p, np, &d)))
-    goto out;
+  if (o.out && write_preset(c, o.out, o.csv, p, np, &d)) goto out;
   if (o.machine_out && write_machine_file(o.machine_out, label, cfg_text(c) ? NULL : cfg_file(c), o.csv, n, p, np, &d)) goto out;
   rc = EXIT_OK;
 out:

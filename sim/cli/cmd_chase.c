@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
@@ -17,6 +18,7 @@ typedef struct chase_opts {
   const char *footprints;
   uint64_t per_octave, repeats, chunk, page_size; /* page_size 0: the configuration's */
   int order, mapping, format;
+  bool quiet;
   chase_spec spec;
 } chase_opts;
 
@@ -50,13 +52,14 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
        .help = "random order and chunk shuffle (default 1)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "chase", .usage = "[OPTIONS] --footprint LIST --stride SIZE", .max_operands = 0,
       .about = "Simulates the GPU suite's pointer chase (default preset h200): nodes at i*stride over each\n"
                "footprint, visited in sequential or seeded random order, warm-up then timed passes. One\n"
-               "CSV row per footprint, in the chase schema tlbsim-gpu writes, with per-TLB-level hit rates\n"
-               "and walks added.",
+               "CSV row per footprint, in the chase schema tlbsim-gpu writes, with each TLB level's\n"
+               "look-ups, hits, misses and miss ratio (tlb.NAME.*, as run's) and walks per access added.",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc;
@@ -71,35 +74,6 @@ static int parse_chase(int argc, char **argv, chase_opts *o) {
   o->spec.repeats = (unsigned)o->repeats;
   o->spec.chunk = o->chunk;
   return 0;
-}
-
-static void add_levels(json_object *row, const mmu_config *mc, const chase_result *r) {
-  for (unsigned i = 0; i < mc->nlevels; i++) {
-    char key[MMU_NAME_MAX + 16];
-    snprintf(key, sizeof key, "%s_hit_rate", mc->level[i].name);
-    double rate = r->level[i].accesses ? (double)r->level[i].hits / (double)r->level[i].accesses : 0.0;
-    json_object_object_add(row, key, json_object_new_double(rate));
-  }
-  json_object_object_add(row, "walks_per_access", json_object_new_double((double)r->walks / (double)r->loads));
-  json_object_object_add(row, "walk_refs_per_access",
-                         json_object_new_double((double)r->walk_refs / (double)r->loads));
-}
-
-static json_object *row_json(const chase_spec *s, const mmu_config *mc, const chase_result *r) {
-  json_object *row = json_object_new_object();
-  json_object_object_add(row, "pattern", json_object_new_string("chase"));
-  json_object_object_add(row, "order", json_object_new_string(chase_order_name(s->order)));
-  json_object_object_add(row, "mapping", json_object_new_string(region_mapping_names[s->mapping]));
-  json_object_object_add(row, "page_bytes", json_object_new_uint64(s->page_size));
-  json_object_object_add(row, "stride_bytes", json_object_new_uint64(s->stride));
-  json_object_object_add(row, "footprint_bytes", json_object_new_uint64((uint64_t)r->nodes * s->stride));
-  json_object_object_add(row, "steps", json_object_new_uint64(s->steps));
-  json_object_object_add(row, "cycles_per_access", json_object_new_double(r->cycles_per_access));
-  json_object_object_add(row, "seed", json_object_new_uint64(s->seed));
-  json_object_object_add(row, "nodes", json_object_new_uint64(r->nodes));
-  json_object_object_add(row, "repeats", json_object_new_uint64(s->repeats));
-  add_levels(row, mc, r);
-  return row;
 }
 
 /* Prints rows: CSV (header once), JSON array, or an aligned table. */
@@ -182,14 +156,19 @@ int cmd_chase(int argc, char **argv) {
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) rc = plan_point(&o.spec, footprints[i]);
   json_object *rows = json_object_new_array();
   uint32_t last_nodes = 0;
+  cli_progress line;
+  cli_progress_start(&line, "chase", o.quiet);
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
+    cli_progress_count(&line, i, nfp, "footprints");
     plan_point(&o.spec, footprints[i]);
     if (o.spec.nodes == last_nodes) continue; /* as tlbsim-gpu plans points */
     last_nodes = o.spec.nodes;
     chase_result r;
-    if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = cli_input_error(&d);
-    else json_object_array_add(rows, row_json(&o.spec, &spec.sys.mmu, &r));
+    if (chase_run(f, &spec.sys, &o.spec, &r, &d)) rc = EXIT_INPUT;
+    else json_object_array_add(rows, report_chase_row(&o.spec, &spec.sys.mmu, &r));
   }
+  cli_progress_end(&line);
+  if (rc == EXIT_INPUT) cli_input_error(&d);
   if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
   json_object_put(rows);
   cfg_destroy(c);

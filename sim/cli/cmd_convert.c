@@ -4,10 +4,14 @@
  * bad record leaves no half-written trace behind. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/ktrace.h"
+
+#define PROGRESS_RECORDS 4096 /* records between looks at the clock and ^C */
 
 /* The formats a writer exists for, as --to names them. */
 static const char *const writable_names[] = {"binary", "native", "lackey", "din", NULL};
@@ -22,7 +26,8 @@ typedef struct convert_opts {
 
 static int parse_convert(int argc, char **argv, convert_opts *o) {
   const cli_opt opts[] = {
-      {.name = "from", .kind = OPT_CHOICE, .dest = &o->from, .arg = "F", .choices = trace_format_names,
+      {.name = "trace-format", .alias = "from", .kind = OPT_CHOICE, .dest = &o->from, .arg = "F",
+       .choices = trace_format_names,
        .help = "the input's format: auto (default: from its first bytes), native, lackey, din, binary,\n"
                "champsim or pinatrace"},
       {.name = "to", .kind = OPT_CHOICE, .dest = &o->to, .arg = "F", .choices = writable_names,
@@ -33,7 +38,7 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
        .help = "the thread (CPU) of the input's records that name none (default 0); native and\n"
                "binary keep thread ids, lackey and din hold thread 0 only"},
       CLI_JOBS_OPT(&o->jobs),
-      {.name = "quiet", .kind = OPT_FLAG, .dest = &o->quiet, .help = "no summary line on stderr"},
+      {.name = "quiet", .kind = OPT_FLAG, .dest = &o->quiet, .help = "no summary line and no progress line on stderr"},
   };
   const cli_spec spec = {
       .cmd = "convert", .usage = "[OPTIONS] IN|- OUT|-", .operands = "IN and OUT", .min_operands = 2,
@@ -53,15 +58,30 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
   return 0;
 }
 
-/* Every record of r through w: the count, or -1 with d set. */
-static long long copy_records(trace_reader *r, trace_writer *w, diag *d) {
+/* Every record of r through w: the count, or -1 with d set (on ^C:
+ * "interrupted", *stopped set). The progress line every PROGRESS_RECORDS. */
+static long long copy_records(trace_reader *r, trace_writer *w, const convert_opts *o, bool *stopped, diag *d) {
   trace_record rec;
   long long n = 0;
   int k;
+  cli_progress line;
+  /* Records written to a terminal as they come: no progress line among them. */
+  cli_progress_start(&line, "convert", o->quiet || (!strcmp(o->out, "-") && isatty(STDOUT_FILENO)));
+  uint64_t total = cli_file_size(o->in);
+  cli_interrupt_catch();
   while ((k = trace_next(r, &rec, d)) == 1) {
-    if (trace_write(w, &rec, trace_get_path(r), d)) return -1;
-    n++;
+    if (trace_write(w, &rec, trace_get_path(r), d)) return cli_progress_end(&line), -1;
+    if (++n % PROGRESS_RECORDS != 1) continue; /* the first record, then every PROGRESS_RECORDS */
+    if ((*stopped = cli_interrupted())) {
+      k = diag_set(d, o->out, 0, "interrupted after %lld records: not written", n);
+      break;
+    }
+    char where[160];
+    cli_progress_bytes(where, sizeof where, trace_bytes_read(r), total, trace_get_path(r));
+    cli_progress_show(&line, "%lld records, %s", n, where);
   }
+  cli_progress_end(&line);
+  if (k == 0 && cli_check_nonempty(r, d)) return -1; /* OUT is not written */
   return k < 0 ? -1 : n;
 }
 
@@ -137,7 +157,8 @@ int cmd_convert(int argc, char **argv) {
     return cli_input_error(&d);
   }
   trace_writer *w = trace_writer_open(out.f, to_stdout ? "<stdout>" : o.out, to, (trace_codec)o.codec, &d);
-  long long n = w ? copy_records(r, w, &d) : -1;
+  bool stopped = false;
+  long long n = w ? copy_records(r, w, &o, &stopped, &d) : -1;
   if (n >= 0) {
     trace_writer *done = w;
     w = NULL;
@@ -150,5 +171,6 @@ int cmd_convert(int argc, char **argv) {
             trace_format_name(trace_get_format(r)), to_stdout ? "<stdout>" : o.out, writable_names[o.to],
             o.codec ? ", " : "", o.codec ? trace_codec_names[o.codec] : "");
   trace_close(r);
+  if (stopped) return fprintf(stderr, "tlbsim convert: %s\n", d.msg), CLI_EXIT_INTERRUPTED;
   return n < 0 ? cli_input_error(&d) : EXIT_OK;
 }

@@ -108,24 +108,97 @@ static void list_presets(void) {
   end_group(&l);
 }
 
+/* --keys: every SECTION.KEY a --set of this configuration can name, one
+ * a line, a generic section ([tlb.NAME], [pwc.LEVEL], ...) once per
+ * instance the configuration has (tlbsim.ini(5) says what each means). */
+typedef struct key_list {
+  const machine_spec *ms;
+  const cfg *c;
+  char (*name)[MMU_ARRAY_NAME_MAX + 48];
+  size_t n, cap;
+  bool failed; /* out of memory */
+} key_list;
+
+static void add_key(key_list *k, const char *fmt, const char *a, const char *b) {
+  if (k->n == k->cap) {
+    size_t cap = k->cap ? 2 * k->cap : 256;
+    void *grown = realloc(k->name, cap * sizeof *k->name);
+    if (!grown) return (void)(k->failed = true);
+    k->name = grown;
+    k->cap = cap;
+  }
+  snprintf(k->name[k->n++], sizeof k->name[0], fmt, a, b);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+static void list_instances(void *ctx, const char *section, const char *key, const char *unit, const char *def,
+                            const char *doc) {
+  (void)unit, (void)def, (void)doc;
+  key_list *k = ctx;
+  const mmu_config *mc = &k->ms->sys.mmu;
+  const pt_format *f = &k->ms->format;
+  char name[MMU_ARRAY_NAME_MAX];
+  if (!strcmp(section, "tlb.NAME")) {
+    for (unsigned l = 0; l < mc->nlevels; l++) add_key(k, "tlb.%s.%s", mc->level[l].name, key);
+  } else if (!strcmp(section, "tlb.NAME:SIZE")) {
+    for (unsigned l = 0; l < mc->nlevels; l++)
+      for (unsigned a = 1; a < mc->level[l].narrays; a++)
+        add_key(k, "tlb.%s.%s", mmu_array_name(&mc->level[l], a, name, sizeof name), key);
+  } else if (!strcmp(section, "pwc.LEVEL")) {
+    for (unsigned l = 0; l + 1 < f->nlevels; l++) { /* the last level holds leaves only */
+      size_t n = 0;
+      for (const char *p = f->level[l].name; *p && n + 1 < sizeof name; p++)
+        if (*p != '[' && *p != ']') name[n++] = *p; /* [pwc.VPN2] for Sv39's VPN[2] */
+      name[n] = '\0';
+      add_key(k, "pwc.%s.%s", name, key);
+    }
+  } else if (!strcmp(section, "format.NAME")) {
+    char sec[96];
+    snprintf(sec, sizeof sec, "format.%s", f->name);
+    if (cfg_has_section(k->c, sec)) add_key(k, "%s.%s", sec, key); /* a format of the configuration's own */
+  } else if (strcmp(section, "gpu") || k->ms->gpu.sms) {
+    add_key(k, "%s.%s", section, key);
+  }
+}
+
 int cmd_formats(int argc, char **argv) {
   cli_config conf = {0};
-  const cli_opt opts[] = {CLI_CONFIG_OPTS(&conf)};
-  const cli_spec spec = {.cmd = "formats", .usage = "[--preset NAME | --config FILE]",
+  bool keys = false;
+  const cli_opt opts[] = {
+      CLI_CONFIG_OPTS(&conf),
+      {.name = "keys", .kind = OPT_FLAG, .dest = &keys,
+       .help = "only the SECTION.KEY names a --set of that configuration (default x86-64)\n"
+               "can change, one a line: what shell completion offers"},
+  };
+  const cli_spec spec = {.cmd = "formats", .usage = "[--preset NAME | --config FILE] [--keys]",
                          .about = "Lists page-table formats, presets, allocator policies, trace formats and\n"
-                                  "TLB replacement policies. With --preset or --config, first the page-table\n"
-                                  "format that configuration uses (a built-in one or its [format.NAME]),\n"
-                                  "written as a [format.NAME] section would write it.",
+                                  "TLB replacement policies. With --preset or --config, first that\n"
+                                  "configuration's page-table format (a built-in one or its [format.NAME]),\n"
+                                  "written as a [format.NAME] section would write it, then its TLB levels,\n"
+                                  "walk caches and latencies.",
                          .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
   if (rc) return rc < 0 ? EXIT_OK : rc;
-  if (conf.preset || conf.config || conf.nsets) {
+  if (conf.preset || conf.config || conf.nsets || keys) {
     diag d;
     const char *label;
     machine_spec ms;
     cfg *c = cli_load_spec(&conf, "x86-64", &label, &ms, &d);
     if (!c) return cli_input_error(&d);
+    if (keys) { /* sorted: each level's keys together */
+      key_list k = {.ms = &ms, .c = c};
+      loader_each_key(list_instances, &k);
+      qsort(k.name, k.n, sizeof k.name[0], by_name);
+      for (size_t i = 0; i < k.n; i++) puts(k.name[i]);
+      free(k.name);
+      cfg_destroy(c);
+      if (k.failed) return fprintf(stderr, "tlbsim formats: out of memory\n"), EXIT_INPUT;
+      return EXIT_OK;
+    }
     print_format_detail(&ms.format, label);
+    printf("TLB levels, walk caches and latencies of %s:\n", label);
+    cli_print_machine(stdout, &ms);
     cfg_destroy(c);
   }
   list_formats();

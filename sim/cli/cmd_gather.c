@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "gpu_gather.h"
 #include "tlbsim/launch.h"
@@ -21,6 +22,7 @@ typedef struct gather_opts {
   const char *footprints, *tps_list, *threads_list, *launch_list, *from_alloc, *policy;
   uint64_t nodes, loads, seed, page_size, chunk, groups, per_octave, requests, request_size;
   int mapping, format, layout_case;
+  bool quiet;
 } gather_opts;
 
 /* A comma-separated list of whole numbers (thread counts), each in [lo, hi]. */
@@ -78,6 +80,7 @@ static int parse_gather(int argc, char **argv, gather_opts *o) {
       {.name = "case", .kind = OPT_CHOICE, .dest = &o->layout_case, .arg = "CASE", .choices = layout_case_names,
        .help = "churned (default): the live set as the history leaves it; fresh: its sizes\n"
                "allocated again in order; pool: carved in order from one allocation"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "gather", .usage = "[OPTIONS] --footprint LIST | --from-alloc TRACE | --requests N --size SIZE",
@@ -103,7 +106,7 @@ static json_object *row_json(const gather_spec *s, const gather_result *r, const
   const region *rg = &s->region;
   uint64_t threads = (uint64_t)s->threads_per_sm * s->sms_used;
 #define U64(k, v) json_object_object_add(row, k, json_object_new_uint64(v))
-#define DBL(k, v) json_object_object_add(row, k, json_object_new_double(v))
+#define DBL(k, v) json_object_object_add(row, k, report_real(v))
   json_object_object_add(row, "pattern", json_object_new_string("gather"));
   U64("footprint_bytes", (uint64_t)rg->nodes * rg->stride);
   U64("stride_bytes", rg->stride);
@@ -258,15 +261,19 @@ static int from_layout(const gather_opts *o, machine_spec *spec, const shape *sh
   }
   json_object *rows = json_object_new_array();
   int rc = EXIT_OK;
+  cli_progress line;
+  cli_progress_start(&line, "gather", o->quiet);
   for (size_t k = 0; k < ntps && rc == EXIT_OK; k++) {
     gather_result r;
+    cli_progress_count(&line, k, ntps, "points");
     if (layout_gather(spec, &l, l.nodes, sh[k].threads_per_sm, (uint32_t)o->loads, o->seed, &r, &d)) {
+      cli_progress_end(&line);
       rc = cli_input_error(&d);
       break;
     }
     json_object *row = json_object_new_object();
 #define U64(key, v) json_object_object_add(row, key, json_object_new_uint64(v))
-#define DBL(key, v) json_object_object_add(row, key, json_object_new_double(v))
+#define DBL(key, v) json_object_object_add(row, key, report_real(v))
     json_object_object_add(row, "pattern", json_object_new_string(o->from_alloc ? "churn-gather" : "smallbufs"));
     json_object_object_add(row, "case", json_object_new_string(layout_case_names[o->layout_case]));
     json_object_object_add(row, "source", json_object_new_string(o->from_alloc ? o->from_alloc : "requests"));
@@ -288,6 +295,7 @@ static int from_layout(const gather_opts *o, machine_spec *spec, const shape *sh
 #undef DBL
     json_object_array_add(rows, row);
   }
+  cli_progress_end(&line);
   if (rc == EXIT_OK) {
     if (o->format == REPORT_JSON) puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
     else
@@ -320,10 +328,13 @@ int cmd_gather(int argc, char **argv) {
   region_mapping m = (region_mapping)o.mapping;
   json_object *rows = json_object_new_array();
   rc = EXIT_OK;
+  cli_progress line;
+  cli_progress_start(&line, "gather", o.quiet);
   for (size_t i = 0; rc == EXIT_OK && i < nfp; i++) {
     uint64_t align = m == REGION_ALIASED ? o.chunk : GPU_GATHER_LINE;
     uint64_t stride = gpu_gather_stride(fp[i], (uint32_t)o.nodes, align);
     if (!stride) {
+      cli_progress_end(&line);
       rc = cli_usage_error("gather", "--footprint: %llu bytes hold no %llu nodes at a %llu-byte granule",
                            (unsigned long long)fp[i], (unsigned long long)o.nodes, (unsigned long long)align);
       break;
@@ -336,10 +347,13 @@ int cmd_gather(int argc, char **argv) {
                        .sms_used = sh[k].sms_used, .pinned = sh[k].pinned, .pinned_in_group = sh[k].pinned_in_group,
                        .groups = (uint32_t)o.groups};
       gather_result r;
-      if (gather_run(&spec.format, &spec.sys, &spec.gpu, &s, &r, &d)) rc = cli_input_error(&d);
+      cli_progress_count(&line, i * ntps + k, nfp * ntps, "points");
+      if (gather_run(&spec.format, &spec.sys, &spec.gpu, &s, &r, &d)) rc = EXIT_INPUT;
       else json_object_array_add(rows, row_json(&s, &r, &spec.sys.mmu));
     }
   }
+  cli_progress_end(&line);
+  if (rc == EXIT_INPUT) cli_input_error(&d);
   if (rc == EXIT_OK) print_rows(rows, (report_format)o.format);
   json_object_put(rows);
   return rc;

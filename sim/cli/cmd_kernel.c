@@ -5,12 +5,13 @@
 #include <stdio.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/ktrace.h"
 #include "tlbsim/report_ktrace.h"
 
 typedef struct kernel_opts {
-  bool stats;
+  bool stats, quiet;
   int format; /* report_format */
   const char *trace;
 } kernel_opts;
@@ -23,9 +24,10 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
                "pages of its global and local accesses"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "text (default), json or csv"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
-      .cmd = "kernel", .usage = "--stats [--format F] TRACE|-", .operands = "TRACE", .min_operands = 1,
+      .cmd = "kernel", .usage = "--stats [--format F] [--quiet] TRACE|-", .operands = "TRACE", .min_operands = 1,
       .max_operands = 1,
       .about = "Reads a GPU kernel trace: an Accel-Sim kernelslist.g (its kernel files and MemcpyHtoD\n"
                "lines), one kernel-N.traceg, or tlbsim's binary form of them (tlbsim convert); plain,\n"
@@ -41,13 +43,20 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
   return 0;
 }
 
-/* One kernel's blocks counted and its row written: 0, or -1 with d set. */
-static int kernel_row(ktrace_reader *r, const ktrace_kernel *k, ktrace_tb *tb, ktrace_summary *s, report_ktrace *out,
-                      diag *d) {
+/* One kernel's blocks counted and its row written: 0, or -1 with d set.
+ * The progress line names the kernel (number n) and its blocks so far,
+ * and is erased before the row. */
+static int kernel_row(ktrace_reader *r, const ktrace_kernel *k, uint64_t n, ktrace_tb *tb, ktrace_summary *s,
+                      report_ktrace *out, cli_progress *line, diag *d) {
   int got;
+  uint64_t blocks = 0;
   ktrace_summary_reset(s);
-  while ((got = ktrace_next_tb(r, tb, d)) == 1)
+  while ((got = ktrace_next_tb(r, tb, d)) == 1) {
     if (ktrace_summary_add(s, tb)) return diag_set(d, k->file, 0, "out of memory counting distinct lines");
+    cli_progress_show(line, "kernel %llu (%s), %llu thread blocks", (unsigned long long)n, k->file,
+                      (unsigned long long)++blocks);
+  }
+  cli_progress_end(line);
   if (got < 0) return -1;
   ktrace_counts c;
   ktrace_summary_get(s, &c);
@@ -72,8 +81,13 @@ int cmd_kernel(int argc, char **argv) {
   report_ktrace_begin(&out, stdout, (report_format)o.format);
   ktrace_item it;
   int got = 0;
-  while (!rc && (got = ktrace_next(r, &it, &d)) == 1)
-    if (it.kind == KTRACE_ITEM_KERNEL) rc = kernel_row(r, it.kernel, tb, s, &out, &d);
+  uint64_t kernels = 0;
+  cli_progress line;
+  cli_progress_start(&line, "kernel", o.quiet);
+  while (!rc && (got = ktrace_next(r, &it, &d)) == 1) {
+    if (it.kind == KTRACE_ITEM_KERNEL) rc = kernel_row(r, it.kernel, ++kernels, tb, s, &out, &line, &d);
+  }
+  cli_progress_end(&line);
   if (got < 0) rc = -1;
   report_ktrace_end(&out);
   ktrace_summary_free(s);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/mrc.h"
 #include "tlbsim/report.h"
@@ -23,7 +24,7 @@ typedef struct mrc_opts {
   uint64_t max_entries, sets_max; /* sets_max 0: not given */
   count_list entries;             /* fully associative rows; n 0: not given */
   count_list ways;                /* set-associative rows; n 0: not given */
-  bool all_ways;
+  bool all_ways, quiet;
   int format, trace_fmt;          /* report_format, trace_format */
   uint64_t jobs;                  /* --jobs: decode threads, 0 the cores available */
   const char *trace;
@@ -94,6 +95,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
       CLI_JOBS_OPT(&o->jobs),
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "mrc", .usage = "[OPTIONS] TRACE|-", .operands = "TRACE", .min_operands = 1, .max_operands = 1,
@@ -181,6 +183,17 @@ static void print_rows(json_object *rows, report_format f) {
     if (opt) print_opt_text(row, acc);
     putchar('\n');
   }
+  if (f == REPORT_TEXT && n && json_object_object_get_ex(json_object_array_get_idx(rows, 0), "partial", NULL))
+    printf("partial: interrupted, the counts are of the records read before it\n");
+}
+
+/* The progress line and ^C, after each block. */
+static int each_block(void *ctx) { return cli_trace_watch_tick(ctx, 0); }
+
+/* An interrupted pass's rows: each "partial": true (the curves are of the
+ * records read before ^C). */
+static void mark_partial(json_object *rows) {
+  for (size_t i = 0; i < json_object_array_length(rows); i++) report_mark_partial(json_object_array_get_idx(rows, i));
 }
 
 int cmd_mrc(int argc, char **argv) {
@@ -198,11 +211,18 @@ int cmd_mrc(int argc, char **argv) {
   mrc *m = mrc_create(&o.spec, &d);
   if (!m) return cli_input_error(&d);
   trace_reader *r = trace_open_jobs(o.trace, (trace_format)o.trace_fmt, (unsigned)o.jobs, &d);
-  rc = r && mrc_replay(m, r, &d) == 0 ? EXIT_OK : cli_input_error(&d);
-  if (rc == EXIT_OK) {
+  cli_trace_watch w;
+  cli_trace_watch_start(&w, "mrc", o.quiet, r, o.trace, NULL);
+  int replayed = r ? mrc_replay(m, r, each_block, &w, &d) : -1;
+  if (replayed == 0 && cli_check_nonempty(r, &d)) replayed = -1;
+  cli_progress_end(&w.line);
+  rc = replayed < 0 ? cli_input_error(&d) : replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
+  if (replayed >= 0) {
     json_object *rows = report_mrc_rows(m, &o.spec, o.entries.v, o.entries.n, o.ways.v, o.ways.n);
+    if (replayed) mark_partial(rows);
     print_rows(rows, (report_format)o.format);
     json_object_put(rows);
+    if (replayed) cli_interrupted_note("mrc", w.stopped_at);
   }
   trace_close(r);
   mrc_destroy(m);

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "cmds.h"
+#include "tlbsim/ptview.h"
 #include "tlbsim/quiz.h"
 
 static machine *build(void *ctx, const char *preset, const char *const *sets, size_t nsets, diag *d) {
@@ -18,7 +19,7 @@ static machine *build(void *ctx, const char *preset, const char *const *sets, si
 
 static int show_pt(void *ctx, FILE *out, const machine *m) {
   (void)ctx;
-  return dump_pt(out, m);
+  return ptview_dump_text(out, m);
 }
 
 static const char *const quiz_formats[] = {"text", "json", NULL};
@@ -30,7 +31,8 @@ int cmd_quiz(int argc, char **argv) {
       {.name = "seed", .kind = OPT_WHOLE, .dest = &o.seed, .arg = "N", .hi = UINT64_MAX,
        .help = "which exercises (default 1): the same seed gives the same text"},
       {.name = "kind", .kind = OPT_CHOICES, .dest = &o.kinds, .arg = "K,...", .choices = quiz_kind_names,
-       .help = "only these kinds: translate, tlb, pt-size, alloc, pool (default: all)"},
+       .help = "translate, tlb, pt-size, alloc or pool: only these kinds, a comma list\n"
+               "(default: all)"},
       {.name = "answers", .kind = OPT_FLAG, .dest = &o.answers, .help = "show the answer key"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = quiz_formats,
        .help = "text (default) or json (each exercise's trace, command and questions;\n"

@@ -2,21 +2,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
+#include "tlbsim/ptview.h"
 #include "tlbsim/report.h"
+#include "tlbsim/sweep.h"
 #include "tlbsim/tlblog.h"
 
 typedef struct run_opts {
   cli_config conf;
   int format, trace_fmt; /* report_format, trace_format */
-  bool verbose, log, dump_pt;
+  bool verbose, log, dump_pt, quiet;
   uint64_t thread; /* the thread (CPU) of records that name none */
   uint64_t jobs;   /* --jobs: decode threads, 0 the cores available */
+  sweep_window window; /* --skip, --warmup, --max (as sweep's) */
   char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
   unsigned ntraces;
 } run_opts;
@@ -32,11 +33,21 @@ static int parse_run(int argc, char **argv, run_opts *o) {
        .help = "the thread (CPU) of the records that name none (default 0): a ChampSim trace is one\n"
                "CPU's; with it the report has per-thread counts ([machine] address_spaces)"},
       CLI_JOBS_OPT(&o->jobs),
-      {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose, .help = "print the configuration's TLB levels first"},
+      {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose,
+       .help = "print the configuration's TLB levels, walk caches and latencies first\n"
+               "(on stderr; tlbsim formats --preset prints them too)"},
       {.name = "log", .kind = OPT_FLAG, .dest = &o->log,
        .help = "one line per record before the report (JSON lines with --format json): for short traces"},
       {.name = "dump-pt", .kind = OPT_FLAG, .dest = &o->dump_pt,
        .help = "print the page table after the replay, before the report (as tlbsim dump)"},
+      {.name = "skip", .kind = OPT_WHOLE, .dest = &o->window.skip, .arg = "N",
+       .help = "do not replay the first N accesses (other records still apply), as sweep"},
+      {.name = "warmup", .kind = OPT_WHOLE, .dest = &o->window.warmup, .arg = "N",
+       .help = "count from the access after the first N replayed (the TLBs warm, the\n"
+               "counts restart: phases and CPUs too), as sweep"},
+      {.name = "max", .kind = OPT_WHOLE, .dest = &o->window.max, .arg = "N", .lo = 1,
+       .help = "stop after N replayed accesses (warm-up included), as sweep"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "run", .usage = "[OPTIONS] TRACE|- [TRACE...]", .operands = "TRACE", .min_operands = 1,
@@ -54,88 +65,61 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   if (o->ntraces > 1 && o->thread)
     return cli_usage_error("run", "--thread names one trace's CPU; several traces are CPUs 0, 1, ... in order");
   if (o->log && o->format == REPORT_CSV) return cli_usage_error("run", "--log writes text or JSON lines, not CSV");
+  const sweep_window *w = &o->window;
+  if (w->skip || w->warmup || w->max) {
+    if (o->ntraces > 1) return cli_usage_error("run", "--skip, --warmup and --max window one trace, not several CPUs");
+    if (o->log) return cli_usage_error("run", "--skip, --warmup and --max replay by block: not with --log");
+  }
+  if (w->max && w->warmup >= w->max)
+    return cli_usage_error("run", "--warmup (%llu) leaves nothing of --max (%llu) to count",
+                           (unsigned long long)w->warmup, (unsigned long long)w->max);
   if (o->dump_pt && o->format != REPORT_TEXT) return cli_usage_error("run", "--dump-pt goes with the text report only");
   return 0;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* The progress line of a replay (on a terminal only) and ^C: after
+ * every block, or every PROGRESS_RECORDS records replayed one by one. */
+#define PROGRESS_RECORDS 4096
 
-/* A progress line on a terminal only, at most a few times a second. */
 typedef struct progress {
-  bool on;
-  uint64_t total_bytes;
-  double last;
-  uint64_t blocks;      /* replayed so far */
-  const machine *m;     /* what the replay runs: the records count */
-  const trace_reader *r; /* and the bytes read */
+  cli_trace_watch w;
+  const machine *m; /* what the replay runs: the records count */
+  bool stopped;     /* ^C stopped the replay */
 } progress;
 
-static void progress_tick(progress *p, const trace_reader *r, uint64_t records) {
-  double t = now_seconds();
-  if (t - p->last < 0.25) return;
-  p->last = t;
-  uint64_t done = trace_bytes_read(r);
-  if (p->total_bytes)
-    fprintf(stderr, "\r%llu records, %.1f%% of input", (unsigned long long)records,
-            100.0 * (double)done / (double)p->total_bytes);
-  else
-    fprintf(stderr, "\r%llu records, %.1f MB read", (unsigned long long)records, (double)done / 1e6);
+/* After each block: 1 stops the replay on ^C. */
+static int each_block(void *ctx) {
+  progress *p = ctx;
+  return p->stopped = cli_trace_watch_tick(&p->w, machine_get_stats(p->m)->records);
 }
 
-static void print_levels(const machine *m) {
-  const mmu_config *mc = &machine_get_spec(m)->sys.mmu;
-  for (unsigned i = 0; i < mc->nlevels; i++) {
-    const mmu_level_config *lv = &mc->level[i];
-    fprintf(stderr, "tlb %-8s serves %s, next %s, latency %u:", lv->name,
-            lv->serves == SERVES_DATA ? "data" : lv->serves == SERVES_INST ? "inst" : "both",
-            lv->next < 0 ? "walk" : mc->level[lv->next].name, lv->latency);
-    for (unsigned a = 0; a < lv->narrays; a++) {
-      const tlb_geometry *g = &lv->array[a];
-      fprintf(stderr, " [%u entries, %u-way, %s", g->entries, g->ways, tlb_policy_name(g->policy));
-      for (unsigned k = 0; k < g->npage_shifts; k++) {
-        char buf[32];
-        fprintf(stderr, "%s%s", k ? "/" : ", ", num_format_size(1ull << g->page_shift[k], buf, sizeof buf));
-      }
-      fprintf(stderr, "]");
-    }
-    fputc('\n', stderr);
-  }
+/* The same for a windowed replay (sweep.h), which counts accesses read. */
+static int each_window_block(void *ctx, uint64_t accesses) {
+  progress *p = ctx;
+  return p->stopped = cli_trace_watch_tick(&p->w, accesses);
+}
+
+/* Where records replayed one by one go: the log (when logging) or the
+ * machine, with the progress line and ^C every PROGRESS_RECORDS. */
+typedef struct one_by_one {
+  machine *m;
+  tlblog *log; /* NULL: not logged */
+  progress *p;
+  uint64_t records;
+} one_by_one;
+
+static int apply_one(void *ctx, const trace_record *rec, const char *file, diag *d) {
+  one_by_one *x = ctx;
+  if (x->log ? tlblog_apply(x->log, rec, file, d) : machine_apply(x->m, rec, file, d)) return -1;
+  return ++x->records % PROGRESS_RECORDS ? 0 : each_block(x->p);
 }
 
 /* A logged replay: record by record, each through the log. */
-static int replay_logged(machine *m, trace_reader *r, tlblog_format f, diag *d) {
-  tlblog *log = tlblog_create(m, stdout, f, d);
-  if (!log) return -1;
+static int replay_logged(one_by_one *x, trace_reader *r, diag *d) {
   trace_record rec;
   int rc;
   while ((rc = trace_next(r, &rec, d)) == 1)
-    if (tlblog_apply(log, &rec, trace_get_path(r), d)) {
-      rc = -1;
-      break;
-    }
-  tlblog_destroy(log);
-  return rc;
-}
-
-static int apply_logged(void *ctx, const trace_record *rec, const char *file, diag *d) {
-  return tlblog_apply(ctx, rec, file, d);
-}
-
-/* After each block: every 256th updates the progress line. */
-static void each_block(void *ctx) {
-  progress *p = ctx;
-  if ((++p->blocks & 0xff) == 0) progress_tick(p, p->r, machine_get_stats(p->m)->records);
-}
-
-static int replay(machine *m, trace_reader *r, progress *p, diag *d) {
-  p->m = m;
-  p->r = r;
-  int rc = machine_replay(m, r, p->on ? each_block : NULL, p, d);
-  if (p->on) fprintf(stderr, "\r%*s\r", 60, "");
+    if ((rc = apply_one(x, &rec, trace_get_path(r), d))) return rc;
   return rc;
 }
 
@@ -151,22 +135,31 @@ static void warn_unheld(machine *m) {
     }
 }
 
-/* The one trace replayed, or several as CPUs; logged or not. */
-static int replay_traces(machine *m, trace_reader **r, const run_opts *o, diag *d) {
-  tlblog_format lf = o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT;
+/* The one trace replayed, or several as CPUs; logged or not. 0 at the
+ * end, 1 when ^C stopped it, -1 on an error (d). */
+static int replay_traces(machine *m, trace_reader **r, const run_opts *o, progress *p, diag *d) {
+  *p = (progress){.m = m};
+  /* The log's lines go to stdout as they come: no progress line among them. */
+  cli_trace_watch_start(&p->w, "run", o->quiet || o->log, o->ntraces == 1 ? r[0] : NULL, o->trace[0], "records");
+  one_by_one x = {.m = m, .p = p};
+  if (o->log && !(x.log = tlblog_create(m, stdout, o->format == REPORT_JSON ? TLBLOG_JSON : TLBLOG_TEXT, d)))
+    return -1;
+  int rc;
+  sweep_window w = o->window;
+  w.each_block = each_window_block;
+  w.block_ctx = p;
   if (o->ntraces == 1) {
     trace_set_thread(r[0], (uint32_t)o->thread);
-    if (o->log) return replay_logged(m, r[0], lf, d);
-    struct stat st;
-    progress p = {.on = isatty(STDERR_FILENO) != 0, .last = now_seconds()};
-    if (strcmp(o->trace[0], "-") && stat(o->trace[0], &st) == 0) p.total_bytes = (uint64_t)st.st_size;
-    return replay(m, r[0], &p, d);
+    rc = o->log                               ? replay_logged(&x, r[0], d)
+         : w.skip || w.warmup || w.max       ? sweep_replay_window(m, r[0], &w, d)
+                                              : machine_replay(m, r[0], each_block, p, d);
+  } else {
+    rc = machine_replay_cpus(m, r, o->ntraces, apply_one, &x, d);
   }
-  if (!o->log) return machine_replay_cpus(m, r, o->ntraces, NULL, NULL, d);
-  tlblog *log = tlblog_create(m, stdout, lf, d);
-  if (!log) return -1;
-  int rc = machine_replay_cpus(m, r, o->ntraces, apply_logged, log, d);
-  tlblog_destroy(log);
+  if (rc > 0 && !p->stopped) rc = 0; /* the trace's end */
+  for (unsigned i = 0; rc == 0 && i < o->ntraces; i++) rc = cli_check_nonempty(r[i], d);
+  tlblog_destroy(x.log);
+  cli_progress_end(&p->w.line);
   return rc;
 }
 
@@ -186,11 +179,12 @@ static char *join_names(trace_reader **r, unsigned n, bool formats) {
   return s;
 }
 
-static int report(machine *m, trace_reader **r, const run_opts *o, const char *label, diag *d) {
+static int report(machine *m, trace_reader **r, const run_opts *o, const char *label, bool partial, diag *d) {
   char *paths = join_names(r, o->ntraces, false), *formats = join_names(r, o->ntraces, true);
   int rc = paths && formats ? 0 : diag_set(d, NULL, 0, "out of memory");
   if (!rc) {
     json_object *doc = report_run_json(m, paths, formats, label);
+    if (partial) report_mark_partial(doc);
     report_write(stdout, (report_format)o->format, doc);
     json_object_put(doc);
     warn_unheld(m);
@@ -208,18 +202,20 @@ int cmd_run(int argc, char **argv) {
   const char *label;
   machine *m = cli_load_machine(&o.conf, "x86-64", &label, &d);
   if (!m) return cli_input_error(&d);
-  if (o.verbose) print_levels(m);
+  if (o.verbose) cli_print_machine(stderr, machine_get_spec(m));
   trace_reader *r[TRACE_THREAD_MAX];
   unsigned opened = 0;
   while (opened < o.ntraces && (r[opened] = trace_open_jobs(o.trace[opened], (trace_format)o.trace_fmt, (unsigned)o.jobs, &d))) opened++;
   rc = EXIT_INPUT;
-  if (opened == o.ntraces && replay_traces(m, r, &o, &d) == 0 &&
-      (!o.dump_pt || dump_pt(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
+  progress p;
+  int replayed = opened == o.ntraces ? replay_traces(m, r, &o, &p, &d) : -1;
+  if (replayed >= 0 && (!o.dump_pt || ptview_dump_text(stdout, m) == 0 || diag_set(&d, NULL, 0, "out of memory") == 0)) {
     if (o.dump_pt) putchar('\n');
-    if (report(m, r, &o, label, &d) == 0) rc = EXIT_OK;
+    if (report(m, r, &o, label, replayed == 1, &d) == 0) rc = replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
   }
   for (unsigned i = 0; i < opened; i++) trace_close(r[i]);
-  if (rc) cli_input_error(&d);
+  if (rc == CLI_EXIT_INTERRUPTED) cli_interrupted_note("run", p.w.stopped_at);
+  else if (rc) cli_input_error(&d);
   machine_destroy(m);
   return rc;
 }

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "sweep_cluster.h"
 #include "tlbsim/sweep.h"
@@ -18,6 +20,7 @@ typedef struct sweep_opts {
   uint64_t jobs; /* 0: not given (configurations on one thread, decoding on every core) */
   sweep_window window;
   int format, trace_fmt; /* report_format, trace_format */
+  bool quiet;
   const char *const *traces;
   size_t ntraces;
   int emit;           /* --emit: 0 slurm, -1 none */
@@ -53,6 +56,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_QUIET_OPT(&o->quiet),
       {.name = "emit", .kind = OPT_CHOICE, .dest = &o->emit, .arg = "slurm", .choices = emit_names,
        .help = "run nothing: the first operand is a directory DIR that gets a Slurm job\n"
                "array (DIR/sweep.sbatch) and its manifest (DIR/manifest.tsv), a task per\n"
@@ -74,7 +78,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
       .one_stdin = true,
       .about = "Replays each TRACE once through one machine per combination of the --vary values\n"
                "(default preset x86-64) and writes one row per trace and combination: trace, one\n"
-               "column per varied key, then every statistic of `tlbsim run`. The columns are the\n"
+               "column per varied key, then every column of tlbsim run. The columns are the\n"
                "same for every row (the union over the configurations; empty where one lacks a\n"
                "TLB level or walk cache).",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0],
@@ -143,10 +147,11 @@ static char **long_jobs(int argc, char **argv, int *out_argc) {
 }
 
 /* The spec of configuration i: the preset or file, the --sets, then its
- * --vary values, each named "--vary:K" (K the axis) in errors. */
-static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, diag *d) {
-  const char *label, *values[SWEEP_MAX_AXES];
-  cfg *conf = cli_load_config(&o->conf, "x86-64", &label, d);
+ * --vary values, each named "--vary:K" (K the axis) in errors. *label:
+ * the base configuration's name. */
+static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, const char **label, diag *d) {
+  const char *values[SWEEP_MAX_AXES];
+  cfg *conf = cli_load_config(&o->conf, "x86-64", label, d);
   if (!conf) return -1;
   sweep_grid_values(&o->grid, i, values);
   int rc = 0;
@@ -164,6 +169,7 @@ static int read_spec(const sweep_opts *o, size_t i, machine_spec *spec, diag *d)
 }
 
 typedef struct sweep_results {
+  const char *config;             /* the base configuration's name, as run's `config` */
   size_t nconfigs;                /* specs and values: every configuration */
   size_t first, count;            /* snaps and rows: configurations first .. first + count - 1 */
   machine_spec *specs;
@@ -205,7 +211,7 @@ static void fill_rows(const sweep_opts *o, sweep_results *res, size_t t, const s
   const char *name = strcmp(o->traces[t], "-") ? o->traces[t] : "<stdin>";
   for (size_t i = 0; i < n; i++) {
     size_t c = res->first + i;
-    res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t],
+    res->rows[t * n + i] = (sweep_row){.trace = name, .trace_format = res->format_name[t], .config = res->config,
                                        .values = &res->values[c * o->grid.naxes], .spec = &res->specs[c],
                                        .snap = &snaps[i]};
   }
@@ -220,26 +226,48 @@ static void write_interval(void *ctx, const sweep_interval *iv) {
   sweep_write_interval(stdout, (report_format)io->o->format, &io->o->grid, io->cols, rows, n);
 }
 
-static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, diag *d) {
+/* The progress line and ^C, after each block. */
+static int each_block(void *ctx, uint64_t accesses) { return cli_trace_watch_tick(ctx, accesses); }
+
+/* Every trace through the configurations: 0, 1 when ^C stopped it (the
+ * rows of the trace it stopped in are partial; later traces have none),
+ * -1 (d). *nrows: the rows filled. */
+static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_results *res, size_t *nrows, diag *d) {
   size_t n = res->count;
   interval_out io = {.o = o, .cols = cols, .res = res};
+  cli_trace_watch wt;
   sweep_window w = o->window;
+  w.each_block = each_block;
+  w.block_ctx = &wt;
+  /* Interval rows go to stdout as they come: no progress line among them on a terminal. */
+  bool quiet = o->quiet || (w.interval && isatty(STDOUT_FILENO));
   if (w.interval) {
     w.on_interval = write_interval;
     w.ctx = &io;
     if (o->format == REPORT_CSV) sweep_write_csv_header(stdout, &o->grid, cols);
   }
-  for (size_t t = 0; t < o->ntraces; t++) {
+  int rc = 0;
+  *nrows = 0;
+  for (size_t t = 0; t < o->ntraces && rc == 0; t++) {
     trace_reader *r = trace_open_jobs(o->traces[t], (trace_format)o->trace_fmt, (unsigned)o->jobs, d);
-    if (!r) return -1;
+    if (!r) {
+      rc = -1;
+      break;
+    }
     snprintf(res->format_name[t], sizeof res->format_name[t], "%s", trace_format_name(trace_get_format(r)));
     io.trace = t;
-    int rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
-    if (!rc) fill_rows(o, res, t, &res->snaps[t * n]);
+    cli_trace_watch_start(&wt, "sweep", quiet, r, o->traces[t], "accesses");
+    snprintf(wt.prefix, sizeof wt.prefix, "trace %zu of %zu, ", t + 1, o->ntraces);
+    rc = sweep_trace(res->specs + res->first, n, r, &w, (unsigned)o->jobs, &res->snaps[t * n], d);
+    if (rc == 0 && cli_check_nonempty(r, d)) rc = -1;
+    if (rc >= 0) fill_rows(o, res, t, &res->snaps[t * n]);
+    for (size_t i = 0; rc > 0 && i < n; i++) res->rows[t * n + i].partial = true;
+    if (rc >= 0) *nrows += n;
     trace_close(r);
-    if (rc) return -1;
+    cli_progress_end(&wt.line);
   }
-  return 0;
+  if (rc > 0) cli_interrupted_note("sweep", wt.stopped_at);
+  return rc;
 }
 
 /* The options every task of --emit repeats, rebuilt from what was parsed
@@ -285,7 +313,8 @@ static int emit_main(const sweep_opts *o) {
   if (!spec || !w) diag_set(&d, NULL, 0, "tlbsim sweep: out of memory");
   else {
     size_t i = 0;
-    while (i < n && !read_spec(o, i, spec, &d)) i++;
+    const char *label;
+    while (i < n && !read_spec(o, i, spec, &label, &d)) i++;
     task_words_build(o, w);
     sweep_emit e = {.dir = o->emit_dir, .words = w->w, .nwords = w->n, .traces = o->traces, .ntraces = o->ntraces,
                     .nconfigs = n, .slices = o->slices < n ? o->slices : n, .jobs = o->jobs ? (unsigned)o->jobs : 1,
@@ -308,7 +337,7 @@ static int sweep_main(const sweep_opts *o) {
     goto out;
   }
   for (size_t i = 0; i < n; i++) {
-    if (read_spec(o, i, &res.specs[i], &d)) goto out;
+    if (read_spec(o, i, &res.specs[i], &res.config, &d)) goto out;
     sweep_grid_values(&o->grid, i, &res.values[i * o->grid.naxes]);
   }
   sweep_columns *cols = malloc(sizeof *cols);
@@ -318,10 +347,12 @@ static int sweep_main(const sweep_opts *o) {
   }
   if (!sweep_columns_build(res.specs, n, cols, &d)) {
     cols->intervals = o->window.interval > 0;
-    if (!run_traces(o, cols, &res, &d)) {
-      if (!o->window.interval)
-        sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, o->count * o->ntraces);
-      rc = EXIT_OK;
+    size_t nrows;
+    int replayed = run_traces(o, cols, &res, &nrows, &d);
+    if (replayed >= 0) {
+      cols->partial = replayed > 0 && !o->window.interval; /* interval rows are out already */
+      if (!o->window.interval) sweep_write(stdout, (report_format)o->format, &o->grid, cols, res.rows, nrows);
+      rc = replayed ? CLI_EXIT_INTERRUPTED : EXIT_OK;
     }
   }
   free(cols);

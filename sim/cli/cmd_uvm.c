@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/report.h"
 #include "tlbsim/rows.h"
@@ -19,15 +20,16 @@ typedef struct uvm_opts {
   const char *sizes;
   uint64_t seed, va_base;
   int format;
+  bool quiet;
 } uvm_opts;
 
 static int parse_uvm(int argc, char **argv, uvm_opts *o) {
   const cli_opt opts[] = {
       CLI_CONFIG_OPTS(&o->conf),
       {.name = "init", .kind = OPT_CHOICES, .dest = &o->inits, .arg = "LIST", .choices = gpu_uvm_init_names,
-       .help = "how the buffer is populated: malloc, gpu, host, host_prefetch, advise (default all)"},
+       .help = "malloc, gpu, host, host_prefetch or advise (default all): how the buffer is populated"},
       {.name = "first", .kind = OPT_CHOICES, .dest = &o->firsts, .arg = "LIST", .choices = gpu_uvm_first_names,
-       .help = "the kernel that touches it first: stream, gather (default both)"},
+       .help = "stream or gather (default both): the kernel that touches it first"},
       {.name = "size", .kind = OPT_TEXT, .dest = &o->sizes, .arg = "LIST",
        .help = "buffer sizes or ranges LO..HI, one per octave (default 256M..64G)"},
       {.name = "seed", .kind = OPT_WHOLE, .dest = &o->seed, .arg = "S", .help = "the gather's hash seed (default 1)"},
@@ -35,6 +37,7 @@ static int parse_uvm(int argc, char **argv, uvm_opts *o) {
        .help = "where the buffer lies (default: aligned to its size rounded up to a power of two)"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default: tlbsim-gpu uvm's columns), text or json (with the model's counts)"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "uvm", .usage = "[OPTIONS]", .max_operands = 0,
@@ -44,7 +47,7 @@ static int parse_uvm(int argc, char **argv, uvm_opts *o) {
                "after a stream pass (gather2_lpns), through the managed-memory model ([uvm]) and the\n"
                "gather model ([gpu]). Sizes ascend, each init in the order listed above.",
       .notes = "csv writes exactly the suite's columns (init, first, size, prefetch_ms, cold_ms, stream_ms,\n"
-               "stream_gbps, gather_lpns, gather2_lpns), so `tlbsim validate` reads a measured file and this\n"
+               "stream_gbps, gather_lpns, gather2_lpns), so tlbsim validate reads a measured file and this\n"
                "one alike; json adds what the model did: faults, batches, bytes and the GPU's pages.\n",
       .opt = opts, .nopt = sizeof opts / sizeof opts[0]};
   int first, rc = cli_parse(&spec, argc, argv, &first);
@@ -71,8 +74,8 @@ static json_object *counts_json(const uvm_counts *c) {
   U64(to_host_bytes);
   U64(evicted_bytes);
 #undef U64
-  json_object_object_add(o, "fault_ms", json_object_new_double(c->fault_ns / 1e6));
-  json_object_object_add(o, "prefetch_ms", json_object_new_double(c->prefetch_ns / 1e6));
+  json_object_object_add(o, "fault_ms", report_real(c->fault_ns / 1e6));
+  json_object_object_add(o, "prefetch_ms", report_real(c->prefetch_ns / 1e6));
   return o;
 }
 
@@ -81,12 +84,12 @@ static json_object *row_json(const uvm_suite_spec *s, const uvm_suite_result *r)
   json_object_object_add(o, "init", json_object_new_string(gpu_uvm_init_names[s->init]));
   json_object_object_add(o, "first", json_object_new_string(gpu_uvm_first_names[s->first]));
   json_object_object_add(o, "size", json_object_new_uint64(s->size));
-  if (r->prefetch_ms >= 0) json_object_object_add(o, "prefetch_ms", json_object_new_double(r->prefetch_ms));
-  json_object_object_add(o, "cold_ms", json_object_new_double(r->cold_ms));
-  json_object_object_add(o, "stream_ms", json_object_new_double(r->stream_ms));
-  json_object_object_add(o, "stream_gbps", json_object_new_double(r->stream_gbps));
-  json_object_object_add(o, "gather_lpns", json_object_new_double(r->gather_lpns));
-  json_object_object_add(o, "gather2_lpns", json_object_new_double(r->gather2_lpns));
+  if (r->prefetch_ms >= 0) json_object_object_add(o, "prefetch_ms", report_real(r->prefetch_ms));
+  json_object_object_add(o, "cold_ms", report_real(r->cold_ms));
+  json_object_object_add(o, "stream_ms", report_real(r->stream_ms));
+  json_object_object_add(o, "stream_gbps", report_real(r->stream_gbps));
+  json_object_object_add(o, "gather_lpns", report_real(r->gather_lpns));
+  json_object_object_add(o, "gather2_lpns", report_real(r->gather2_lpns));
   json_object_object_add(o, "pages_2m", json_object_new_uint64(r->pages_2m));
   json_object_object_add(o, "pages_64k", json_object_new_uint64(r->pages_64k));
   json_object_object_add(o, "first_kernel", counts_json(&r->cold));
@@ -141,6 +144,9 @@ int cmd_uvm(int argc, char **argv) {
     printf("%-14s %-7s %9s %10s %11s %10s %9s %8s %8s %10s %10s\n", "init", "first", "size", "prefetch", "cold ms",
            "GB/s", "loads/ns", "faults", "batches", "2M pages", "64K pages");
   rc = EXIT_OK;
+  unsigned points = (unsigned)__builtin_popcount(o.inits) * (unsigned)__builtin_popcount(o.firsts), done = 0;
+  cli_progress line;
+  cli_progress_start(&line, "uvm", o.quiet);
   for (size_t i = 0; i < n && rc == EXIT_OK; i++)
     for (int init = 0; init < GPU_UVM_INIT_COUNT && rc == EXIT_OK; init++)
       for (int first = 0; first < GPU_UVM_FIRST_COUNT && rc == EXIT_OK; first++) {
@@ -148,12 +154,15 @@ int cmd_uvm(int argc, char **argv) {
         uvm_suite_spec s = {.init = (gpu_uvm_init)init, .first = (gpu_uvm_first)first, .size = sizes[i],
                             .seed = o.seed, .va_base = o.va_base};
         uvm_suite_result r;
-        if (uvm_suite_run(&spec, &s, &r, &d)) rc = cli_input_error(&d);
-        else if (rows) json_object_array_add(rows, row_json(&s, &r));
-        else if (o.format == REPORT_TEXT) write_text_row(&s, &r);
-        else if (write_csv(&s, &r, &d)) rc = cli_input_error(&d);
+        cli_progress_count(&line, done++, n * points, "points");
+        int failed = uvm_suite_run(&spec, &s, &r, &d);
+        cli_progress_end(&line); /* before a row or an error: stdout and stderr may share the terminal */
+        if (!failed && rows) json_object_array_add(rows, row_json(&s, &r));
+        else if (!failed && o.format == REPORT_TEXT) write_text_row(&s, &r);
+        else if (failed || write_csv(&s, &r, &d)) rc = cli_input_error(&d);
       }
-  if (rows && rc == EXIT_OK) puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY));
+  if (rows && rc == EXIT_OK)
+    puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put(rows);
   return rc;
 }

@@ -11,6 +11,7 @@
 #include "validate_uvm.h"
 #include "overlay.h"
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/chase.h"
 #include "tlbsim/machine.h"
@@ -27,6 +28,7 @@ typedef struct validate_opts {
   uint64_t min_threads_per_sm, every;
   const char *traces;
   unsigned uvm_columns;
+  bool quiet;
 } validate_opts;
 
 static int parse_validate(int argc, char **argv, validate_opts *o) {
@@ -62,8 +64,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
        .help = "allocation rows: exit 1 when a chase is off by more than PCT percent"},
       {.name = "columns", .kind = OPT_CHOICES, .dest = &o->uvm_columns, .arg = "LIST",
        .choices = validate_uvm_column_names,
-       .help = "uvm rows: compare only these columns (prefetch_ms, cold_ms, stream_ms, stream_gbps,\n"
-               "gather_lpns, gather2_lpns; default all); --max-mean-error applies to each"},
+       .help = "prefetch_ms, cold_ms, stream_ms, stream_gbps, gather_lpns or gather2_lpns (default\n"
+               "all): uvm rows: compare only these columns; --max-mean-error applies to each"},
+      CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
@@ -105,18 +108,23 @@ static int write_plot(const char *png, const char *csv_name, const chase_row *ro
  * measured data latency, when present, stands for the preset's single
  * data_cycles. */
 static int predict(const pt_format *f, const system_spec *sys, const chase_row *rows, size_t n, bool preset_latency,
-                   const char *csv, double *predicted, double *base, diag *d) {
+                   const char *csv, bool quiet, double *predicted, double *base, diag *d) {
+  cli_progress line;
+  cli_progress_start(&line, "validate", quiet);
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows");
     chase_result r;
     if (chase_run(f, sys, &rows[i].spec, &r, d)) {
       char why[DIAG_MSG_MAX];
       snprintf(why, sizeof why, "%s", d->msg);
+      cli_progress_end(&line);
       return diag_set(d, csv, rows[i].line, "%s", why);
     }
     bool measured = rows[i].base > 0 && !preset_latency;
     base[i] = measured ? rows[i].base : sys->mem.data_cycles;
     predicted[i] = r.cycles_per_access - sys->mem.data_cycles + base[i];
   }
+  cli_progress_end(&line);
   return 0;
 }
 
@@ -168,14 +176,14 @@ static json_object *chase_doc(const validate_opts *o, const char *label, const c
   json_object_object_add(doc, "preset", json_object_new_string(label));
   json_object_object_add(doc, "rows", json_object_new_uint64(t->n));
   json_object_object_add(doc, "skipped", json_object_new_uint64(skipped));
-  json_object_object_add(doc, "mean_abs_error_pct", json_object_new_double(t->mean_pct));
-  json_object_object_add(doc, "worst_error_cycles", json_object_new_double(t->worst));
+  json_object_object_add(doc, "mean_abs_error_pct", report_real(t->mean_pct));
+  json_object_object_add(doc, "worst_error_cycles", report_real(t->worst));
   if (t->n) add_row_id(worst, &rows[t->worst_i]);
   json_object_object_add(doc, "worst", worst);
-  json_object_object_add(tr, "min_cycles", json_object_new_double(o->min_translation));
+  json_object_object_add(tr, "min_cycles", report_real(o->min_translation));
   json_object_object_add(tr, "rows", json_object_new_uint64(t->tn));
-  json_object_object_add(tr, "mean_abs_error_pct", json_object_new_double(t->tmean_pct));
-  json_object_object_add(tr, "worst_error_pct", json_object_new_double(t->tworst_pct));
+  json_object_object_add(tr, "mean_abs_error_pct", report_real(t->tmean_pct));
+  json_object_object_add(tr, "worst_error_pct", report_real(t->tworst_pct));
   json_object *tworst = json_object_new_object();
   if (t->tn) add_row_id(tworst, &rows[t->tworst_i]);
   json_object_object_add(tr, "worst", tworst);
@@ -186,9 +194,9 @@ static json_object *chase_doc(const validate_opts *o, const char *label, const c
     json_object *r = json_object_new_object();
     add_row_id(r, &rows[i]);
     json_object_object_add(r, "nodes", json_object_new_uint64(rows[i].spec.nodes));
-    json_object_object_add(r, "measured_cycles", json_object_new_double(rows[i].measured));
-    json_object_object_add(r, "predicted_cycles", json_object_new_double(predicted[i]));
-    json_object_object_add(r, "base_cycles", json_object_new_double(base[i]));
+    json_object_object_add(r, "measured_cycles", report_real(rows[i].measured));
+    json_object_object_add(r, "predicted_cycles", report_real(predicted[i]));
+    json_object_object_add(r, "base_cycles", report_real(base[i]));
     json_object_array_add(arr, r);
   }
   json_object_object_add(doc, "points", arr);
@@ -226,7 +234,8 @@ static int validate_chase(const machine_spec *spec, const char *label, validate_
   for (size_t i = 0; i < n; i++) rows[i].history.uvm = &spec->uvm; /* the preset's [uvm] rules */
   predicted = malloc((n ? n : 1) * sizeof *predicted);
   base = malloc((n ? n : 1) * sizeof *base);
-  if (!predicted || !base || predict(&spec->format, &spec->sys, rows, n, o->data_latency == 1, o->csv, predicted, base, &d)) {
+  if (!predicted || !base || predict(&spec->format, &spec->sys, rows, n, o->data_latency == 1, o->csv, o->quiet, predicted,
+                                          base, &d)) {
     if (!predicted || !base) diag_set(&d, o->csv, 0, "out of memory");
     chase_rows_free(rows, n);
     free(predicted);
@@ -271,7 +280,7 @@ int cmd_validate(int argc, char **argv) {
   if (!c) return cli_input_error(&d);
   if (validate_uvm_sniff(o.csv)) {
     validate_uvm_opts uo = {.csv = o.csv, .label = label, .columns = o.uvm_columns, .every = o.every,
-                            .max_mean = o.max_mean};
+                            .max_mean = o.max_mean, .format = o.format, .quiet = o.quiet};
     rc = validate_uvm(&spec, &uo);
     cfg_destroy(c);
     return rc;
@@ -279,11 +288,11 @@ int cmd_validate(int argc, char **argv) {
   if (validate_layout_sniff(o.csv)) {
     validate_layout_opts lo = {.csv = o.csv, .label = label, .traces = o.traces, .format = o.format,
                                .max_regions = o.max_regions, .max_chase = o.max_chase, .max_gather = o.max_pct,
-                               .max_gather_mean = o.max_mean, .min_nodes = o.filter.min_nodes, .every = o.every};
+                               .max_gather_mean = o.max_mean, .min_nodes = o.filter.min_nodes, .every = o.every, .quiet = o.quiet};
     rc = validate_layout(&spec, &lo);
   } else if (gather_rows_sniff(o.csv)) {
     validate_gather_opts g = {.csv = o.csv, .label = label, .plot = o.plot, .format = o.format,
-                              .max_mean = o.max_mean, .max_pct = o.max_pct,
+                              .max_mean = o.max_mean, .max_pct = o.max_pct, .quiet = o.quiet,
                               .filter = {.min_threads_per_sm = o.min_threads_per_sm, .mappings = o.filter.mappings,
                                          .every = o.every}};
     rc = validate_gather(&spec, &g);

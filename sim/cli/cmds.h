@@ -25,14 +25,4 @@ int cmd_convert(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_quiz(int argc, char **argv);
 
-/* Shared by explain, dump and run --dump-pt (cmd_explain.c, cmd_dump.c). */
-typedef struct pt_entry pt_entry;
-typedef struct machine machine;
-/* An entry's decoded fields in words: "not valid", "V next table 0x..",
- * "V rw- leaf 256B page, frame 0x3 (pa 0x300)". */
-void explain_entry_text(const pt_entry *e, char *buf, size_t len);
-/* The current address space's page table, level by level, each table with
- * its address and valid entries (index: raw word, decoded): -1 if out of memory. */
-int dump_pt(FILE *out, const machine *m);
-
 #endif

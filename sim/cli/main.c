@@ -29,7 +29,8 @@ static const command commands[] = {
 };
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: tlbsim COMMAND [OPTIONS]   (tlbsim COMMAND --help for each)\n\ncommands:\n");
+  fprintf(out, "usage: tlbsim COMMAND [OPTIONS]   (tlbsim COMMAND --help for each)\n"
+               "       tlbsim --version\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 }
@@ -41,6 +42,10 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    printf("tlbsim %s\n", TLBSIM_VERSION);
     return EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

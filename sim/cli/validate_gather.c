@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "overlay.h"
 #include "cmds.h"
 #include "tlbsim/report.h"
@@ -59,8 +61,8 @@ static json_object *gather_point(const gather_row *r, double predicted) {
   json_object_object_add(o, "threads_per_sm", json_object_new_uint64(r->spec.threads_per_sm));
   json_object_object_add(o, "mapping", json_object_new_string(region_mapping_names[r->spec.region.mapping]));
   json_object_object_add(o, "sm_set", json_object_new_string(r->sm_set));
-  json_object_object_add(o, "measured_loads_per_ns", json_object_new_double(r->measured));
-  json_object_object_add(o, "predicted_loads_per_ns", json_object_new_double(predicted));
+  json_object_object_add(o, "measured_loads_per_ns", report_real(r->measured));
+  json_object_object_add(o, "predicted_loads_per_ns", report_real(predicted));
   return o;
 }
 
@@ -87,10 +89,14 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
            "error");
   double sum = 0, worst = 0;
   size_t worst_i = 0;
+  cli_progress line; /* rows printed to a terminal as they come are progress enough */
+  cli_progress_start(&line, "validate", o->quiet || (text && isatty(STDOUT_FILENO)));
   json_object *points = json_object_new_array();
   for (size_t i = 0; i < n; i++) {
+    cli_progress_count(&line, i, n, "rows");
     gather_result r;
     if (gather_run(&spec->format, &spec->sys, &spec->gpu, &rows[i].spec, &r, &d)) {
+      cli_progress_end(&line);
       fprintf(stderr, "%s:%lu: %s\n", o->csv, rows[i].line, d.msg);
       json_object_put(points);
       free(rows);
@@ -104,6 +110,7 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     sum += err;
     if (err >= worst) worst = err, worst_i = i;
   }
+  cli_progress_end(&line);
   double mean = n ? sum / (double)n : 0;
   if (text) {
     printf("\n%zu gather rows compared with preset %s (%zu skipped); mean absolute error %.2f%%; worst %.2f%%", n,
@@ -117,8 +124,8 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     json_object_object_add(doc, "preset", json_object_new_string(o->label));
     json_object_object_add(doc, "rows", json_object_new_uint64(n));
     json_object_object_add(doc, "skipped", json_object_new_uint64(skipped));
-    json_object_object_add(doc, "mean_abs_error_pct", json_object_new_double(mean));
-    json_object_object_add(doc, "worst_error_pct", json_object_new_double(worst));
+    json_object_object_add(doc, "mean_abs_error_pct", report_real(mean));
+    json_object_object_add(doc, "worst_error_pct", report_real(worst));
     json_object_object_add(doc, "worst_line", json_object_new_uint64(n ? rows[worst_i].line : 0));
     if (o->format == REPORT_JSON) json_object_object_add(doc, "points", points);
     else json_object_put(points);

@@ -12,6 +12,7 @@ typedef struct validate_gather_opts {
   int format; /* report_format: text (every row, the summary), json (the summary and the rows), csv (the summary) */
   gather_row_filter filter;
   double max_mean, max_pct; /* < 0: no target */
+  bool quiet;               /* no progress line */
 } validate_gather_opts;
 
 /* Prints the comparison; the process exit status. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_progress.h"
 #include "cmds.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/layout.h"
@@ -106,10 +107,10 @@ static int compare_row(const machine_spec *spec, const layout *l, char **f, cons
     json_object_object_add(o, "predicted_regions_2m", json_object_new_uint64(r.regions_2m));
     json_object_object_add(o, "measured_regions_32m", json_object_new_uint64(reg[1]));
     json_object_object_add(o, "predicted_regions_32m", json_object_new_uint64(r.regions_32m));
-    json_object_object_add(o, "measured_chase_cycles", json_object_new_double(chase));
-    json_object_object_add(o, "predicted_chase_cycles", json_object_new_double(c.cycles_per_access));
-    json_object_object_add(o, "measured_loads_per_ns", json_object_new_double(measured));
-    json_object_object_add(o, "predicted_loads_per_ns", json_object_new_double(g.loads_per_ns));
+    json_object_object_add(o, "measured_chase_cycles", report_real(chase));
+    json_object_object_add(o, "predicted_chase_cycles", report_real(c.cycles_per_access));
+    json_object_object_add(o, "measured_loads_per_ns", report_real(measured));
+    json_object_object_add(o, "predicted_loads_per_ns", report_real(g.loads_per_ns));
     json_object_array_add(points, o);
   }
   t->worst_regions = fmax(t->worst_regions, fmax(fabs(e2), fabs(e32)));
@@ -130,11 +131,11 @@ static json_object *summary_doc(const machine_spec *spec, const validate_layout_
   json_object_object_add(doc, "allocator", json_object_new_string(spec->vas_policy));
   json_object_object_add(doc, "rows", json_object_new_uint64(t->rows));
   json_object_object_add(doc, "skipped", json_object_new_uint64(skipped));
-  json_object_object_add(doc, "regions_worst_error_pct", json_object_new_double(t->worst_regions));
-  json_object_object_add(doc, "chase_mean_abs_error_pct", json_object_new_double(t->chase_sum / (double)t->rows));
-  json_object_object_add(doc, "chase_worst_error_pct", json_object_new_double(t->chase_worst));
-  json_object_object_add(doc, "gather_mean_abs_error_pct", json_object_new_double(t->gather_sum / (double)t->rows));
-  json_object_object_add(doc, "gather_worst_error_pct", json_object_new_double(t->gather_worst));
+  json_object_object_add(doc, "regions_worst_error_pct", report_real(t->worst_regions));
+  json_object_object_add(doc, "chase_mean_abs_error_pct", report_real(t->chase_sum / (double)t->rows));
+  json_object_object_add(doc, "chase_worst_error_pct", report_real(t->chase_worst));
+  json_object_object_add(doc, "gather_mean_abs_error_pct", report_real(t->gather_sum / (double)t->rows));
+  json_object_object_add(doc, "gather_worst_error_pct", report_real(t->gather_worst));
   if (points) json_object_object_add(doc, "points", json_object_get(points));
   return doc;
 }
@@ -156,7 +157,10 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
   tally sum = {0};
   uint64_t row = 0, skipped = 0, buffers;
   int got, rc = EXIT_OK;
+  cli_progress line; /* rows printed to a terminal as they come are progress enough */
+  cli_progress_start(&line, "validate", o->quiet || isatty(STDOUT_FILENO));
   while (rc == EXIT_OK && (got = csv_table_next(t, &f, &ln, &d)) == 1) {
+    cli_progress_count(&line, row, 0, "rows read");
     /* a malformed count is not skipped: compare_row names it */
     if ((!num_parse_whole(f[col[C_BUFFERS]], &buffers) && buffers < o->min_nodes) ||
         row++ % (o->every ? o->every : 1)) {
@@ -186,6 +190,7 @@ int validate_layout(const machine_spec *spec, const validate_layout_opts *o) {
       rc = cli_input_error(&d);
     }
   }
+  cli_progress_end(&line);
   if (rc == EXIT_OK && got < 0) rc = cli_input_error(&d);
   layout_free(&l);
   csv_table_close(t);

@@ -14,6 +14,7 @@ typedef struct validate_layout_opts {
   double max_regions, max_chase, max_gather, max_gather_mean; /* % targets (worst, worst, worst, mean); < 0: none */
   uint64_t min_nodes;            /* only rows over at least this many buffers */
   uint64_t every;
+  bool quiet;                    /* no progress line */
 } validate_layout_opts;
 
 /* Whether path holds churn-gather or smallbufs rows. */

@@ -14,6 +14,8 @@ typedef struct validate_uvm_opts {
   unsigned columns;  /* bits of validate_uvm_column_names; 0: all */
   uint64_t every;    /* every Nth row (0, 1: all) */
   double max_mean;   /* < 0: no target; else every compared column's mean absolute % error */
+  int format;        /* report_format: text rows and summary, json summary and points, csv summary */
+  bool quiet;        /* --quiet: no progress line */
 } validate_uvm_opts;
 
 /* Whether path's header is the uvm schema (its first column is init). */

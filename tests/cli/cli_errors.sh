@@ -53,7 +53,7 @@ check 1 "$work/typo.ini:5: unknown key 'wayz' in [tlb.l1d]" -- "$tlbsim" run --p
 check 1 "$work/bad.trace:2:" -- "$tlbsim" run "$work/bad.trace"
 check 1 "$work/missing.trace" -- "$tlbsim" run "$work/missing.trace"
 check 1 "$work/cut.gz" -- "$tlbsim" run "$work/cut.gz"
-check 0 "" -- "$tlbsim" run "$work/empty.trace"
+check 1 "$work/empty.trace: an empty trace (no records)" -- "$tlbsim" run "$work/empty.trace"
 check 0 "" -- "$tlbsim" run "$work/t.gz"
 check 0 "" -- "$tlbsim" run --format json "$demo"
 check 0 "" -- "$tlbsim" run --format csv "$demo"

@@ -34,6 +34,19 @@ expect "seq random" tlbsim chase --order ""
 expect "binary native lackey din" tlbsim convert --to ""
 expect "best-fit buddy" tlbsim alloc --policy b
 expect "lackey" tlbsim run --trace-format l
+# Comma lists: the next item after the last comma.
+expect "translate tlb" tlbsim quiz --kind t
+expect "translate,translate translate,tlb" tlbsim quiz --kind translate,t
+expect "first-fit,best-fit first-fit,buddy" tlbsim alloc --policy first-fit,b
+expect "gpu,host gpu,host_prefetch" tlbsim uvm --init gpu,h
+expect "stream gather" tlbsim uvm --first ""
+expect "cold_ms,gather_lpns cold_ms,gather2_lpns" tlbsim validate --columns cold_ms,g
+# --set and --vary: the SECTION.KEY= of the configuration on the line.
+expect "tlb.l1d.entries=" tlbsim run --set tlb.l1d.en
+expect "tlb.l2.entries=" tlbsim run --preset teaching --set tlb.l2.en   # teaching has an l2, x86-64 none
+expect "tlb.l3.entries=" tlbsim sweep --preset h200 --vary tlb.l3.en
+expect "vas.page_size=" tlbsim alloc --set vas.page_
+expect "auto snapshot rmm native" tlbsim alloc --trace-format ""
 # Anything else: file names.
 cd "$src/traces/samples"
 expect "demo.trace" tlbsim run dem

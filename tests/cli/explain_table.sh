@@ -25,10 +25,10 @@ has "$out" "  PA 0 (frame 0 at 0 + offset); 2 entries read"
 [ "$(grep -c 'entries read' <<<"$out")" = 3 ] || fail "three walks"
 ok
 
-# no demand paging: nothing is mapped, the walk stops at the empty L1 entry
-out=$("$tlbsim" explain --preset teaching --set machine.demand_paging=off 0x1234)
+# --unmapped: nothing is touched, nothing mapped: the walk stops at the empty L1 entry
+out=$("$tlbsim" explain --preset teaching --unmapped 0x1234)
 has "$out" "  L1     VA[15:12] = 1     entry 0x1000000000002 (table 0x1000000000000 + 1 x 2 B) = 0x0000000000000000 not valid"
-has "$out" "  not mapped: an access faults; 1 entries read"
+has "$out" "  not mapped: an access faults; 1 entry read"
 
 # x86-64: two pages 2 MiB apart share PML4, PDPT and PD tables, not the PT
 out=$("$tlbsim" explain 0x7f0000001234 0x7f0000201234)
@@ -60,7 +60,7 @@ assert leaf == {"level": "PT", "index": 1, "va_bits": [20, 12], "table": 0x10000
 assert a["entries"][3]["raw"] == "0x1f00000000000000" and a["entries"][3]["frame"] == 0
 ' || fail "explain JSON"
 ok
-"$tlbsim" explain --format json --preset teaching --set machine.demand_paging=off 0x1234 | python3 -c '
+"$tlbsim" explain --format json --preset teaching --unmapped 0x1234 | python3 -c '
 import json, sys
 a, = json.load(sys.stdin)["addresses"]
 assert a["mapped"] is False and a["pa"] is None, a

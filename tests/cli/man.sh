@@ -49,4 +49,21 @@ done < <(cat "${readers[@]}" | grep -oE 'cfg_(get_[a-z0-9_]+|has)\(c, (sec|"[a-z
 while IFS='|' read -r sec key _; do
   grep -qx "$sec $key" <<<"$page_keys" && ok || bad "tlbsim.ini.5: no key $key in [$sec]"
 done < <("$man_source" config-keys)
+# No Markdown left in the pages: every code span of traces/FORMAT.md became
+# bold, the spans a line break cuts too.
+for page in tlbsim.1 tlbsim.ini.5 tlbsim-trace.5; do
+  stray=$(groff -k -man -Tutf8 -P-cbou "$man/$page" 2>/dev/null | grep -c '`' || true)
+  [ "$stray" = 0 ] && ok || bad "$page: $stray lines with a backtick"
+done
+# EXAMPLES: every command runs as it stands, tlbsim on PATH, in a scratch
+# directory (without valgrind, ls.lackey is a sample trace instead).
+grep -q '^\.SH EXAMPLES' "$man/tlbsim.1" || fail "tlbsim.1: no EXAMPLES"
+scratch=$work/examples
+mkdir "$scratch"
+groff -k -man -Tutf8 -P-cbou "$man/tlbsim.1" 2>/dev/null |
+  awk '/^EXAMPLES/ { on = 1; next } /^[A-Z]/ { on = 0 } on && /^           [a-z]/ { sub(/^ +/, ""); print }' >"$scratch/examples.sh"
+[ "$(grep -c '^tlbsim ' "$scratch/examples.sh")" -ge 10 ] || fail "tlbsim.1: fewer than 10 examples"
+command -v valgrind >/dev/null || { sed -i '/^valgrind /d' "$scratch/examples.sh"; cp "$src/traces/samples/stride.lackey" "$scratch/ls.lackey"; }
+(cd "$scratch" && PATH=$(dirname "$tlbsim"):$PATH bash -e examples.sh >/dev/null 2>"$scratch/err") ||
+  fail "tlbsim.1 EXAMPLES: $(tail -3 "$scratch/err")"
 finish man

@@ -39,7 +39,7 @@ ok
 # unmapping frees the empty L2 table; the dump shows what is left
 printf 'map 0x1000 0x100\nmap 0x2000 0x100\nunmap 0x1000 0x100\n' >"$work/u.trace"
 out=$("$tlbsim" dump --preset teaching "$work/u.trace")
-has "$out" "page table: format teaching16, 1 pages mapped, 64B of tables"
+has "$out" "page table: format teaching16, 1 page mapped, 64B of tables"
 has "$out" "    2: 0x0101000000000040  V next table 0x1000000000040"
 has "$out" "    0: 0x1700000000000100  V rw- leaf 256B page, frame 0x1 (pa 0x100)"
 # x86-64: a 2 MiB page is a leaf in the PD (L bit, page size from the level)
@@ -52,7 +52,7 @@ has "$out" "    1: 0x0101000000002000  V next table 0x1000000002000"
 printf 'r 0x1234\nmark one\nw 0xffff\nmark two\n' >"$work/m.trace"
 out=$("$tlbsim" dump --preset teaching --at-mark one "$work/m.trace")
 has "$out" "at mark one ($work/m.trace:2)"
-has "$out" "page table: format teaching16, 1 pages mapped, 64B of tables"
+has "$out" "page table: format teaching16, 1 page mapped, 64B of tables"
 has "$out" "L1 table at 0x1000000000000: VA 0-0xffff, index VA[15:12], 16 entries x 2 B, 1 valid"
 grep -q 'frame 0x1' <<<"$out" && fail "0xffff mapped before its record"
 ok

@@ -52,7 +52,7 @@ for seed in $(seq 1 12); do
       jq -c ".exercises[$i].questions[].answer" "$work/q.json" >"$work/want"
       same "$(cat "$work/want")" "$(cat "$work/got")" "seed $seed alloc" ;;
     pool)
-      jq -c '.[] | {driver_allocs, driver_frees, tlb_shootdowns, pte_writes}' "$work/r.json" >"$work/got"
+      jq -c '.[] | {driver_allocs, driver_frees, shootdowns, pte_writes}' "$work/r.json" >"$work/got"
       jq -c ".exercises[$i].questions[].answer" "$work/q.json" >"$work/want"
       same "$(cat "$work/want")" "$(cat "$work/got")" "seed $seed pool" ;;
     *) fail "unknown kind $kind" ;;

@@ -209,7 +209,7 @@ fi
 
 # Formats, stdin and gzip.
 "$tlbsim" sweep "${v2[@]}" "$din" >"$work/a.csv"
-[ "$(head -1 "$work/a.csv" | cut -d, -f1-4)" = "trace,tlb.l1d.entries,trace_format,page_table_format" ] && ok || bad "CSV header"
+[ "$(head -1 "$work/a.csv" | cut -d, -f1-5)" = "trace,tlb.l1d.entries,trace_format,config,page_table_format" ] && ok || bad "CSV header"
 "$tlbsim" sweep "${v2[@]}" - <"$din" | tail -n +2 | cut -d, -f2- | cmp -s - <(tail -n +2 "$work/a.csv" | cut -d, -f2-) &&
   ok || bad "stdin"
 gzip -c "$din" >"$work/d.gz"

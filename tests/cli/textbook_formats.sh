@@ -88,12 +88,12 @@ has "$out" "2: r 0x3f 1 | vpn 0x1 l1d set 0 miss; walk refs 2 pwc - lines 0; pfn
 # frames 0-0xf (lowest first), the page of 0x3d4 frame 0x10.
 out=$("$tlbsim" explain --preset csapp --set machine.tables_in_memory=true 0x3d4)
 has "$out" "  PT     VA[13: 6] = 15    entry 0x3c (table 0 + 15 x 4 B) = 0x1f00000000000400 V rwx leaf 64B page, frame 0x10 (pa 0x400)"
-has "$out" "  PA 0x414 (frame 0x10 at 0x400 + offset); 1 entries read"
+has "$out" "  PA 0x414 (frame 0x10 at 0x400 + offset); 1 entry read"
 # Three 32 B frames: the root, then one map's page and table; the next map
 # finds no frame for its table: an OOM, counted, not an error.
 printf 'map 0x0 32\nmap 0x100 32\n' >"$work/m.trace"
 out=$("$tlbsim" run --config "$work/tiny.ini" --set machine.tables_in_memory=true --set machine.phys_memory=96 "$work/m.trace")
-has "$out" "layout    0 allocs, 0 frees, 2 maps, 0 unmaps, 1 OOMs"
+has "$out" "layout    0 allocs, 0 frees, 2 maps, 0 unmaps, 1 OOM"
 out=$("$tlbsim" dump --config "$work/tiny.ini" --set machine.tables_in_memory=true "$work/m.trace")
 has "$out" "D table at 0: VA 0-0xfff, index VA[11:8], 16 entries x 2 B, 2 valid"
 # each map takes its page's frame first, then its table's

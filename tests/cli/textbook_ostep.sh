@@ -57,4 +57,23 @@ print("      --> Translates to Physical Address 0x0a5 --> Value: 00")
 has "$conv" "map 0x0c40 32 frame=0x05"
 has "$conv" "r 0x0c45  # Translates to Physical Address 0x0a5"
 [ "$(grep -c '^map' <<<"$conv")" = 1 ] && ok || fail "one map: $conv"
+
+# An exercise that allocates no page (-a 0): every PDE invalid (0x7f), so the
+# trace has no map at all; the homework answers "page directory entry not
+# valid" for every address, and so does the ostep preset, which never maps a
+# page on a touch (demand_paging = off): a fault after one entry read.
+none=$(python3 -c '
+for i in range(128):
+    print("page %3d:" % i + ("7f" * 32 if i == 17 else "00" * 32))
+print("PDBR: 17  (decimal)")
+for va in (0x611c, 0x0040, 0x7fff):
+    print("Virtual Address 0x%04x:" % va)
+    print("      --> Fault (page directory entry not valid)")
+' | python3 "$src/traces/convert/ostep2native.py" -)
+[ "$(grep -c '^map' <<<"$none")" = 0 ] && ok || fail "-a 0 gave maps: $none"
+log=$("$tlbsim" run --preset ostep --log - <<<"$none")
+for va in 0x611c 0x40 0x7fff; do
+  grep -qE "^[0-9]+: r $va 1 \| .*walk refs 1 .*; fault unmapped;" <<<"$log" && ok || fail "-a 0: $va did not fault"
+done
+has "$log" "faults    0 demand-paging faults, 3 faulting accesses"
 finish textbook_ostep

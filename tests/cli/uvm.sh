@@ -41,6 +41,15 @@ check "$res/uvm.csv" 7
 "$tlbsim" uvm --size 256M --init malloc,advise >"$work/pred.csv" || bad "uvm predicted"
 v=$("$tlbsim" validate --columns cold_ms,gather_lpns --max-mean-error 0.05 "$work/pred.csv") && ok ||
   bad "predicted against itself: $v"
+# --format as for the other rows: JSON the summary per column and every point, CSV one summary row
+v=$("$tlbsim" validate --format json --columns cold_ms "$work/pred.csv") &&
+  python3 -c 'import json, sys; d = json.load(sys.stdin); c = d["columns"]
+assert list(c) == ["cold_ms"] and c["cold_ms"]["rows"] == len(d["points"]) == d["rows"] > 0, d
+assert all(p["column"] == "cold_ms" and abs(p["error_pct"]) < 0.05 for p in d["points"]), d' <<<"$v" && ok ||
+  bad "validate --format json on uvm rows: $v"
+v=$("$tlbsim" validate --format csv --columns cold_ms "$work/pred.csv") && [ "$(wc -l <<<"$v")" = 2 ] &&
+  head -1 <<<"$v" | grep -q '^csv,preset,rows,columns.cold_ms.rows,columns.cold_ms.mean_abs_error_pct,' && ok ||
+  bad "validate --format csv on uvm rows: $v"
 
 # errors
 expect() { # expect STATUS MESSAGE-REGEX COMMAND...

@@ -4,7 +4,10 @@
 # ASSOC=ways, LINE=page gives the exact LRU miss count of that TLB. Each
 # workload runs once under lackey (the trace) and once under cachegrind (the
 # figure); `tlbsim run` must report the same number of data accesses that
-# missed in l1d. Usage: cachegrind_oracle.sh TLBSIM WORKLOAD_BIN... (env: WORK)
+# missed in l1d, and the same split by kind: D1mr reads, D1mw writes (for
+# which the trace's modifies, M lines, are read as cachegrind counts them:
+# a read, whose write then hits). Usage: cachegrind_oracle.sh TLBSIM
+# WORKLOAD_BIN... (env: WORK)
 set -euo pipefail
 tlbsim=$1; shift
 work=${WORK:-$(mktemp -d)}
@@ -25,6 +28,7 @@ for bin in "$@"; do
   trace="$work/$name.lackey"
   # Same environment for both runs so the client's stack layout is the same.
   env -i PATH=/usr/bin:/bin valgrind --tool=lackey --trace-mem=yes --log-file="$trace" "$bin"
+  sed 's/^ M / L /' "$trace" >"$trace.loads" # modifies as cachegrind counts them
   for c in "${configs[@]}"; do
     IFS='|' read -r label d1 opts <<<"$c"
     out="$work/$name.$label.cg"
@@ -42,6 +46,19 @@ for bin in "$@"; do
       echo "ok   $name $label: cachegrind D1 misses $expected = tlbsim l1d access misses $got"
     else
       echo "FAIL $name $label: cachegrind D1 misses $expected, tlbsim l1d access misses $got"
+      fail=$((fail + 1))
+    fi
+    expected=$(awk '/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i - 1 }
+                    /^summary:/ { print $(col["D1mr"] + 1), $(col["D1mw"] + 1) }' "$out")
+    # shellcheck disable=SC2086
+    got=$("$tlbsim" run $opts --format csv "$trace.loads" |
+          awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "tlb.l1d.read_misses") r = i; if ($i == "tlb.l1d.write_misses") w = i } }
+                   NR == 2 { print $r, $w }')
+    checks=$((checks + 1))
+    if [ "$expected" = "$got" ]; then
+      echo "ok   $name $label: cachegrind D1mr D1mw $expected = tlbsim l1d read and write misses $got"
+    else
+      echo "FAIL $name $label: cachegrind D1mr D1mw $expected, tlbsim l1d read and write misses $got"
       fail=$((fail + 1))
     fi
   done

@@ -104,6 +104,10 @@ class Chase(unittest.TestCase):
         self.assertEqual([r["cycles_per_access"] for r in got], [float(w["cycles_per_access"]) for w in want])
         self.assertEqual(got[1]["cycles_per_access"], 285.0)
         self.assertEqual(got[1]["nodes"], 32)
+        # The CLI's very columns and values: tlb.NAME.miss_ratio, None where a level was never looked up.
+        self.assertEqual([{k: "" if v is None else str(v) for k, v in r.items()} for r in got], want)
+        self.assertEqual(got[1]["tlb.l1d.miss_ratio"], 0.0)
+        self.assertIsNone(got[1]["tlb.l2.miss_ratio"])
 
 
 class Alloc(unittest.TestCase):
@@ -123,7 +127,9 @@ class Alloc(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
             f.write("alloc 1 4K\nalloc 2 4K\nalloc 3 4K\nalloc 4 4K\nfree 1\nfree 3\nalloc 5 8K\n")
         try:
-            [row] = tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", input_format="native", frame=False)
+            [row] = tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", trace_format="native", frame=False)
+            self.assertEqual(tlbsim.alloc(f.name, policies=["first-fit"], capacity="16K", input_format="native",
+                                          frame=False), [row])  # the older name
         finally:
             os.unlink(f.name)
         self.assertEqual({k: row[k] for k in ("ooms", "first_oom_event", "first_oom_request_bytes",
@@ -243,6 +249,87 @@ class Misc(unittest.TestCase):
         else:
             self.assertEqual(list(tlbsim.mrc(STRIDE, max_entries=4).columns)[:3], ["page_bytes", "sets", "ways"])
             self.assertEqual(list(tlbsim.alloc(synthetic="requests=4", policies=["cuda"]).policy), ["cuda"])
+
+
+TEACHING = SRC + "/traces/samples/teaching.trace"
+
+
+class Views(unittest.TestCase):
+    """explain, dump, the per-access log, the quiz and sweep: the commands' own output."""
+
+    def test_explain(self):
+        got = tlbsim.explain([0x1234, 0xffff], preset="teaching")
+        self.assertEqual(got, json.loads(cli("explain", "--preset", "teaching", "--format", "json", "0x1234", "0xffff")))
+        self.assertEqual(tlbsim.explain(0x1234, preset="teaching", format="text"),
+                         cli("explain", "--preset", "teaching", "0x1234"))
+
+    def test_log_and_dump(self):
+        got = tlbsim.log(TEACHING, preset="teaching")
+        want = [json.loads(line) for line in cli("run", "--preset", "teaching", "--log", "--format", "json",
+                                                 TEACHING).splitlines()[:len(got)]]
+        self.assertEqual(got, want)
+        self.assertEqual(sum(r["page_faults"] for r in got if r["record"] == "access"), 14)
+        self.assertEqual(tlbsim.dump(TEACHING, preset="teaching"), cli("dump", "--preset", "teaching", TEACHING))
+        self.assertEqual(tlbsim.dump(TEACHING, preset="teaching", format="json"),
+                         json.loads(cli("dump", "--preset", "teaching", "--format", "json", TEACHING)))
+        with tlbsim.Machine(preset="teaching") as m:  # a log fed as text keeps the machine's state
+            first = m.log(text="alloc 1 0x300\nw @1+0x10 4\n")
+            second = m.log(text="r @1+0x10 4\n")
+            self.assertEqual(first[1]["levels"][0]["hit"], False)
+            self.assertEqual(second[0]["levels"][0]["hit"], True)
+            self.assertIn("valid", m.dump())
+
+    def test_quiz(self):
+        self.assertEqual(tlbsim.quiz(seed=7, answers=True, format="text"), cli("quiz", "--seed", "7", "--answers"))
+        got = tlbsim.quiz(seed=3, kinds=["tlb", "alloc"])
+        self.assertEqual(got, json.loads(cli("quiz", "--seed", "3", "--kind", "tlb,alloc", "--format", "json")))
+        with self.assertRaisesRegex(tlbsim.Error, "^tlbsim_quiz: 'maths' is not a kind"):
+            tlbsim.quiz(kinds="maths")
+
+    def test_sweep(self):
+        got = tlbsim.sweep(STRIDE, vary=["tlb.l1d.entries=16,64"], sets=["latency.data_cycles=2"], frame=False)
+        want = list(csv.DictReader(io.StringIO(cli("sweep", "--set", "latency.data_cycles=2", "--vary",
+                                                   "tlb.l1d.entries=16,64", STRIDE))))
+        self.assertEqual([{k: "" if v is None else str(v) for k, v in r.items()} for r in got], want)
+        self.assertEqual([r["tlb.l1d.entries"] for r in got], [16, 64])
+        self.assertEqual(got[0]["config"], "x86-64")
+
+
+class Loading(unittest.TestCase):
+    """import tlbsim without TLBSIM_LIBRARY: the build tree's copy finds its
+    library; a package with none beside it says what to set; a Machine() that
+    failed leaves nothing to complain about at exit."""
+
+    def python(self, code, pythonpath):
+        env = {k: v for k, v in os.environ.items() if k != "TLBSIM_LIBRARY"}
+        env["PYTHONPATH"] = pythonpath
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+    def test_build_tree(self):
+        build = os.path.dirname(os.environ["TLBSIM_LIBRARY"])
+        r = self.python("import tlbsim; print(tlbsim.run(%r)['accesses'])" % DEMO, os.path.join(build, "python"))
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "46\n", ""))
+
+    def test_not_found(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "tlbsim"))
+            with open(os.path.join(SRC, "python/tlbsim/__init__.py")) as src, \
+                    open(os.path.join(d, "tlbsim/__init__.py"), "w") as dst:
+                dst.write(src.read())
+            env = {k: v for k, v in os.environ.items() if k not in ("TLBSIM_LIBRARY", "LD_LIBRARY_PATH")}
+            env["PYTHONPATH"] = d
+            r = subprocess.run([sys.executable, "-c", "import tlbsim"], capture_output=True, text=True, env=env)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("ImportError: tlbsim: cannot load libtlbsim; tried ", r.stderr)
+        self.assertIn("set TLBSIM_LIBRARY=", r.stderr)
+
+    def test_failed_machine_is_quiet(self):
+        r = self.python("import tlbsim\ntry:\n    tlbsim.Machine(preset='nope')\nexcept tlbsim.Error as e:\n"
+                        "    print(e)", os.path.join(os.path.dirname(os.environ["TLBSIM_LIBRARY"]), "python"))
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("no preset named 'nope'", r.stdout)
+        self.assertNotIn("Exception ignored", r.stderr)
+        self.assertEqual(r.stderr, "")
 
 
 if __name__ == "__main__":

@@ -18,14 +18,14 @@ set --
 for p in $policies; do set -- "$@" --policy "$p"; done
 
 # 1000 requests: the table. Generic heaps map 64 KiB pages (the GPU's small page).
-"$tlbsim" alloc --synthetic --capacity 640M --set page_size=64K "$@" --emit-rmm "$out/operator.csv"
+"$tlbsim" alloc --synthetic --capacity 640M --set vas.page_size=64K "$@" --emit-rmm "$out/operator.csv"
 # 150 requests: a timeline short enough to read.
-"$tlbsim" alloc --synthetic=requests=150 --capacity 640M --set page_size=64K "$@" \
+"$tlbsim" alloc --synthetic=requests=150 --capacity 640M --set vas.page_size=64K "$@" \
   --timeline "$out/timeline.csv" --format csv >"$out/summary_150.csv"
 if command -v gnuplot >/dev/null; then
-  gnuplot -e "csv='$out/timeline.csv'; policies='first-fit cuda caching expandable'; out='$out/alloc_memory.png'" \
+  gnuplot -e "csv='$out/timeline.csv'; policies='first-fit cuda caching expandable'; name='the synthetic workload (requests=150) on 640 MiB'; out='$out/alloc_memory.png'" \
     "$root/plots/alloc_memory.gp"
-  gnuplot -e "csv='$out/timeline.csv'; policies='first-fit cuda caching expandable'; out='$out/alloc_frag.png'" \
+  gnuplot -e "csv='$out/timeline.csv'; policies='first-fit cuda caching expandable'; name='the synthetic workload (requests=150) on 640 MiB'; out='$out/alloc_frag.png'" \
     "$root/plots/alloc_frag.gp"
   echo "figures: $out/alloc_memory.png $out/alloc_frag.png"
 fi

@@ -4,11 +4,11 @@
  * can be compared side by side.
  *
  * allocreplay       one heap (vas) per policy over one alloctrace: where
- *                   each policy put every live allocation, the bytes the
- *                   program had requested, and each policy's first OOM.
+ *                   each policy put every live allocation, the bytes of
+ *                   the requests it served, and each policy's first OOM.
  * allocreplay_oom   a policy's first failed request: where, what was asked,
  *                   what was free then and why it failed.
- * allocreplay_sum   what the requests themselves add up to (no policy's).
+ * allocreplay_sum   what the input recorded of its own allocator (no policy's).
  * allocreplay_buf   one live allocation: its address in a policy, its
  *                   bytes, the input's own name for it.
  * allocreplay_live  what tlbsim-gpu's churn-gather measures of a live set
@@ -33,12 +33,11 @@ typedef struct allocreplay_oom {
   uint64_t request;     /* bytes asked */
   uint64_t free_bytes;  /* free in all then */
   uint64_t largest;     /* the largest free extent then */
+  uint64_t range;       /* the longest run of free memory then (vas_stats.largest_free_range) */
   vas_oom_reason reason;
 } allocreplay_oom;
 
 typedef struct allocreplay_sum {
-  uint64_t requested;         /* bytes live in the program's view */
-  uint64_t requested_peak;    /* the most of them at once */
   uint64_t recorded_reserved; /* the input's own allocator's reserved bytes (SEGMENT events) */
 } allocreplay_sum;
 
@@ -78,6 +77,10 @@ unsigned allocreplay_count(const allocreplay *r);
 const vas *allocreplay_heap(const allocreplay *r, unsigned policy);
 const allocreplay_oom *allocreplay_first_oom(const allocreplay *r, unsigned policy);
 const allocreplay_sum *allocreplay_get_sum(const allocreplay *r);
+/* The bytes of the requests `policy` served that are live now (a request
+ * it could not serve is no live allocation of it), and in *peak (may be
+ * NULL) the most of them at once: at most what it allocated. */
+uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *peak);
 /* The bytes requested for dense id `id` (still known after its free). */
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id);
 /* Whether `policy` placed allocation `id` (false: it hit OOM there). */

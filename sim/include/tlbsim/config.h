@@ -108,6 +108,10 @@ int cfg_read_keys(cfg *c, const char *section, const cfg_keys *k, void *base, di
 size_t cfg_section_count(const cfg *c);
 const char *cfg_section_at(const cfg *c, size_t i);
 bool cfg_has_section(const cfg *c, const char *section);
+/* Whether section came only from overrides (cfg_set): no file loaded has
+ * it, so a --set named a section the configuration lacks, a TLB level that
+ * is not there, and an error about it is the --set's. */
+bool cfg_section_is_new(const cfg *c, const char *section);
 
 /* The last INI file loaded (a preset's path or name), or NULL; and its
  * text when it was text (cfg_load_text), NULL for a file. */

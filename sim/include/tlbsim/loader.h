@@ -55,4 +55,13 @@ int loader_load_preset(cfg *c, const char *name, diag *d);
 typedef void (*loader_preset_fn)(void *ctx, const char *name, const char *dir, const char *text);
 void loader_each_preset(loader_preset_fn each, void *ctx);
 
+/* Every configuration key there is, section by section in the order
+ * tlbsim.ini(5) lists them (the machine, its format, the allocator, the
+ * memory, the MMU's sections, the GPU, managed memory), from the very tables the modules
+ * read them through; sections as the page names them ("tlb.NAME",
+ * "pwc.LEVEL", "format.NAME"). each(ctx, section, key, unit, default, doc). */
+typedef void (*loader_key_fn)(void *ctx, const char *section, const char *key, const char *unit, const char *def,
+                              const char *doc);
+void loader_each_key(loader_key_fn each, void *ctx);
+
 #endif

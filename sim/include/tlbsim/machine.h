@@ -86,6 +86,7 @@ typedef struct machine_stats {
   uint64_t page_faults;       /* demand-paging faults (pages mapped on first touch) */
   uint64_t faults;            /* accesses that faulted (unmapped or forbidden) */
   uint64_t access_misses[MMU_MAX_LEVELS]; /* accesses with a miss at that level */
+  uint64_t kind_misses[3][MMU_MAX_LEVELS]; /* the same by access kind (acc_kind): read, write, fetch */
   uint64_t allocs, frees, maps, unmaps, protects, context_switches, marks;
   uint64_t oom;               /* alloc or map records that found no memory */
 } machine_stats;
@@ -117,17 +118,20 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d);
 /* Applies a block's records in order: the replay's hot path. */
 int machine_run_block(machine *m, const trace_block *b, const char *file, diag *d);
 /* Replays the rest of r through m, block by block, calling each_block (when
- * given) after every block; 0 at the trace's end, -1 on an error (d). */
-int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d);
+ * given) after every block; 0 at the trace's end, -1 on an error (d), 1
+ * when each_block returned non-zero (the caller stops the replay there: an
+ * interrupt). */
+int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d);
 
 /* Where a record goes: machine_apply, or a wrapper of it (the per-access
- * log applies each record and prints what it did). */
+ * log applies each record and prints what it did). 0, -1 (d), or 1: the
+ * record was applied and the replay stops there (an interrupt). */
 typedef int (*machine_record_fn)(void *ctx, const trace_record *r, const char *file, diag *d);
 /* Replays n traces as CPUs 0..n-1 (n at most TRACE_THREAD_MAX): they take
  * turns, one access each (with the records before it), each turn after a
  * switch to its CPU, until all have ended. Each record goes to apply(ctx,
  * ...), or with apply NULL to machine_apply(m, ...). A thread id inside
- * one of the traces is an error. 0, or -1 (d). */
+ * one of the traces is an error. 0, -1 (d), or 1 when apply stopped it. */
 int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record_fn apply, void *ctx, diag *d);
 
 /* A live allocation: what an `alloc` record got and where. */
@@ -144,6 +148,12 @@ size_t machine_live_allocs(const machine *m, machine_alloc *out, size_t max);
  * live or found no memory. */
 int machine_alloc_find(const machine *m, uint64_t id, machine_alloc *out);
 
+/* Zeroes every count (the machine's, each agent's, each MMU's and TLB
+ * level's; the phases closed so far) and keeps every state (TLB and
+ * walk-cache contents, page tables, allocations) and every level (tables
+ * and memory in use, their peaks): what follows a warm-up is counted as
+ * if the replay started there. */
+void machine_reset_counters(machine *m);
 const machine_stats *machine_get_stats(const machine *m);
 /* The agents (the trace's threads) that made accesses, bit a for agent a;
  * 0 for a trace that named no thread. */

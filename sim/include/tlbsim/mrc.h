@@ -100,9 +100,11 @@ bool mrc_measures(const mrc *m, uint32_t sets, uint32_t ways);
  * exact, or the SHARDS estimate for a sampled fully associative array of
  * more than MRC_RECENT_EXACT entries. */
 uint64_t mrc_misses(const mrc *m, unsigned i, uint32_t sets, uint32_t ways);
-/* Every block of r through mrc_run_block, then mrc_finish: -1 with d as
- * "FILE:LINE: ..." on a bad record, or when host memory runs out. */
-int mrc_replay(mrc *m, trace_reader *r, diag *d);
+/* Every block of r through mrc_run_block, calling each_block(ctx) (when
+ * given) after each, then mrc_finish: 0, 1 when each_block returned
+ * non-zero (the curves are of the blocks read so far: an interrupt), -1
+ * with d as "FILE:LINE: ..." on a bad record, or when host memory runs out. */
+int mrc_replay(mrc *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d);
 /* After the last block: what needs the whole trace (OPT). -1 with d when
  * host memory runs out, or when a sampled pass sampled none of the
  * references past the MRC_RECENT_EXACT most recent pages (its estimate of

@@ -198,6 +198,10 @@ static inline uint64_t num_add_sat(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* The noun for n things in a text report: one for 1, many otherwise ("1
+ * write", "2 writes"; "1 entry", "0 entries"). */
+static inline const char *num_noun(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
 /* LEB128 numbers of binary formats (7 bits a byte, low first, the high
  * bit set on every byte but the last; at most 10 bytes and 64 bits). The
  * reader reads from padded input without end tests: the caller checks
@@ -237,5 +241,11 @@ static inline uint64_t num_unzigzag(uint64_t z) { return z >> 1 ^ -(z & 1); }
 
 /* Writes a size as the largest exact binary unit: "4KiB", "2MiB", "1536B". */
 const char *num_format_size(uint64_t bytes, char *buf, size_t len);
+/* Writes a finite real in the fewest significant digits that read back
+ * as the same double ("0.45" for 0.45, not 0.45000000000000001), always
+ * with a '.' or an exponent so it reads as a real ("1.0"): how every
+ * report writes one (len at least NUM_REAL_MAX). */
+#define NUM_REAL_MAX 32
+const char *num_format_real(double v, char *buf, size_t len);
 
 #endif

@@ -1,7 +1,7 @@
 /* tlbsim/report_alloc.h — the summary of an allocation replay (`tlbsim
  * alloc`), one JSON object per policy (keys: DESIGN.md's "JSON from
- * alloc", docs/ALLOC.md), written as JSON (one object, or an array when
- * there are several policies), CSV (one row per policy) or text (a table,
+ * alloc", docs/ALLOC.md, docs/OUTPUT.md), written as JSON (an array of
+ * them, one policy or several), CSV (one row per policy) or text (a table,
  * policies side by side, the recording beside them).
  */
 #ifndef TLBSIM_REPORT_ALLOC_H
@@ -13,7 +13,8 @@
 #include "tlbsim/report.h"
 
 /* r's summary as it stands (after the last event: the recording's totals
- * are complete only then); -1 when out of memory. */
-int report_alloc_write(FILE *out, report_format f, const allocreplay *r);
+ * are complete only then); partial: the replay stopped before the last
+ * (an interrupt), each object gets "partial": true. -1 when out of memory. */
+int report_alloc_write(FILE *out, report_format f, const allocreplay *r, bool partial);
 
 #endif

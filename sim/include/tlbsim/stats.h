@@ -21,13 +21,15 @@
 #ifndef TLBSIM_STATS_H
 #define TLBSIM_STATS_H
 
+#include <math.h>
+
 #include "tlbsim/machine.h"
 
 #define STATS_NAME_MAX 96 /* "tlb." + a level name + its array's sizes + ".evictions" */
-/* Labels, counts and ratios of the machine, 6 per TLB level and 3 per array
+/* Labels, counts and ratios of the machine, 9 per TLB level and 3 per array
  * of a level split by page size, 2 per walk cache, 4 per page-table level:
  * room for the largest configuration. */
-#define STATS_MAX_COLUMNS (48 + (6 + 3 * MMU_MAX_ARRAYS) * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
+#define STATS_MAX_COLUMNS (48 + (9 + 3 * MMU_MAX_ARRAYS) * MMU_MAX_LEVELS + 6 * PT_MAX_LEVELS + 4)
 
 typedef struct stats_snapshot {
   machine_stats machine;
@@ -70,9 +72,16 @@ static inline uint64_t stats_count(const stats_snapshot *s, const stats_column *
   return *(const uint64_t *)(const void *)((const char *)s + c->at);
 }
 
+/* A RATIO column's denominator (its numerator is stats_count). */
+static inline uint64_t stats_denominator(const stats_snapshot *s, const stats_column *c) {
+  return *(const uint64_t *)(const void *)((const char *)s + c->over);
+}
+
+/* A RATIO column's value; NaN when its denominator is 0 (a ratio of
+ * nothing, which the reports write as null, or an empty field). */
 static inline double stats_ratio(const stats_snapshot *s, const stats_column *c) {
-  uint64_t den = *(const uint64_t *)(const void *)((const char *)s + c->over);
-  return den ? (double)stats_count(s, c) / (double)den : 0.0;
+  uint64_t den = stats_denominator(s, c);
+  return den ? (double)stats_count(s, c) / (double)den : (double)NAN;
 }
 
 #endif

@@ -82,31 +82,46 @@ typedef struct sweep_window {
   uint64_t interval; /* 0: none */
   void (*on_interval)(void *ctx, const sweep_interval *iv);
   void *ctx;
+  /* Called after each block read (when set) with the accesses read so
+   * far: non-zero stops the replay there (an interrupt). */
+  int (*each_block)(void *block_ctx, uint64_t accesses);
+  void *block_ctx;
 } sweep_window;
 
 /* Builds one machine per spec, replays r through all of them and leaves
  * each one's statistics (counted from the end of the warm-up) in out[i].
+ * 0; 1 when each_block stopped the replay (out holds what was read);
  * -1 with d as "FILE:LINE: ..." on a bad record or configuration. */
 int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const sweep_window *w, unsigned jobs,
                 stats_snapshot *out, diag *d);
 
+/* The same window over one machine the caller built and keeps (`run
+ * --skip/--warmup/--max`), on the caller's thread: at the warm-up's end the
+ * machine's counters restart (machine_reset_counters), so every report of
+ * it, phases and CPUs too, counts from there as a sweep's row does. No
+ * intervals (w->interval 0). 0; 1 when each_block stopped it; -1 (d). */
+int sweep_replay_window(machine *m, trace_reader *r, const sweep_window *w, diag *d);
+
 typedef struct sweep_columns {
   bool intervals; /* rows carry `interval` and `accesses_end` after the axes */
+  bool partial;   /* rows end with `partial`: an interrupted sweep (sweep_row.partial) */
   size_t n;
   stats_column col[SWEEP_MAX_COLUMNS];
 } sweep_columns;
 
 /* The union of the specs' schemas, without the group markers and the trace
- * and config labels (the rows name those themselves). -1 with d when it
- * exceeds SWEEP_MAX_COLUMNS. */
+ * label (each row names its trace first). -1 with d when it exceeds
+ * SWEEP_MAX_COLUMNS. */
 int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out, diag *d);
 
 typedef struct sweep_row {
   const char *trace, *trace_format;
+  const char *config; /* the base configuration (preset or file), as run's `config` */
   const char *const *values; /* one per axis */
   const machine_spec *spec;
   const stats_snapshot *snap;
   uint64_t interval, accesses_end; /* when cols->intervals */
+  bool partial; /* of a trace not read to its end (an interrupt); a column when cols->partial */
 } sweep_row;
 
 /* Writes the rows: CSV (header `trace`, the axes' keys, then the columns),

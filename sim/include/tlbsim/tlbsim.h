@@ -13,6 +13,7 @@
  * tlbsim_alloc         allocation requests replayed through allocator
  *                      policies side by side (`tlbsim alloc`), summarised
  *                      as JSON.
+ * explain, dump, log, quiz, sweep: the other commands' output as text.
  *
  * Errors: every call that can fail returns -1 (or NULL) and, when `err` is
  * not NULL, writes one line "FILE:LINE: what is wrong" (at most
@@ -97,7 +98,7 @@ typedef struct tlbsim_chase_result {
   uint64_t footprint_bytes; /* nodes * stride */
   double cycles_per_access; /* the median timed pass */
   double walks_per_access;  /* page walks per load */
-  double first_hit_rate;    /* hits of the first TLB level (the L1 data TLB) per load */
+  double first_miss_ratio;  /* misses of the first TLB level (the L1 data TLB) per look-up there */
 } tlbsim_chase_result;
 
 /* One point of the pointer chase on m's page-table format and MMU (`tlbsim
@@ -108,11 +109,17 @@ typedef struct tlbsim_chase_result {
  * "shuffled", "cudamalloc", "aliased", ...). m itself is not changed. */
 int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, uint64_t page_size, const char *order,
                  const char *mapping, tlbsim_chase_result *out, char *err);
+/* The points of n footprints as `tlbsim chase --format csv` prints them
+ * (the header, then a row per footprint; one that rounds to the previous
+ * one's node count is simulated once), the same arguments as tlbsim_chase
+ * otherwise. */
+char *tlbsim_chase_rows(const tlbsim_machine *m, const uint64_t *footprints, size_t n, uint64_t stride,
+                        uint64_t page_size, const char *order, const char *mapping, char *err);
 
 /* Replays allocation requests through allocator policies side by side
  * and returns the summary `tlbsim alloc --format json` prints, byte for
- * byte: one object per policy (an array when there are several; keys in
- * docs/ALLOC.md). Input: the file `trace` ("-": stdin; gzip or not) in
+ * byte: an array of one object per policy (keys in docs/ALLOC.md and
+ * docs/OUTPUT.md). Input: the file `trace` ("-": stdin; gzip or not) in
  * `input_format` ("auto" or NULL, "snapshot" (PyTorch memory snapshot
  * JSON), "rmm" (RMM log CSV), "native" (alloc/free records)), or with
  * "synthetic" the generated workload `trace` specifies ("requests=40,seed=
@@ -125,6 +132,33 @@ int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, u
  * them "tlbsim_alloc:N". */
 char *tlbsim_alloc(const char *trace, const char *input_format, const char *const *policies, size_t npolicies,
                    const char *preset, uint64_t capacity, const char *const *sets, size_t nsets, char *err);
+
+/* The views of the other commands, each the text the command prints
+ * (format "text", the default for NULL, or "json"):
+ * tlbsim_explain  `tlbsim explain`: the n addresses touched in order on a
+ *                 fresh machine of m's configuration (m itself unchanged),
+ *                 then each walked entry by entry; page_size 0: the
+ *                 configuration's.
+ * tlbsim_dump     `tlbsim dump`: m's page table as it stands now.
+ * tlbsim_log      `tlbsim run --log`: the trace file `trace` (or, with trace
+ *                 NULL, the len bytes of `text`, named "tlbsim_log" in
+ *                 errors) replayed into m record by record, a line (or JSON
+ *                 object) each; m keeps its state, as after tlbsim_feed.
+ * tlbsim_quiz     `tlbsim quiz`: seed's exercises of `kinds` (a comma list
+ *                 of translate, tlb, pt-size, alloc, pool; NULL: all), with
+ *                 the answers when `answers` is not 0.
+ * tlbsim_sweep    `tlbsim sweep` over one trace, as CSV: a machine per
+ *                 combination of the nvary axes ("tlb.l1d.entries=16,32"),
+ *                 built from preset or config_file (neither: x86-64) and
+ *                 `sets` as tlbsim_machine_create builds one. */
+char *tlbsim_explain(const tlbsim_machine *m, const uint64_t *vas, size_t n, uint64_t page_size, const char *format,
+                     char *err);
+char *tlbsim_dump(const tlbsim_machine *m, const char *format, char *err);
+char *tlbsim_log(tlbsim_machine *m, const char *trace, const char *text, size_t len, const char *trace_format,
+                 const char *format, char *err);
+char *tlbsim_quiz(uint64_t seed, const char *kinds, int answers, const char *format, char *err);
+char *tlbsim_sweep(const char *trace, const char *trace_format, const char *preset, const char *config_file,
+                   const char *const *sets, size_t nsets, const char *const *vary, size_t nvary, char *err);
 
 /* A size as tlbsim reads them everywhere (4096, 0x1000, 4K, 4KiB, 2M,
  * 1GiB) in *out. */

@@ -169,6 +169,9 @@ const char *trace_get_path(const trace_reader *r);    /* "<stdin>" for "-" */
 /* Bytes taken from the file or pipe so far (compressed bytes for a
  * compressed input), for progress lines. */
 uint64_t trace_bytes_read(const trace_reader *r);
+/* Records read so far (trace_next reads ahead: a block at a time); 0 at
+ * the end of input: an empty trace (the CLI refuses one: docs/OUTPUT.md). */
+uint64_t trace_records_read(const trace_reader *r);
 void trace_close(trace_reader *r);
 
 /* trace_writer  writes records in one format (native, lackey, din or

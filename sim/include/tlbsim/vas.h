@@ -85,10 +85,13 @@ typedef struct vas_stats {
   uint64_t pte_writes;                        /* PTEs written by maps plus cleared by unmaps */
   uint64_t shootdowns;                        /* one per torn-down mapping */
   uint64_t allocs, frees;
-  uint64_t ooms, ooms_fragmented;             /* fragmented: enough free bytes in total */
+  uint64_t ooms, ooms_enough_free;            /* enough_free: the free bytes in all were at least the request */
   uint64_t ooms_by_reason[VAS_OOM_NREASONS];  /* each OOM counted once, by its reason */
   vas_oom_reason last_oom_reason;             /* the latest OOM's (VAS_OOM_NONE before any) */
   uint64_t free_extents, largest_free_extent, free_bytes;
+  uint64_t largest_free_range;                /* at the last OOM: the longest run of free memory, the
+                                                 policy's extents side by side (a request's bytes fit in
+                                                 it: granularity; they do not: fragmentation) */
   double external_fragmentation, external_fragmentation_max;
 } vas_stats;
 

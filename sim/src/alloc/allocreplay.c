@@ -19,6 +19,7 @@ typedef struct policy_heap {
   uint64_t *va;    /* by id; FAILED_VA when this policy could not serve it */
   uint64_t *block; /* by id: the bytes the policy set aside (its allocated bytes grew by them) */
   allocreplay_oom oom;
+  uint64_t requested, requested_peak; /* bytes of the requests it served that are live; their most */
 } policy_heap;
 
 struct allocreplay {
@@ -122,13 +123,16 @@ static int alloc_one(allocreplay *r, policy_heap *p, const alloctrace_event *ev,
   if (rc == VAS_ERR) return event_error(r, ev, why.msg, d);
   if (rc == VAS_OK) {
     p->block[ev->id] = vas_get_stats(p->heap)->allocated_bytes - before;
+    p->requested += ev->size;
+    if (p->requested > p->requested_peak) p->requested_peak = p->requested;
     return 0;
   }
   p->va[ev->id] = FAILED_VA;
   if (p->oom.any) return 0;
   const vas_stats *s = vas_get_stats(p->heap);
   p->oom = (allocreplay_oom){.any = true, .event = ev->index, .request = ev->size, .free_bytes = s->free_bytes,
-                             .largest = s->largest_free_extent, .reason = s->last_oom_reason};
+                             .largest = s->largest_free_extent, .range = s->largest_free_range,
+                             .reason = s->last_oom_reason};
   return 0;
 }
 
@@ -144,19 +148,17 @@ static int apply(allocreplay *r, const alloctrace_event *ev, diag *d) {
     r->size[ev->id] = ev->size;
     r->order[ev->id] = ++r->allocations;
     r->name[ev->id] = ev->name;
-    r->sum.requested += ev->size;
-    if (r->sum.requested > r->sum.requested_peak) r->sum.requested_peak = r->sum.requested;
     for (unsigned i = 0; i < r->n; i++)
       if (alloc_one(r, &r->p[i], ev, d)) return -1;
     return 0;
   }
   r->order[ev->id] = 0;
-  r->sum.requested -= r->size[ev->id];
   for (unsigned i = 0; i < r->n; i++) {
     diag why;
-    const policy_heap *p = &r->p[i];
-    if (p->va[ev->id] != FAILED_VA && vas_free(p->heap, p->va[ev->id], &why) != VAS_OK)
-      return event_error(r, ev, why.msg, d);
+    policy_heap *p = &r->p[i];
+    if (p->va[ev->id] == FAILED_VA) continue; /* it never held it */
+    if (vas_free(p->heap, p->va[ev->id], &why) != VAS_OK) return event_error(r, ev, why.msg, d);
+    p->requested -= r->size[ev->id];
   }
   return 0;
 }
@@ -171,6 +173,11 @@ unsigned allocreplay_count(const allocreplay *r) { return r->n; }
 const vas *allocreplay_heap(const allocreplay *r, unsigned policy) { return r->p[policy].heap; }
 const allocreplay_oom *allocreplay_first_oom(const allocreplay *r, unsigned policy) { return &r->p[policy].oom; }
 const allocreplay_sum *allocreplay_get_sum(const allocreplay *r) { return &r->sum; }
+
+uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *peak) {
+  if (peak) *peak = r->p[policy].requested_peak;
+  return r->p[policy].requested;
+}
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id) { return r->size[id]; }
 bool allocreplay_served(const allocreplay *r, unsigned policy, uint64_t id) { return r->p[policy].va[id] != FAILED_VA; }
 

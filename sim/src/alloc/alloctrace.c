@@ -1,6 +1,7 @@
 /* The allocation-trace front: format names, sniffing, the id table. */
 #include <limits.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -202,9 +203,10 @@ alloctrace *alloctrace_open_jobs(const char *path, alloctrace_format fmt, int de
   if (fmt == ALLOCTRACE_NATIVE) {
     rc = at_open_native(t, d); /* the trace module opens the file itself */
   } else {
+    errno = 0;
     gzFile gz = !strcmp(path, "-") ? gzdopen(0, "rb") : gzopen(path, "rb");
-    if (!gz) {
-      diag_set(d, t->path, 0, "cannot open");
+    if (!gz) { /* zlib leaves errno 0 when it ran out of memory */
+      diag_set(d, t->path, 0, "cannot open: %s", errno ? strerror(errno) : "out of memory");
       free(t);
       return NULL;
     }

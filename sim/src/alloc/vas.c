@@ -187,13 +187,17 @@ const char *vas_oom_reason_name(vas_oom_reason r) {
   return r < VAS_OOM_NREASONS ? names[r] : "?";
 }
 
-/* Why a request of `size` just found no memory (stats refreshed after it).
- * A generic heap's VA range is its memory, so a full range is not a VA
+/* Why a request of `size` just found no memory (stats refreshed after it),
+ * by README's definitions: too little free in all (exhausted); enough in
+ * all, but no run of contiguous free memory holds its bytes
+ * (fragmentation); a run holds them, but not the block the policy rounds
+ * or aligns them to (granularity: buddy's power of two, an alignment). A
+ * generic heap's VA range is its memory, so a full range is not a VA
  * reason there. */
 static vas_oom_reason oom_reason(const vas *v, uint64_t size) {
   if (v->drv.va_refused && !is_generic(v->policy)) return VAS_OOM_VA_RANGE;
   if (v->st.free_bytes < size) return VAS_OOM_EXHAUSTED;
-  return v->st.largest_free_extent < size ? VAS_OOM_FRAGMENTATION : VAS_OOM_GRANULARITY;
+  return v->st.largest_free_range < size ? VAS_OOM_FRAGMENTATION : VAS_OOM_GRANULARITY;
 }
 
 int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d) {
@@ -205,7 +209,8 @@ int vas_alloc(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *
     v->st.allocs++;
   } else if (rc == VAS_OOM) {
     v->st.ooms++;
-    if (v->st.free_bytes >= size) v->st.ooms_fragmented++;
+    if (v->st.free_bytes >= size) v->st.ooms_enough_free++;
+    v->st.largest_free_range = v->policy->free_range ? v->policy->free_range(v) : v->st.largest_free_extent;
     v->st.last_oom_reason = oom_reason(v, size);
     v->st.ooms_by_reason[v->st.last_oom_reason]++;
   }

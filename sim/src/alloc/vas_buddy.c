@@ -185,5 +185,37 @@ static void buddy_extents(const vas *v, vas_extents *out) {
   if (out->largest > out->total) out->largest = out->total;
 }
 
+/* Free blocks side by side that are no buddies of each other are one run
+ * of free memory no request can take whole: a 16 KiB and an 8 KiB block
+ * are 24 KiB that hold a 20 KiB request's bytes, not its 32 KiB block. */
+typedef struct span {
+  uint64_t off, len;
+} span;
+
+static int by_offset(const void *a, const void *b) {
+  uint64_t x = ((const span *)a)->off, y = ((const span *)b)->off;
+  return (x > y) - (x < y);
+}
+
+static uint64_t buddy_free_range(const vas *v) {
+  const buddy *b = v->impl;
+  span *s = malloc((b->free_blocks ? b->free_blocks : 1) * sizeof *s);
+  vas_extents e;
+  if (!s) return buddy_extents(v, &e), e.largest; /* no host memory: the largest block */
+  size_t n = 0;
+  for (unsigned k = 0; k <= b->max_order; k++)
+    for (vtree_node *x = vtree_first(&b->free[k]); x && n < b->free_blocks; x = vtree_next(x))
+      s[n++] = (span){x->key[0], 1ull << k};
+  qsort(s, n, sizeof *s, by_offset);
+  uint64_t best = 0;
+  for (size_t i = 0; i < n;) {
+    uint64_t end = s[i].off + s[i].len, run = s[i].len;
+    for (i++; i < n && s[i].off == end; i++) end += s[i].len, run += s[i].len;
+    if (run > best) best = run;
+  }
+  free(s);
+  return best << b->shift;
+}
+
 const vas_policy vas_buddy = {"buddy", "binary buddy: power-of-two blocks, split and coalesced", buddy_init,
-                              buddy_fini, buddy_alloc, buddy_free, buddy_extents};
+                              buddy_fini, buddy_alloc, buddy_free, buddy_extents, buddy_free_range};

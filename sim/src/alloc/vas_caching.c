@@ -594,6 +594,6 @@ static void caching_fini(vas *v) {
 }
 
 const vas_policy vas_caching = {"caching", "PyTorch CUDA caching allocator (2/20 MiB segments, best fit)",
-                                caching_init, caching_fini, caching_alloc, caching_free, caching_extents};
+                                caching_init, caching_fini, caching_alloc, caching_free, caching_extents, NULL};
 const vas_policy vas_expandable = {"expandable", "PyTorch caching allocator with expandable_segments:True",
-                                   expandable_init, caching_fini, caching_alloc, caching_free, caching_extents};
+                                   expandable_init, caching_fini, caching_alloc, caching_free, caching_extents, NULL};

@@ -370,4 +370,4 @@ static void cuda_extents(const vas *v, vas_extents *out) {
 }
 
 const vas_policy vas_cuda = {"cuda", "cudaMalloc/cudaFree per request (H200 driver model)", cuda_init, cuda_fini,
-                             cuda_alloc, cuda_free, cuda_extents};
+                             cuda_alloc, cuda_free, cuda_extents, NULL};

@@ -120,8 +120,8 @@ static void fit_extents(const vas *v, vas_extents *out) {
 }
 
 const vas_policy vas_first_fit = {"first-fit", "lowest-address free extent that fits", first_init, fit_fini,
-                                  fit_alloc, fit_free, fit_extents};
+                                  fit_alloc, fit_free, fit_extents, NULL};
 const vas_policy vas_next_fit = {"next-fit", "first fit resuming after the last placement", next_init,
-                                 fit_fini, fit_alloc, fit_free, fit_extents};
+                                 fit_fini, fit_alloc, fit_free, fit_extents, NULL};
 const vas_policy vas_best_fit = {"best-fit", "smallest free extent that fits (lowest address on ties)",
-                                 best_init, fit_fini, fit_alloc, fit_free, fit_extents};
+                                 best_init, fit_fini, fit_alloc, fit_free, fit_extents, NULL};

@@ -32,6 +32,10 @@ typedef struct vas_policy {
   int (*alloc)(vas *v, uint64_t size, uint64_t align, uint32_t stream, uint64_t *va, diag *d);
   int (*free)(vas *v, uint64_t va, diag *d);
   void (*extents)(const vas *v, vas_extents *out);
+  /* The largest run of contiguous free memory, where extents side by side
+   * make one (buddy's blocks); NULL: the largest extent is one. Asked at
+   * an OOM only, to tell fragmentation from granularity. */
+  uint64_t (*free_range)(const vas *v);
 } vas_policy;
 
 /* A piece of VA the driver set aside; placements inside it go bottom-up. */

@@ -1,6 +1,7 @@
 /* libtlbsim's facade (tlbsim/tlbsim.h) over the machine, trace, report,
- * mrc, chase and allocation-replay modules: each call builds what the CLI builds for the
- * same command and turns every diag into the caller's error string. */
+ * mrc, chase, allocation-replay, ptview, tlblog, quiz and sweep modules:
+ * each call builds what the CLI builds for the same command and turns
+ * every diag into the caller's error string. */
 #include "tlbsim/tlbsim.h"
 
 #include <math.h>
@@ -13,9 +14,13 @@
 #include "tlbsim/loader.h"
 #include "tlbsim/machine.h"
 #include "tlbsim/mrc.h"
+#include "tlbsim/ptview.h"
+#include "tlbsim/quiz.h"
 #include "tlbsim/report.h"
 #include "tlbsim/report_alloc.h"
 #include "tlbsim/stats.h"
+#include "tlbsim/sweep.h"
+#include "tlbsim/tlblog.h"
 
 #define API_MRC_MAX_ENTRIES 65536u /* tlbsim mrc's defaults */
 #define API_MRC_SETS_MAX 65536u
@@ -289,7 +294,7 @@ char *tlbsim_mrc(const char *trace, const char *format, const char *page_sizes, 
   trace_reader *r = NULL;
   mrc *m = mrc_create(&s, &d);
   char *text = NULL;
-  if (m && open_trace(trace, format, &r, &d) == 0 && mrc_replay(m, r, &d) == 0) {
+  if (m && open_trace(trace, format, &r, &d) == 0 && mrc_replay(m, r, NULL, NULL, &d) == 0) {
     json_object *rows = report_mrc_rows(m, &s, entries, nentries, ways, sizeof ways / sizeof ways[0]);
     if (!(text = write_string(write_rows, rows))) diag_set(&d, "tlbsim_mrc", 0, "out of memory");
     json_object_put(rows);
@@ -339,9 +344,38 @@ int tlbsim_chase(const tlbsim_machine *m, uint64_t footprint, uint64_t stride, u
       .footprint_bytes = (uint64_t)r.nodes * stride,
       .cycles_per_access = r.cycles_per_access,
       .walks_per_access = (double)r.walks / (double)r.loads,
-      .first_hit_rate = first->accesses ? (double)first->hits / (double)first->accesses : 0.0,
+      .first_miss_ratio = first->accesses ? (double)first->misses / (double)first->accesses : NAN,
   };
   return 0;
+}
+
+char *tlbsim_chase_rows(const tlbsim_machine *m, const uint64_t *footprints, size_t n, uint64_t stride,
+                        uint64_t page_size, const char *order, const char *mapping, char *err) {
+  const machine_spec *ms = machine_get_spec(m->m);
+  json_object *rows = json_object_new_array();
+  diag d;
+  int rc = n ? 0 : diag_set(&d, "tlbsim_chase_rows", 0, "no footprint");
+  uint32_t last_nodes = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    chase_spec s;
+    chase_result r;
+    if (chase_plan(ms, footprints[i], stride, page_size, order, mapping, &s, &d)) {
+      rc = -1;
+      break;
+    }
+    if (s.nodes == last_nodes) continue; /* as tlbsim chase plans points */
+    if (chase_run(&ms->format, &ms->sys, &s, &r, &d)) {
+      rc = -1;
+      break;
+    }
+    json_object_array_add(rows, report_chase_row(&s, &ms->sys.mmu, &r));
+    last_nodes = s.nodes;
+  }
+  char *text = rc ? NULL : write_string(write_rows, rows);
+  if (!rc && !text) diag_set(&d, "tlbsim_chase_rows", 0, "out of memory");
+  json_object_put(rows);
+  if (!text) fail(err, &d);
+  return text;
 }
 
 /* tlbsim alloc's input: a file in `format`, or with "synthetic" the
@@ -391,7 +425,7 @@ typedef struct alloc_job {
 
 static void write_alloc(FILE *f, void *ctx) {
   alloc_job *j = ctx;
-  j->rc = report_alloc_write(f, REPORT_JSON, j->r);
+  j->rc = report_alloc_write(f, REPORT_JSON, j->r, false);
 }
 
 /* The replay's policies, or tlbsim alloc's defaults. */
@@ -438,5 +472,261 @@ char *tlbsim_alloc(const char *trace, const char *input_format, const char *cons
   allocreplay_destroy(r);
   alloctrace_close(t);
   if (!text) fail(err, &d);
+  return text;
+}
+
+/* --- the views of explain, dump, run --log, the quiz and sweep ------------------- */
+
+/* Whether format is NULL ("text") or one of "text", "json": *json. */
+static int text_or_json(const char *call, const char *format, bool *json, diag *d) {
+  *json = format && !strcmp(format, "json");
+  if (format && !*json && strcmp(format, "text")) return diag_set(d, call, 0, "format '%s' is not text or json", format);
+  return 0;
+}
+
+/* A view written into a string: write(f, ctx, d) returning 0 or -1 (d). */
+typedef struct view_job {
+  int (*write)(FILE *f, void *ctx, diag *d);
+  void *ctx;
+  diag *d;
+  int rc;
+} view_job;
+
+static void write_view(FILE *f, void *ctx) {
+  view_job *j = ctx;
+  j->rc = j->write(f, j->ctx, j->d);
+}
+
+/* The view's text, or NULL with err set (its own error, or out of memory). */
+static char *view_text(const char *call, int (*write)(FILE *f, void *ctx, diag *d), void *ctx, char *err) {
+  diag d;
+  view_job j = {.write = write, .ctx = ctx, .d = &d, .rc = -1};
+  char *text = write_string(write_view, &j);
+  if (text && j.rc) {
+    free(text);
+    return fail(err, &d), NULL;
+  }
+  if (!text) fail_msg(err, call, "out of memory");
+  return text;
+}
+
+typedef struct explain_job {
+  const machine_spec *ms;
+  const uint64_t *va;
+  size_t n;
+  unsigned shift;
+  bool json;
+} explain_job;
+
+static int write_explain(FILE *f, void *ctx, diag *d) {
+  const explain_job *j = ctx;
+  return ptview_explain(f, j->ms, j->shift, j->va, j->n, j->json, true, d);
+}
+
+char *tlbsim_explain(const tlbsim_machine *m, const uint64_t *addresses, size_t n, uint64_t page_size,
+                     const char *format, char *err) {
+  const machine_spec *ms = machine_get_spec(m->m);
+  explain_job j = {.ms = ms, .va = addresses, .n = n};
+  diag d;
+  uint64_t page = page_size ? page_size : ms->page_size;
+  if (text_or_json("tlbsim_explain", format, &j.json, &d)) return fail(err, &d), NULL;
+  if (!n) return fail_msg(err, "tlbsim_explain", "no address"), NULL;
+  if (!is_pow2(page) || pt_format_leaf_level(&ms->format, log2_u64(page)) < 0)
+    return diag_set(&d, "tlbsim_explain", 0, "%llu is not a page size of %s", (unsigned long long)page,
+                    ms->format.name), fail(err, &d), NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!pt_format_va_ok(&ms->format, addresses[i]))
+      return diag_set(&d, "tlbsim_explain", 0, "%#llx is beyond the %u-bit address space of %s",
+                      (unsigned long long)addresses[i], ms->format.va_bits, ms->format.name), fail(err, &d), NULL;
+  j.shift = log2_u64(page);
+  return view_text("tlbsim_explain", write_explain, &j, err);
+}
+
+typedef struct dump_job {
+  const machine *m;
+  bool json;
+} dump_job;
+
+static int write_dump(FILE *f, void *ctx, diag *d) {
+  const dump_job *j = ctx;
+  if (!j->json) return ptview_dump_text(f, j->m) ? diag_set(d, "tlbsim_dump", 0, "out of memory") : 0;
+  json_object *doc = ptview_dump_json(j->m, NULL, 0);
+  if (!doc) return diag_set(d, "tlbsim_dump", 0, "out of memory");
+  fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(doc);
+  return 0;
+}
+
+char *tlbsim_dump(const tlbsim_machine *m, const char *format, char *err) {
+  dump_job j = {.m = m->m};
+  diag d;
+  if (text_or_json("tlbsim_dump", format, &j.json, &d)) return fail(err, &d), NULL;
+  return view_text("tlbsim_dump", write_dump, &j, err);
+}
+
+typedef struct log_job {
+  tlbsim_machine *m;
+  trace_reader *r;
+  bool json;
+} log_job;
+
+/* Every record of the reader through the log, as run --log applies them. */
+static int write_log(FILE *f, void *ctx, diag *d) {
+  log_job *j = ctx;
+  tlblog *log = tlblog_create(j->m->m, f, j->json ? TLBLOG_JSON : TLBLOG_TEXT, d);
+  if (!log) return -1;
+  trace_record rec;
+  int rc;
+  while ((rc = trace_next(j->r, &rec, d)) == 1)
+    if (tlblog_apply(log, &rec, trace_get_path(j->r), d)) {
+      rc = -1;
+      break;
+    }
+  tlblog_destroy(log);
+  return rc;
+}
+
+char *tlbsim_log(tlbsim_machine *m, const char *trace, const char *text, size_t len, const char *input_format,
+                 const char *format, char *err) {
+  log_job j = {.m = m};
+  diag d;
+  trace_format f;
+  if (text_or_json("tlbsim_log", format, &j.json, &d) || trace_format_of("tlbsim_log", input_format, &f, &d))
+    return fail(err, &d), NULL;
+  j.r = trace ? trace_open(trace, f, &d) : trace_open_memory("tlbsim_log", text ? text : "", text ? len : 0, f, &d);
+  if (!j.r) return fail(err, &d), NULL;
+  char *out = view_text("tlbsim_log", write_log, &j, err);
+  snprintf(m->trace, sizeof m->trace, "%s", trace_get_path(j.r));
+  snprintf(m->trace_format, sizeof m->trace_format, "%s", trace_format_name(trace_get_format(j.r)));
+  trace_close(j.r);
+  return out;
+}
+
+/* The quiz builds machines and prints tables as `tlbsim quiz` does. */
+static machine *quiz_build(void *ctx, const char *preset, const char *const *sets, size_t nsets, diag *d) {
+  (void)ctx;
+  const char *label;
+  loader_request q = {.preset = preset, .sets = sets, .nsets = nsets, .set_origin = "tlbsim_quiz"};
+  return loader_machine(&q, &label, d);
+}
+
+static int quiz_show_pt(void *ctx, FILE *out, const machine *m) {
+  (void)ctx;
+  return ptview_dump_text(out, m);
+}
+
+static int write_quiz(FILE *f, void *ctx, diag *d) {
+  const quiz_env env = {.build = quiz_build, .show_pt = quiz_show_pt};
+  return quiz_write(f, ctx, &env, d);
+}
+
+char *tlbsim_quiz(uint64_t seed, const char *kinds, int answers, const char *format, char *err) {
+  quiz_options o = {.seed = seed, .answers = answers != 0};
+  diag d;
+  bool json;
+  if (text_or_json("tlbsim_quiz", format, &json, &d)) return fail(err, &d), NULL;
+  o.format = json ? QUIZ_JSON : QUIZ_TEXT;
+  for (const char *p = kinds; p && *p; p += *p == ',') { /* "translate,tlb" */
+    size_t len = strcspn(p, ",");
+    int k = 0;
+    while (quiz_kind_names[k] && (strlen(quiz_kind_names[k]) != len || strncmp(quiz_kind_names[k], p, len))) k++;
+    if (!quiz_kind_names[k])
+      return diag_set(&d, "tlbsim_quiz", 0, "'%.*s' is not a kind (translate, tlb, pt-size, alloc, pool)", (int)len, p),
+             fail(err, &d), NULL;
+    o.kinds |= 1u << k;
+    p += len;
+  }
+  return view_text("tlbsim_quiz", write_quiz, &o, err);
+}
+
+/* tlbsim sweep over one trace: the grid's specs (base, sets, then each
+ * configuration's --vary values as more sets), one read, the rows as CSV. */
+typedef struct sweep_job {
+  const char *trace, *input_format, *preset, *config;
+  const char *const *sets;
+  size_t nsets;
+  sweep_grid *grid;
+} sweep_job;
+
+/* Configuration i's spec; *label the base configuration's name. */
+static int grid_spec(const sweep_job *j, size_t i, machine_spec *spec, const char **label, diag *d) {
+  const char *values[SWEEP_MAX_AXES];
+  sweep_grid_values(j->grid, i, values);
+  size_t n = j->nsets + j->grid->naxes;
+  char (*assign)[SWEEP_AXIS_TEXT + 64] = malloc((j->grid->naxes ? j->grid->naxes : 1) * sizeof *assign);
+  const char **sets = malloc((n ? n : 1) * sizeof *sets);
+  int rc = assign && sets ? 0 : diag_set(d, "tlbsim_sweep", 0, "out of memory");
+  for (size_t k = 0; !rc && k < n; k++) {
+    if (k < j->nsets) {
+      sets[k] = j->sets[k];
+      continue;
+    }
+    size_t a = k - j->nsets;
+    snprintf(assign[a], sizeof assign[a], "%s=%s", j->grid->axis[a].key, values[a]);
+    sets[k] = assign[a];
+  }
+  loader_request q = {.preset = j->preset, .config = j->config, .fallback = "x86-64", .sets = sets, .nsets = n,
+                      .set_origin = "tlbsim_sweep"};
+  cfg *c = rc ? NULL : loader_spec(&q, label, spec, d);
+  if (!rc && !c) rc = -1;
+  cfg_destroy(c);
+  free(assign);
+  free(sets);
+  return rc;
+}
+
+static int write_sweep(FILE *f, void *ctx, diag *d) {
+  const sweep_job *j = ctx;
+  size_t n = sweep_grid_count(j->grid);
+  machine_spec *specs = calloc(n, sizeof *specs);
+  stats_snapshot *snaps = calloc(n, sizeof *snaps);
+  const char **values = calloc(n * (j->grid->naxes ? j->grid->naxes : 1), sizeof *values);
+  sweep_row *rows = calloc(n, sizeof *rows);
+  sweep_columns *cols = malloc(sizeof *cols);
+  const char *label = NULL;
+  trace_reader *r = NULL;
+  int rc = specs && snaps && values && rows && cols ? 0 : diag_set(d, "tlbsim_sweep", 0, "out of memory");
+  for (size_t i = 0; !rc && i < n; i++) {
+    rc = grid_spec(j, i, &specs[i], &label, d);
+    sweep_grid_values(j->grid, i, &values[i * j->grid->naxes]);
+  }
+  if (!rc) rc = sweep_columns_build(specs, n, cols, d) || open_trace(j->trace, j->input_format, &r, d);
+  sweep_window w = {0};
+  if (!rc) rc = sweep_trace(specs, n, r, &w, 1, snaps, d) ? -1 : 0;
+  if (!rc && !trace_records_read(r)) rc = diag_set(d, trace_get_path(r), 0, "an empty trace (no records)");
+  if (!rc) {
+    for (size_t i = 0; i < n; i++)
+      rows[i] = (sweep_row){.trace = trace_get_path(r), .trace_format = trace_format_name(trace_get_format(r)),
+                            .config = label, .values = &values[i * j->grid->naxes], .spec = &specs[i],
+                            .snap = &snaps[i]};
+    sweep_write(f, REPORT_CSV, j->grid, cols, rows, n);
+  }
+  if (r) trace_close(r);
+  free(specs);
+  free(snaps);
+  free(values);
+  free(rows);
+  free(cols);
+  return rc;
+}
+
+char *tlbsim_sweep(const char *trace, const char *input_format, const char *preset, const char *config,
+                   const char *const *sets, size_t nsets, const char *const *vary, size_t nvary, char *err) {
+  diag d;
+  if (preset && config) return fail_msg(err, "tlbsim_sweep", "a preset or a config file, not both"), NULL;
+  sweep_grid *grid = calloc(1, sizeof *grid);
+  if (!grid) return fail_msg(err, "tlbsim_sweep", "out of memory"), NULL;
+  for (size_t i = 0; i < nvary; i++) {
+    char why[CFG_ITEM_MAX * 4], q[48];
+    if (sweep_grid_add(grid, vary[i], why, sizeof why)) {
+      free(grid);
+      return diag_set(&d, "tlbsim_sweep", i + 1, "'%s' is not %s", num_quote(vary[i], q, sizeof q), why),
+             fail(err, &d), NULL;
+    }
+  }
+  sweep_job j = {.trace = trace, .input_format = input_format, .preset = preset, .config = config, .sets = sets,
+                 .nsets = nsets, .grid = grid};
+  char *text = view_text("tlbsim_sweep", write_sweep, &j, err);
+  free(grid);
   return text;
 }

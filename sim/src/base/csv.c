@@ -2,6 +2,7 @@
 #include "tlbsim/csv.h"
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ csv_table *csv_table_open(const char *path, const char *const *names, const bool
   }
   strcpy(t->path, path);
   if (!(t->f = fopen(path, "r"))) {
-    diag_set(d, path, 0, "cannot open");
+    diag_set(d, path, 0, "cannot open: %s", strerror(errno));
     csv_table_close(t);
     return NULL;
   }

@@ -260,3 +260,12 @@ const char *num_format_size(uint64_t bytes, char *buf, size_t len) {
   snprintf(buf, len, "%llu%s", (unsigned long long)bytes, names[u]);
   return buf;
 }
+
+const char *num_format_real(double v, char *buf, size_t len) {
+  for (int digits = 1; digits <= 17; digits++) { /* 17 always reads back */
+    snprintf(buf, len, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  if (!strpbrk(buf, ".eEn")) strncat(buf, ".0", len - strlen(buf) - 1); /* n: inf, nan */
+  return buf;
+}

@@ -25,6 +25,7 @@ typedef struct cfg_section {
   char *name;
   char *origin;
   unsigned long line;
+  bool overridden; /* first seen in an override (cfg_set): no file has it */
 } cfg_section;
 
 struct cfg {
@@ -76,7 +77,7 @@ static const cfg_section *find_section(const cfg *c, const char *section) {
   return NULL;
 }
 
-static int note_section(cfg *c, const char *section, const char *origin, unsigned long line) {
+static int note_section(cfg *c, const char *section, const char *origin, unsigned long line, bool overridden) {
   if (find_section(c, section)) return 0;
   if (c->nsections == c->cap_sections) {
     size_t cap = c->cap_sections ? 2 * c->cap_sections : 16;
@@ -86,7 +87,7 @@ static int note_section(cfg *c, const char *section, const char *origin, unsigne
     c->cap_sections = cap;
   }
   cfg_section *s = &c->sections[c->nsections];
-  *s = (cfg_section){.name = dup_str(section), .origin = dup_str(origin), .line = line};
+  *s = (cfg_section){.name = dup_str(section), .origin = dup_str(origin), .line = line, .overridden = overridden};
   if (!s->name || !s->origin) {
     free(s->name);
     free(s->origin);
@@ -97,9 +98,10 @@ static int note_section(cfg *c, const char *section, const char *origin, unsigne
 }
 
 /* Sets or replaces an entry; a repeat within one load is an error. */
-/* section_line: where the section's header is (a --set's index for one). */
+/* section_line: where the section's header is (a --set's index for one);
+ * overridden: from cfg_set. */
 static int put(cfg *c, const char *section, const char *key, const char *value, const char *origin,
-               unsigned long line, unsigned long section_line, diag *d) {
+               unsigned long line, unsigned long section_line, bool overridden, diag *d) {
   cfg_entry *e = find(c, section, key);
   if (e && e->load_id == c->loads)
     return diag_set(d, origin, line, "[%s] %s: set twice (also at line %lu)", section, key, e->line);
@@ -113,7 +115,8 @@ static int put(cfg *c, const char *section, const char *key, const char *value, 
     }
     e = &c->entries[c->n++];
     *e = (cfg_entry){.section = dup_str(section), .key = dup_str(key)};
-    if (note_section(c, section, origin, section_line)) return diag_set(d, origin, line, "out of memory");
+    if (note_section(c, section, origin, section_line, overridden))
+      return diag_set(d, origin, line, "out of memory");
   }
   free(e->value);
   free(e->origin);
@@ -169,7 +172,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     x->failed = true;
     return 0;
   }
-  if (put(x->c, section, name, value, x->path, x->line, x->section_line, x->d)) {
+  if (put(x->c, section, name, value, x->path, x->line, x->section_line, false, x->d)) {
     x->failed = true;
     return 0;
   }
@@ -225,7 +228,7 @@ int cfg_set(cfg *c, const char *assignment, const char *origin, unsigned long in
   } else {
     *dot = '\0';
     c->loads++;
-    rc = put(c, name, dot + 1, eq + 1, origin, index, index, d);
+    rc = put(c, name, dot + 1, eq + 1, origin, index, index, true, d);
   }
   free(name);
   return rc;
@@ -429,6 +432,11 @@ size_t cfg_section_count(const cfg *c) { return c->nsections; }
 const char *cfg_section_at(const cfg *c, size_t i) { return c->sections[i].name; }
 
 bool cfg_has_section(const cfg *c, const char *section) { return find_section(c, section) != NULL; }
+
+bool cfg_section_is_new(const cfg *c, const char *section) {
+  const cfg_section *s = find_section(c, section);
+  return s && s->overridden;
+}
 
 int cfg_check_unused(const cfg *c, diag *d) {
   for (size_t i = 0; i < c->n; i++) {

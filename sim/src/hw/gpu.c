@@ -36,7 +36,7 @@ static const cfg_key gpu_table[] = {
     {"max_blocks_per_sm", CFG_KEY_U32, offsetof(gpu_config, max_blocks_per_sm), 32, 1, 1024, 0, 0, 0, "count", "32",
      "resident blocks an SM holds"},
     {"block_order", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "0, 1, 2, ...",
-     "the SMs in the order the block scheduler fills them: SM numbers, and `even` or `odd` for every SM of that "
+     "the SMs in the order the block scheduler fills them: SM numbers, and 'even' or 'odd' for every SM of that "
      "parity not named yet, ascending; every SM once (a launch that fits at once puts block k on entry k mod sms)"},
     {"l2_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l2_bytes), 0, 0, UINT64_C(1) << 40, 0, 0, 0, "bytes", "0",
      "the L2 cache: the share of a gather's random lines it holds is l2_bytes / footprint (tlbsim uvm)"},

@@ -35,6 +35,47 @@ static const loader_builtin *builtin(const char *name) {
   return NULL;
 }
 
+/* Edits (insert, delete, replace one character) between a and b, case
+ * and '_' against '-' aside, up to cap: cap for anything further. */
+static unsigned edits(const char *a, const char *b, unsigned cap) {
+  enum { N = 64 };
+  size_t la = strlen(a), lb = strlen(b);
+  if (la >= N || lb >= N) return cap;
+  unsigned row[N], next[N];
+  for (size_t j = 0; j <= lb; j++) row[j] = (unsigned)j;
+  for (size_t i = 1; i <= la; i++) {
+    next[0] = (unsigned)i;
+    for (size_t j = 1; j <= lb; j++) {
+      char x = a[i - 1] == '_' ? '-' : (char)(a[i - 1] | 0x20), y = b[j - 1] == '_' ? '-' : (char)(b[j - 1] | 0x20);
+      unsigned best = row[j - 1] + (x != y);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (next[j - 1] + 1 < best) best = next[j - 1] + 1;
+      next[j] = best;
+    }
+    memcpy(row, next, (lb + 1) * sizeof *row);
+  }
+  return row[lb] < cap ? row[lb] : cap;
+}
+
+/* The preset whose name is nearest to a name none has: at most 2 edits,
+ * and fewer than half its letters, so "x86_64" finds x86-64 and "h100"
+ * h200, and a name unlike any finds none. */
+typedef struct nearest {
+  const char *want;
+  char name[64];
+  unsigned edits;
+} nearest;
+
+static void consider(void *ctx, const char *name, const char *dir, const char *text) {
+  (void)dir, (void)text;
+  nearest *n = ctx;
+  unsigned e = edits(n->want, name, 3);
+  if (e < n->edits && 2 * e < strlen(name)) {
+    n->edits = e;
+    snprintf(n->name, sizeof n->name, "%s", name);
+  }
+}
+
 int loader_load_preset(cfg *c, const char *name, diag *d) {
   if (!*name || strchr(name, '/'))
     return diag_set(d, "--preset", 0, "'%s' is not a preset name (use --config FILE for a path)", name);
@@ -46,7 +87,12 @@ int loader_load_preset(cfg *c, const char *name, diag *d) {
     if (access(path, F_OK) == 0) return cfg_load_file(c, path, d);
   }
   const loader_builtin *b = builtin(name);
-  if (!b) return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+  if (!b) {
+    nearest n = {.want = name, .edits = 3};
+    loader_each_preset(consider, &n);
+    if (n.name[0]) return diag_set(d, "--preset", 0, "no preset named '%s': did you mean '%s'? (see tlbsim formats)", name, n.name);
+    return diag_set(d, "--preset", 0, "no preset named '%s' (see tlbsim formats)", name);
+  }
   char file[64];
   snprintf(file, sizeof file, "%.59s.ini", b->name);
   return cfg_load_text(c, file, b->text, d);
@@ -124,4 +170,23 @@ void loader_each_preset(loader_preset_fn each, void *ctx) {
     if (n >= 0) free(e);
   }
   for (const loader_builtin *b = loader_builtins; b->name; b++) each(ctx, b->name, NULL, b->text);
+}
+
+static void each_of(const cfg_keys *k, loader_key_fn each, void *ctx) {
+  for (size_t i = 0; i < k->n; i++)
+    each(ctx, k->section, k->key[i].name, k->key[i].unit, k->key[i].default_text, k->key[i].doc);
+}
+
+void loader_each_key(loader_key_fn each, void *ctx) {
+  each_of(machine_spec_keys(0), each, ctx);
+  each_of(pt_format_config_keys(), each, ctx);
+  each_of(machine_spec_keys(1), each, ctx);
+  for (size_t i = 0; i < vas_param_count(); i++) {
+    const char *doc, *name = vas_param_at(i, &doc);
+    if (strcmp(name, "capacity")) each(ctx, "vas", name, "value", "the policy's", doc); /* capacity: phys_memory */
+  }
+  each_of(memsys_config_keys(), each, ctx);
+  for (size_t i = 0; mmu_config_keys(i); i++) each_of(mmu_config_keys(i), each, ctx);
+  each_of(gpu_config_keys(), each, ctx);
+  each_of(uvm_config_keys(), each, ctx);
 }

@@ -52,6 +52,8 @@ struct machine {
   machine_stats switched;                      /* the machine's counters at the last switch */
   uint64_t agents_seen;                        /* bit a: agent a made accesses before a switch */
   bool threaded;                               /* the trace named a thread */
+  bool fresh; /* the address space the machine starts in (ASID 0) has seen no record: a trace that
+                 opens with `ctx N` takes it as N's, so no unused root table counts in any report */
   bool host_oom; /* a map found no host memory inside a simulated event (a demand fault, an allocator's
                     map): the record is an error, not a fault or an OOM of the simulated machine */
 };
@@ -285,6 +287,7 @@ machine *machine_create(const machine_spec *s, diag *d) {
   }
   m->spec.vas.phys_capacity = phys_capacity(m->frames);
   if (add_context(m, 0, d) || !(m->sys = system_create(&s->sys, m->ctx[0].table, NULL, d))) goto fail;
+  m->fresh = true;
   system_set_fault_handler(m->sys, demand_fault, m);
   if (!(m->cpu = system_agent(m->sys, 0, d))) goto fail;
   for (int k = ACC_READ; k <= ACC_EXEC; k++) m->serves[k] = mmu_serves(m->cpu, (acc_kind)k);
@@ -369,6 +372,15 @@ static int check_wrap(const char *what, uint64_t va, uint64_t size, const char *
  * it counted stands for nothing: the replay ends). */
 static void translate_pages(machine *m, acc_kind kind, uint64_t va, uint64_t size);
 
+/* An access of kind missed at the levels of bit set `missed`. */
+static void count_misses(machine *m, acc_kind kind, uint32_t missed) {
+  for (; missed; missed &= missed - 1) {
+    unsigned l = (unsigned)__builtin_ctz(missed);
+    m->stats.access_misses[l]++;
+    m->stats.kind_misses[kind][l]++;
+  }
+}
+
 static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
   mmu_outcome o;
   uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
@@ -379,7 +391,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   else {
     mmu_translate(m->cpu, va, kind, &o);
     if (o.status != MMU_OK) m->stats.faults++;
-    for (uint32_t missed = o.missed; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+    if (o.missed) count_misses(m, kind, o.missed);
     if (o.status == MMU_OK) return 0;
   }
   if (!m->host_oom) return 0;
@@ -414,7 +426,7 @@ __attribute__((noinline)) static void translate_pages(machine *m, acc_kind kind,
   }
   if (straddled) m->stats.straddles++; /* a larger page may hold it all */
   if (faulted) m->stats.faults++;
-  for (; missed; missed &= missed - 1) m->stats.access_misses[__builtin_ctz(missed)]++;
+  count_misses(m, kind, missed);
 }
 
 static int do_access(machine *m, const trace_record *r, const char *file, diag *d) {
@@ -588,7 +600,10 @@ void machine_phase_get(const machine *m, size_t i, machine_phase *out) {
 static int switch_space(machine *m, uint32_t asid, const char *file, unsigned long line, diag *d) {
   unsigned i = 0;
   while (i < m->nctx && m->ctx[i].asid != asid) i++;
-  if (i == m->nctx) {
+  if (i == m->nctx && m->fresh) {
+    m->ctx[0].asid = asid; /* the first address space is the first one the trace names */
+    i = 0;
+  } else if (i == m->nctx) {
     if (m->nctx == MACHINE_MAX_CONTEXTS)
       return diag_set(d, file, line, "more than %d address spaces", MACHINE_MAX_CONTEXTS);
     diag why;
@@ -600,7 +615,9 @@ static int switch_space(machine *m, uint32_t asid, const char *file, unsigned lo
 
 static int do_ctx(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.context_switches++;
-  return switch_space(m, r->asid, file, r->line, d);
+  int rc = switch_space(m, r->asid, file, r->line, d);
+  m->fresh = false; /* the space it names is in use */
+  return rc;
 }
 
 /* a = a + b - c over every counter of machine_stats. */
@@ -636,7 +653,10 @@ static int do_thread(machine *m, const trace_record *r, const char *file, diag *
     return diag_set(d, file, r->line, "thread %u: thread ids go up to %d", r->thread, TRACE_THREAD_MAX - 1);
   if (switch_agent(m, r->thread, file, r->line, d)) return -1;
   m->threaded = true;
-  return m->spec.thread_spaces ? switch_space(m, r->thread, file, r->line, d) : 0;
+  if (!m->spec.thread_spaces) return 0;
+  int rc = switch_space(m, r->thread, file, r->line, d);
+  m->fresh = false;
+  return rc;
 }
 
 uint64_t machine_agents(const machine *m) {
@@ -686,6 +706,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       win = mmu_repeat_window(m->cpu); /* a thread switch changes the agent */
     } else {
       m->stats.records++;
+      m->fresh = false;
       if (skip_fetches && a->kind == TRACE_EXEC) continue;
       if (wide && beyond_va_bits(m, a->addr, a->size)) return width_error(m, a->addr, a->size, file, b->line[i], d);
       int rc = translate_access(m, (acc_kind)a->kind, a->addr, a->size);
@@ -696,7 +717,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   return 0;
 }
 
-int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), void *ctx, diag *d) {
+int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d) {
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
@@ -705,7 +726,7 @@ int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), v
       rc = -1;
       break;
     }
-    if (each_block) each_block(ctx);
+    if (each_block && each_block(ctx)) break; /* rc stays 1: stopped */
   }
   free(b);
   return rc;
@@ -713,7 +734,7 @@ int machine_replay(machine *m, trace_reader *r, void (*each_block)(void *ctx), v
 
 /* CPU cpu's turn: its trace's records up to and including its next access,
  * after a switch to its thread when another ran last. 1: done; 0: the
- * trace has ended; -1: an error. */
+ * trace has ended; -1: an error; 2: apply stopped the replay. */
 static int take_turn(machine *m, trace_reader *r, uint32_t cpu, uint32_t *running, machine_record_fn apply, void *ctx,
                      diag *d) {
   const char *file = trace_get_path(r);
@@ -724,10 +745,11 @@ static int take_turn(machine *m, trace_reader *r, uint32_t cpu, uint32_t *runnin
       return diag_set(d, file, rec.line, "a thread id in a trace replayed as one of several: this trace is CPU %u", cpu);
     if (*running != cpu) {
       trace_record sw = {.kind = REC_THREAD, .thread = cpu, .line = rec.line};
-      if (apply ? apply(ctx, &sw, file, d) : machine_apply(m, &sw, file, d)) return -1;
+      if (apply ? apply(ctx, &sw, file, d) < 0 : machine_apply(m, &sw, file, d)) return -1;
       *running = cpu;
     }
-    if (apply ? apply(ctx, &rec, file, d) : machine_apply(m, &rec, file, d)) return -1;
+    int got = apply ? apply(ctx, &rec, file, d) : machine_apply(m, &rec, file, d);
+    if (got) return got < 0 ? -1 : 2;
     if (rec.kind == REC_ACCESS) return 1;
   }
   return rc;
@@ -742,6 +764,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
       if (ended[i]) continue;
       int rc = take_turn(m, r[i], i, &running, apply, ctx, d);
       if (rc < 0) return -1;
+      if (rc == 2) return 1; /* apply stopped the replay */
       if (rc == 0) {
         ended[i] = true;
         left--;
@@ -752,6 +775,7 @@ int machine_replay_cpus(machine *m, trace_reader **r, unsigned n, machine_record
 
 int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) {
   m->stats.records++;
+  if (r->kind != REC_MARK && r->kind != REC_THREAD && r->kind != REC_CTX) m->fresh = false;
   switch (r->kind) {
   case REC_ACCESS: return do_access(m, r, file, d);
   case REC_ALLOC: return do_alloc(m, r, file, d);
@@ -764,6 +788,15 @@ int machine_apply(machine *m, const trace_record *r, const char *file, diag *d) 
   case REC_THREAD: return do_thread(m, r, file, d);
   }
   return diag_set(d, file, r->line, "unknown record kind");
+}
+
+void machine_reset_counters(machine *m) {
+  m->stats = (machine_stats){0};
+  m->switched = (machine_stats){0};
+  for (unsigned a = 0; a < TRACE_THREAD_MAX; a++) m->agent_stats[a] = (machine_stats){0};
+  m->agents_seen = 0;
+  m->nphases = 0; /* the open phase goes on, from zero */
+  system_reset_stats(m->sys);
 }
 
 const machine_stats *machine_get_stats(const machine *m) { return &m->stats; }

@@ -256,6 +256,22 @@ static int check_cycle(cfg *c, const mmu_config *mc, diag *d) {
   return 0;
 }
 
+/* Level l came from overrides alone and the hierarchy fails: most likely
+ * a misspelt level ("tlb.l1.entries" for tlb.l1d), so the error names the
+ * --set and the levels there are. */
+static int new_level_error(const cfg *c, const mmu_config *mc, unsigned l, const char *why, diag *d) {
+  char levels[MMU_MAX_LEVELS * (MMU_NAME_MAX + 2)] = "", sec[MMU_NAME_MAX + 8];
+  for (unsigned i = 0; i < mc->nlevels; i++) {
+    level_section(&mc->level[i], sec, sizeof sec);
+    if (cfg_section_is_new(c, sec)) continue;
+    size_t at = strlen(levels);
+    snprintf(levels + at, sizeof levels - at, "%s%s", at ? ", " : "", mc->level[i].name);
+  }
+  level_section(&mc->level[l], sec, sizeof sec);
+  return cfg_section_error(c, sec, d, "no TLB level '%s' in the configuration (its levels: %s); as a new level: %s",
+                           mc->level[l].name, levels, why);
+}
+
 static int resolve_next(cfg *c, mmu_config *mc, diag *d) {
   for (unsigned i = 0; i < mc->nlevels; i++) {
     char sec[MMU_NAME_MAX + 8];
@@ -273,9 +289,13 @@ static int resolve_next(cfg *c, mmu_config *mc, diag *d) {
   if (check_cycle(c, mc, d)) return -1;
   diag why;
   if (!mmu_config_check(mc, &why)) return 0;
-  char first[MMU_NAME_MAX + 8];
-  level_section(&mc->level[0], first, sizeof first);
-  return cfg_section_error(c, first, d, "TLB hierarchy: %s", why.msg);
+  char sec[MMU_NAME_MAX + 8];
+  for (unsigned i = 0; i < mc->nlevels; i++) { /* a level only an override made: a --set naming one not there */
+    level_section(&mc->level[i], sec, sizeof sec);
+    if (cfg_section_is_new(c, sec)) return new_level_error(c, mc, i, why.msg, d);
+  }
+  level_section(&mc->level[0], sec, sizeof sec);
+  return cfg_section_error(c, sec, d, "TLB hierarchy: %s", why.msg);
 }
 
 /* Whether [pwc.TEXT] names a level: its name in any case, brackets left

@@ -282,17 +282,21 @@ uint64_t mrc_opt_misses(const mrc *m, unsigned i, uint32_t entries) {
   return opt_misses(&m->lane[i].opt, entries, m->spec.max_entries);
 }
 
-int mrc_replay(mrc *m, trace_reader *r, diag *d) {
+int mrc_replay(mrc *m, trace_reader *r, int (*each_block)(void *ctx), void *ctx, diag *d) {
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1)
+  bool stopped = false;
+  while ((rc = trace_read_block(r, b, d)) == 1) {
     if (mrc_run_block(m, b, trace_get_path(r), d)) {
       rc = -1;
       break;
     }
+    if (each_block && (stopped = each_block(ctx) != 0)) break;
+  }
   free(b);
+  if (stopped) rc = 0;
   if (rc) return -1;
   diag why;
-  return mrc_finish(m, &why) ? diag_set(d, trace_get_path(r), 0, "%s", why.msg) : 0;
+  return mrc_finish(m, &why) ? diag_set(d, trace_get_path(r), 0, "%s", why.msg) : stopped;
 }

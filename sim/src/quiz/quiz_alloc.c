@@ -33,7 +33,7 @@ static void push(stream *s, bool is_free, uint64_t id, uint64_t size) {
 typedef struct outcome {
   vas_stats stats;
   unsigned oom_line;
-  uint64_t oom_size, oom_free, oom_largest;
+  uint64_t oom_size, oom_free, oom_largest, oom_range;
   vas_oom_reason reason;
 } outcome;
 
@@ -57,7 +57,8 @@ static int replay(const char *policy, uint64_t capacity, const stream *s, outcom
     if (out->oom_line) continue;
     const vas_stats *st = vas_get_stats(v);
     *out = (outcome){.oom_line = i + 1, .oom_size = e->size, .oom_free = st->free_bytes,
-                     .oom_largest = st->largest_free_extent, .reason = st->last_oom_reason};
+                     .oom_largest = st->largest_free_extent, .oom_range = st->largest_free_range,
+                     .reason = st->last_oom_reason};
   }
   out->stats = *vas_get_stats(v);
   vas_destroy(v);
@@ -93,15 +94,19 @@ static void fit_stream(stream *s, rng *r) {
   for (unsigned i = 0; i < 3; i++) push(s, false, ++id, KIB(4) * (2 + rng_below(r, 5)));
 }
 
-/* The policy's reason for the first OOM, in words. */
+/* The policy's reason for the first OOM, in words: the free memory in all,
+ * then the longest run of it (contiguous free memory: buddy's free blocks
+ * side by side make one), which holds the bytes or not. */
 static void oom_words(const outcome *o, char *buf, size_t len) {
   char a[32], b[32], c[32];
   num_format_size(o->oom_size, a, sizeof a);
   num_format_size(o->oom_free, b, sizeof b);
-  num_format_size(o->oom_largest, c, sizeof c);
+  num_format_size(o->oom_range, c, sizeof c);
   if (o->reason == VAS_OOM_EXHAUSTED) snprintf(buf, len, "only %s free in all for %s", b, a);
-  else if (o->reason == VAS_OOM_FRAGMENTATION) snprintf(buf, len, "%s free in all, but the largest free extent is %s < %s", b, c, a);
-  else snprintf(buf, len, "the largest free extent, %s, holds %s but not the block the policy rounds it up to", c, a);
+  else if (o->reason == VAS_OOM_FRAGMENTATION)
+    snprintf(buf, len, "%s free in all, but the longest free range is %s < %s", b, c, a);
+  else snprintf(buf, len, "%s free in all; a free range of %s holds %s, but not the block the policy rounds it up to", b,
+                c, a);
 }
 
 static void fit_key(quiz_question *q, const outcome *o) {
@@ -138,8 +143,8 @@ int quiz_alloc(quiz_exercise *x, rng *r, diag *d) {
            "64 KiB of memory, handed out in 4 KiB granules. The trace below (line N is event N)\n"
            "allocates, frees and allocates again. Under each policy (docs/ALLOC.md), which line\n"
            "fails first, and why: too little memory in all (exhausted), enough in all but no\n"
-           "free extent large enough (fragmentation), or a block rounded up past the largest\n"
-           "free extent (granularity)?");
+           "run of free memory as long as the request (fragmentation), or a run that holds\n"
+           "its bytes but not the block the policy rounds them up to (granularity)?");
   snprintf(x->command, sizeof x->command,
            "tlbsim alloc --capacity 64K --policy first-fit --policy best-fit --policy buddy TRACE");
   for (unsigned p = 0; p < NFIT; p++) fit_key(quiz_ask(x, "%s: the first request that fails?", fit_policies[p]), &o[p]);
@@ -171,7 +176,7 @@ static void pool_key(quiz_question *q, const vas_stats *s) {
   q->answer = json_object_new_object();
   json_object_object_add(q->answer, "driver_allocs", json_object_new_uint64(s->driver_allocs));
   json_object_object_add(q->answer, "driver_frees", json_object_new_uint64(s->driver_frees));
-  json_object_object_add(q->answer, "tlb_shootdowns", json_object_new_uint64(s->shootdowns));
+  json_object_object_add(q->answer, "shootdowns", json_object_new_uint64(s->shootdowns));
   json_object_object_add(q->answer, "pte_writes", json_object_new_uint64(s->pte_writes));
 }
 

@@ -54,9 +54,10 @@ int quiz_tlb(quiz_exercise *x, rng *r, const quiz_env *env, diag *d) {
   snprintf(x->title, sizeof x->title, "hits, misses and evictions of a %u-entry %s TLB", t.entries, t.policy);
   snprintf(x->prompt, sizeof x->prompt,
            "Machine: preset teaching (256-byte pages: vpn = VA >> 8) with its first-level data\n"
-           "TLB l1d made %u entries, %u way%s (%u set%s: set = vpn mod %u), replacement %s, empty at\n"
+           "TLB l1d made %u %s, %u way%s (%u set%s: set = vpn mod %u), replacement %s, empty at\n"
            "the start. For each read below: a hit or a miss in l1d, and which vpn a miss evicts.",
-           t.entries, t.ways, t.ways == 1 ? "" : "s", nsets, nsets == 1 ? "" : "s", nsets, t.policy);
+           t.entries, num_noun(t.entries, "entry", "entries"), t.ways, t.ways == 1 ? "" : "s", nsets,
+           nsets == 1 ? "" : "s", nsets, t.policy);
   snprintf(x->command, sizeof x->command, "tlbsim run --preset teaching --set %s --set %s --set %s --log TRACE",
            sets[0], sets[1], sets[2]);
   machine_destroy(m);

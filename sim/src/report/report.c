@@ -2,8 +2,10 @@
 #include "tlbsim/report.h"
 
 #include "tlbsim/csv.h"
+#include "tlbsim/num.h"
 #include "tlbsim/stats.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const report_format_names[] = {[REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_CSV] = "csv", NULL};
@@ -14,12 +16,20 @@ int report_format_parse(const char *s, report_format *out) {
   return -1;
 }
 
+json_object *report_real(double v) {
+  if (!isfinite(v)) return NULL;
+  char buf[NUM_REAL_MAX];
+  return json_object_new_double_s(v, num_format_real(v, buf, sizeof buf));
+}
+
+json_object *report_ratio(uint64_t num, uint64_t den) { return den ? report_real((double)num / (double)den) : NULL; }
+
 static void put_u64(json_object *o, const char *key, uint64_t v) {
   json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
 static void put_ratio(json_object *o, const char *key, uint64_t num, uint64_t den) {
-  json_object_object_add(o, key, json_object_new_double(den ? (double)num / (double)den : 0.0));
+  json_object_object_add(o, key, report_ratio(num, den));
 }
 
 /* The object a dotted name's last part goes in: "tlb.l1d.misses" →
@@ -84,7 +94,7 @@ static void add_columns(json_object *doc, const stats_schema *sc, const stats_sn
     if (c->kind == STATS_GROUP) v = json_object_new_object();
     else if (c->kind == STATS_LABEL) v = json_object_new_string(label[c->at]);
     else if (c->kind == STATS_COUNT) v = json_object_new_uint64(stats_count(snap, c));
-    else v = json_object_new_double(stats_ratio(snap, c));
+    else v = report_ratio(stats_count(snap, c), stats_denominator(snap, c));
     json_object_object_add(at, leaf, v);
   }
 }
@@ -126,6 +136,8 @@ json_object *report_run_json(const machine *m, const char *trace, const char *fo
   json_object_object_add(doc, "phases", phases_json(m));
   return doc;
 }
+
+void report_mark_partial(json_object *doc) { json_object_object_add(doc, "partial", json_object_new_boolean(1)); }
 
 /* --- CSV: the document flattened ------------------------------------------ */
 
@@ -191,6 +203,14 @@ static json_object *get_obj(json_object *o, const char *key) {
   return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/* A real of the document as the text report shows it: 3 decimals, or "-"
+ * for null (a ratio of nothing). */
+static const char *real_text(json_object *v, char *buf, size_t len) {
+  if (!v) return "-";
+  snprintf(buf, len, "%.3f", json_object_get_double(v));
+  return buf;
+}
+
 static void write_phases_text(FILE *out, json_object *phases) {
   size_t n = phases ? json_object_array_length(phases) : 0;
   if (!n) return;
@@ -210,10 +230,11 @@ static void write_phases_text(FILE *out, json_object *phases) {
       fprintf(out, " %10llu", (unsigned long long)json_object_get_uint64(miss));
     }
     uint64_t built = get_u64(p, "allocs") + get_u64(p, "maps"), torn = get_u64(p, "frees") + get_u64(p, "unmaps");
-    fprintf(out, " %8llu %8llu %8llu %7llu %7llu %9llu %12.3f\n", (unsigned long long)get_u64(p, "walks"),
+    char per[32];
+    fprintf(out, " %8llu %8llu %8llu %7llu %7llu %9llu %12s\n", (unsigned long long)get_u64(p, "walks"),
             (unsigned long long)get_u64(p, "faults"), (unsigned long long)get_u64(p, "page_faults"),
             (unsigned long long)built, (unsigned long long)torn, (unsigned long long)get_u64(p, "shootdowns"),
-            json_object_get_double(get_obj(p, "cycles_per_access")));
+            real_text(get_obj(p, "cycles_per_access"), per, sizeof per));
   }
   fprintf(out, "(misses per TLB level; faults: faulting accesses, pgfaults: pages mapped on first touch; allocs:\n"
                " alloc and map records, frees: free and unmap records)\n");
@@ -238,16 +259,31 @@ static void write_cpus_text(FILE *out, json_object *cpus) {
   fprintf(out, "(misses per TLB level; each CPU its own TLBs but for levels shared_by several)\n");
 }
 
+/* Each level's misses by the kind of access (reads, writes, fetches with
+ * a miss there), as Dinero and cachegrind break them down. */
+static void write_kinds_text(FILE *out, json_object *levels) {
+  fprintf(out, "\n%-10s %14s %14s %14s   (accesses with a miss at the level, by kind)\n", "misses", "reads",
+          "writes", "fetches");
+  json_object_object_foreach(levels, name, lv) {
+    if (strchr(name, ':')) continue; /* an array of a level: the level says it */
+    fprintf(out, "%-10s %14llu %14llu %14llu\n", name, (unsigned long long)get_u64(lv, "read_misses"),
+            (unsigned long long)get_u64(lv, "write_misses"), (unsigned long long)get_u64(lv, "fetch_misses"));
+  }
+}
+
 static void write_text(FILE *out, json_object *doc) {
-  json_object *v;
   fprintf(out, "trace     %s (%s)\n", json_object_get_string(get_obj(doc, "trace")),
           json_object_get_string(get_obj(doc, "trace_format")));
+  if (get_obj(doc, "partial")) fprintf(out, "partial   interrupted: the counts are of the records read before it\n");
   fprintf(out, "config    %s, page table %s\n", json_object_get_string(get_obj(doc, "config")),
           json_object_get_string(get_obj(doc, "page_table_format")));
-  fprintf(out, "accesses  %llu (%llu reads, %llu writes, %llu fetches; %llu straddle pages)\n",
-          (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)get_u64(doc, "reads"),
-          (unsigned long long)get_u64(doc, "writes"), (unsigned long long)get_u64(doc, "fetches"),
-          (unsigned long long)get_u64(doc, "straddles"));
+  uint64_t reads = get_u64(doc, "reads"), writes = get_u64(doc, "writes"), fetches = get_u64(doc, "fetches");
+  uint64_t straddles = get_u64(doc, "straddles");
+  fprintf(out, "accesses  %llu (%llu %s, %llu %s, %llu %s; %llu %s pages)\n",
+          (unsigned long long)get_u64(doc, "accesses"), (unsigned long long)reads, num_noun(reads, "read", "reads"),
+          (unsigned long long)writes, num_noun(writes, "write", "writes"), (unsigned long long)fetches,
+          num_noun(fetches, "fetch", "fetches"), (unsigned long long)straddles,
+          num_noun(straddles, "straddles", "straddle"));
   fprintf(out, "\n%-10s %14s %14s %14s %9s %14s %14s\n", "TLB", "lookups", "hits", "misses", "miss %", "evictions",
           "fills");
   json_object_object_foreach(get_obj(doc, "tlb"), name, lv) {
@@ -258,31 +294,40 @@ static void write_text(FILE *out, json_object *doc) {
       continue;
     }
     uint64_t acc = get_u64(lv, "accesses"), miss = get_u64(lv, "misses");
-    fprintf(out, "%-10s %14llu %14llu %14llu %8.3f%% %14llu\n", name, (unsigned long long)acc,
-            (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss,
-            acc ? 100.0 * (double)miss / (double)acc : 0.0, (unsigned long long)get_u64(lv, "evictions"));
+    char pct[16] = "-"; /* a level never looked up has no miss ratio */
+    if (acc) snprintf(pct, sizeof pct, "%.3f%%", 100.0 * (double)miss / (double)acc);
+    fprintf(out, "%-10s %14llu %14llu %14llu %9s %14llu\n", name, (unsigned long long)acc,
+            (unsigned long long)get_u64(lv, "hits"), (unsigned long long)miss, pct,
+            (unsigned long long)get_u64(lv, "evictions"));
   }
+  write_kinds_text(out, get_obj(doc, "tlb"));
   fprintf(out, "\nwalks     %llu (%llu page-table references)\n", (unsigned long long)get_u64(doc, "walks"),
           (unsigned long long)get_u64(doc, "walk_refs"));
-  json_object_object_foreach(get_obj(doc, "pwc"), lname, p)
-    fprintf(out, "  walk cache %-6s %llu of %llu lookups hit\n", lname, (unsigned long long)get_u64(p, "hits"),
-            (unsigned long long)get_u64(p, "lookups"));
-  fprintf(out, "faults    %llu demand-paging faults, %llu faulting accesses\n",
-          (unsigned long long)get_u64(doc, "page_faults"), (unsigned long long)get_u64(doc, "faults"));
-  fprintf(out, "shootdown %llu requests, %llu entries invalidated\n", (unsigned long long)get_u64(doc, "shootdowns"),
-          (unsigned long long)get_u64(doc, "entries_invalidated"));
+  json_object_object_foreach(get_obj(doc, "pwc"), lname, p) {
+    uint64_t lookups = get_u64(p, "lookups");
+    fprintf(out, "  walk cache %-6s %llu of %llu %s hit\n", lname, (unsigned long long)get_u64(p, "hits"),
+            (unsigned long long)lookups, num_noun(lookups, "lookup", "lookups"));
+  }
+  uint64_t pf = get_u64(doc, "page_faults"), faults = get_u64(doc, "faults");
+  fprintf(out, "faults    %llu demand-paging %s, %llu faulting %s\n", (unsigned long long)pf,
+          num_noun(pf, "fault", "faults"), (unsigned long long)faults, num_noun(faults, "access", "accesses"));
+  uint64_t sd = get_u64(doc, "shootdowns"), inv = get_u64(doc, "entries_invalidated");
+  fprintf(out, "shootdown %llu %s, %llu %s invalidated\n", (unsigned long long)sd, num_noun(sd, "request", "requests"),
+          (unsigned long long)inv, num_noun(inv, "entry", "entries"));
   fprintf(out, "page table %llu bytes now:", (unsigned long long)get_u64(doc, "page_table_bytes"));
   json_object_object_foreach(get_obj(doc, "page_table"), tname, t)
     fprintf(out, " %s %llu", tname, (unsigned long long)get_u64(t, "tables"));
   fprintf(out, " tables\n");
-  if (get_u64(doc, "allocs") || get_u64(doc, "maps"))
-    fprintf(out, "layout    %llu allocs, %llu frees, %llu maps, %llu unmaps, %llu OOMs\n",
-            (unsigned long long)get_u64(doc, "allocs"), (unsigned long long)get_u64(doc, "frees"),
-            (unsigned long long)get_u64(doc, "maps"), (unsigned long long)get_u64(doc, "unmaps"),
-            (unsigned long long)get_u64(doc, "ooms"));
-  v = get_obj(doc, "cycles_per_access");
-  fprintf(out, "cycles    %llu predicted, %.3f per access\n", (unsigned long long)get_u64(doc, "cycles"),
-          v ? json_object_get_double(v) : 0.0);
+  uint64_t al = get_u64(doc, "allocs"), fr = get_u64(doc, "frees"), mp = get_u64(doc, "maps");
+  uint64_t um = get_u64(doc, "unmaps"), ooms = get_u64(doc, "ooms");
+  if (al || mp)
+    fprintf(out, "layout    %llu %s, %llu %s, %llu %s, %llu %s, %llu %s\n", (unsigned long long)al,
+            num_noun(al, "alloc", "allocs"), (unsigned long long)fr, num_noun(fr, "free", "frees"), (unsigned long long)mp,
+            num_noun(mp, "map", "maps"), (unsigned long long)um, num_noun(um, "unmap", "unmaps"),
+            (unsigned long long)ooms, num_noun(ooms, "OOM", "OOMs"));
+  char per[32];
+  fprintf(out, "cycles    %llu predicted, %s per access\n", (unsigned long long)get_u64(doc, "cycles"),
+          real_text(get_obj(doc, "cycles_per_access"), per, sizeof per));
   write_cpus_text(out, get_obj(doc, "cpus"));
   write_phases_text(out, get_obj(doc, "phases"));
 }

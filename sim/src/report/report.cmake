@@ -1,1 +1,2 @@
-tlbsim_module(report SOURCES stats.c report.c report_mrc.c DEPS tlbsim_machine tlbsim_mrc PkgConfig::JSONC)
+tlbsim_module(report SOURCES stats.c report.c report_mrc.c report_chase.c DEPS tlbsim_machine tlbsim_mrc tlbsim_chase
+  PkgConfig::JSONC)

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlbsim/num.h"
+
 static void add_u64(json_object *o, const char *k, uint64_t v) { json_object_object_add(o, k, json_object_new_uint64(v)); }
 
 /* (sim - rec) / rec; null when there is nothing to compare with (rec 0). */
 static void add_error(json_object *o, const char *k, uint64_t sim, uint64_t rec) {
-  json_object_object_add(o, k, rec ? json_object_new_double(((double)sim - (double)rec) / (double)rec) : NULL);
+  json_object_object_add(o, k, rec ? report_real(((double)sim - (double)rec) / (double)rec) : NULL);
 }
 
 static json_object *policy_json(const allocreplay *r, unsigned policy, const allocreplay_live *live) {
@@ -25,7 +27,9 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
   add_u64(o, "capacity_bytes", vas_get_config(heap)->phys_capacity);
   add_u64(o, "peak_reserved_bytes", s->reserved_peak);
   add_u64(o, "peak_allocated_bytes", s->allocated_peak);
-  add_u64(o, "peak_requested_bytes", allocreplay_get_sum(r)->requested_peak);
+  uint64_t requested_peak;
+  allocreplay_requested(r, policy, &requested_peak);
+  add_u64(o, "peak_requested_bytes", requested_peak);
   add_u64(o, "internal_fragmentation_at_peak_bytes", s->internal_frag_at_peak);
   add_u64(o, "reserved_bytes_end", s->reserved_bytes);
   add_u64(o, "allocated_bytes_end", s->allocated_bytes);
@@ -36,13 +40,14 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
   add_u64(o, "maps", s->maps);
   add_u64(o, "unmaps", s->unmaps);
   add_u64(o, "pte_writes", s->pte_writes);
-  add_u64(o, "tlb_shootdowns", s->shootdowns);
+  add_u64(o, "shootdowns", s->shootdowns);
   add_u64(o, "ooms", s->ooms);
-  add_u64(o, "ooms_fragmented", s->ooms_fragmented);
+  add_u64(o, "ooms_enough_free", s->ooms_enough_free);
   json_object_object_add(o, "first_oom_event", oom->any ? json_object_new_uint64(oom->event) : NULL);
   json_object_object_add(o, "first_oom_request_bytes", oom->any ? json_object_new_uint64(oom->request) : NULL);
   json_object_object_add(o, "first_oom_free_bytes", oom->any ? json_object_new_uint64(oom->free_bytes) : NULL);
   json_object_object_add(o, "first_oom_largest_free_extent", oom->any ? json_object_new_uint64(oom->largest) : NULL);
+  json_object_object_add(o, "first_oom_largest_free_range", oom->any ? json_object_new_uint64(oom->range) : NULL);
   json_object_object_add(o, "first_oom_reason",
                          oom->any ? json_object_new_string(vas_oom_reason_name(oom->reason)) : NULL);
   for (int k = VAS_OOM_EXHAUSTED; k < VAS_OOM_NREASONS; k++) {
@@ -50,8 +55,8 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
     snprintf(key, sizeof key, "ooms_%s", vas_oom_reason_name((vas_oom_reason)k));
     add_u64(o, key, s->ooms_by_reason[k]);
   }
-  json_object_object_add(o, "external_fragmentation_max", json_object_new_double(s->external_fragmentation_max));
-  json_object_object_add(o, "external_fragmentation_end", json_object_new_double(s->external_fragmentation));
+  json_object_object_add(o, "external_fragmentation_max", report_real(s->external_fragmentation_max));
+  json_object_object_add(o, "external_fragmentation_end", report_real(s->external_fragmentation));
   add_u64(o, "free_extents_end", s->free_extents);
   add_u64(o, "live_buffers_end", live->buffers);
   add_u64(o, "live_va_span_bytes_end", live->va_span);
@@ -103,8 +108,9 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   size_t n = json_object_array_length(arr);
   json_object *first = json_object_array_get_idx(arr, 0), *rec = NULL;
   json_object_object_get_ex(first, "recorded", &rec);
-  fprintf(f, "trace %s (%s): %llu allocs, %llu frees", alloctrace_path(t), alloctrace_format_name(in->format),
-          (unsigned long long)in->allocs, (unsigned long long)in->frees);
+  fprintf(f, "trace %s (%s): %llu %s, %llu %s", alloctrace_path(t), alloctrace_format_name(in->format),
+          (unsigned long long)in->allocs, num_noun(in->allocs, "alloc", "allocs"), (unsigned long long)in->frees,
+          num_noun(in->frees, "free", "frees"));
   if (in->has_settings) fprintf(f, "; recorded with expandable_segments %s", in->expandable_segments ? "True" : "False");
   if (*in->unmodelled) fprintf(f, "; it used %s, which the models ignore", in->unmodelled);
   if (in->unmatched_frees) fprintf(f, "; %llu frees of allocations made before recording began were skipped",
@@ -117,9 +123,12 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
   }
   if (rec) fprintf(f, " %18s", "recorded");
   fputc('\n', f);
+  if (json_object_object_get_ex(first, "partial", NULL))
+    fprintf(f, "partial: interrupted, the counts are of the events read before it\n");
   json_object_object_foreach(first, key, val) {
     (void)val;
-    if (!strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "recorded")) continue;
+    if (!strcmp(key, "policy") || !strcmp(key, "trace") || !strcmp(key, "recorded") || !strcmp(key, "partial"))
+      continue;
     fprintf(f, "%-38s", key);
     for (size_t i = 0; i < n; i++) {
       json_object *v = NULL;
@@ -137,9 +146,8 @@ static void write_text(FILE *f, json_object *arr, const alloctrace *t) {
 static void write_doc(FILE *f, report_format fmt, json_object *arr, const alloctrace *t) {
   if (fmt == REPORT_TEXT) {
     write_text(f, arr, t);
-  } else if (fmt == REPORT_JSON) {
-    json_object *doc = json_object_array_length(arr) == 1 ? json_object_array_get_idx(arr, 0) : arr;
-    fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  } else if (fmt == REPORT_JSON) { /* a list whatever the number of policies: one shape to read */
+    fprintf(f, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   } else {
     for (size_t i = 0; i < json_object_array_length(arr); i++)
       report_write_csv_row(f, json_object_array_get_idx(arr, i), i == 0);
@@ -164,9 +172,11 @@ static json_object *summary(const allocreplay *r) {
   return arr;
 }
 
-int report_alloc_write(FILE *out, report_format f, const allocreplay *r) {
+int report_alloc_write(FILE *out, report_format f, const allocreplay *r, bool partial) {
   json_object *arr = summary(r);
   if (!arr) return -1;
+  for (size_t i = 0; partial && i < json_object_array_length(arr); i++)
+    report_mark_partial(json_object_array_get_idx(arr, i));
   write_doc(out, f, arr, allocreplay_trace(r));
   json_object_put(arr);
   return 0;

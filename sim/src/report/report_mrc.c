@@ -12,8 +12,7 @@ static void add_opt(json_object *row, const mrc *m, unsigned i, uint32_t sets, u
   }
   uint64_t misses = mrc_opt_misses(m, i, ways);
   json_object_object_add(row, "opt_misses", json_object_new_uint64(misses));
-  json_object_object_add(row, "opt_miss_ratio",
-                         json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
+  json_object_object_add(row, "opt_miss_ratio", report_ratio(misses, accesses));
 }
 
 static json_object *row_json(uint64_t page_bytes, uint32_t sets, uint32_t ways, uint64_t accesses, uint64_t misses) {
@@ -24,7 +23,7 @@ static json_object *row_json(uint64_t page_bytes, uint32_t sets, uint32_t ways, 
   json_object_object_add(row, "entries", json_object_new_uint64((uint64_t)sets * ways));
   json_object_object_add(row, "accesses", json_object_new_uint64(accesses));
   json_object_object_add(row, "misses", json_object_new_uint64(misses));
-  json_object_object_add(row, "miss_ratio", json_object_new_double(accesses ? (double)misses / (double)accesses : 0.0));
+  json_object_object_add(row, "miss_ratio", report_ratio(misses, accesses));
   return row;
 }
 

@@ -72,13 +72,19 @@ static const column_def memory[] = {
     {"cycles_per_access", STATS_RATIO, SNAP(mmu.cycles), SNAP(machine.accesses), STEP_NONE, false},
 };
 
-/* Per TLB level l: offsets from level[0] and access_misses[0], moved by l. */
+/* Per TLB level l: offsets from level[0], access_misses[0] and each
+ * kind_misses[k][0], moved by l. The three by kind (accesses of that kind
+ * with a miss at the level, as Dinero's and cachegrind's read and write
+ * misses) add up to access_misses. */
 static const column_def per_level[] = {
     {"accesses", STATS_COUNT, SNAP(level[0].accesses), NONE, STEP_LEVEL, false},
     {"hits", STATS_COUNT, SNAP(level[0].hits), NONE, STEP_LEVEL, false},
     {"misses", STATS_COUNT, SNAP(level[0].misses), NONE, STEP_LEVEL, false},
-    {"miss_rate", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL, false},
+    {"miss_ratio", STATS_RATIO, SNAP(level[0].misses), SNAP(level[0].accesses), STEP_LEVEL, false},
     {"access_misses", STATS_COUNT, SNAP(machine.access_misses[0]), NONE, STEP_U64, false},
+    {"read_misses", STATS_COUNT, SNAP(machine.kind_misses[ACC_READ][0]), NONE, STEP_U64, false},
+    {"write_misses", STATS_COUNT, SNAP(machine.kind_misses[ACC_WRITE][0]), NONE, STEP_U64, false},
+    {"fetch_misses", STATS_COUNT, SNAP(machine.kind_misses[ACC_EXEC][0]), NONE, STEP_U64, false},
     {"evictions", STATS_COUNT, SNAP(level[0].evictions), NONE, STEP_LEVEL, false},
 };
 

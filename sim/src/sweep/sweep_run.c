@@ -142,6 +142,7 @@ typedef struct window_state {
   uint64_t seen;  /* accesses read so far (skipped ones included) */
   bool warm;      /* the base snapshots are taken */
   bool stopped;   /* --max reached */
+  bool reset;     /* at the warm-up's end the machines' counters restart (no base snapshots) */
   stats_snapshot *base;
   /* --interval: the next boundary (in seen), the next row's index, seen at
      the last row, and per machine the snapshot at the last row, one taken
@@ -221,7 +222,9 @@ static int feed_window(sweep_pass *p, window_state *s, batch *q, diag *d) {
       if (flush(p, q, d) || feed(p, &cut, 1, d)) return -1;
     }
     if (s->w.warmup && !s->warm && s->seen == num_add_sat(s->w.skip, s->w.warmup)) {
-      take_all(p->m, p->n, s->base);
+      if (s->reset)
+        for (size_t i = 0; i < p->n; i++) machine_reset_counters(p->m[i]);
+      else take_all(p->m, p->n, s->base);
       s->warm = true;
       if (s->prev) memcpy(s->prev, s->base, p->n * sizeof *s->prev);
     }
@@ -240,12 +243,18 @@ static int replay(sweep_pass *p, trace_reader *r, window_state *s, diag *d) {
   batch q = {.slot = malloc((SWEEP_BATCH + 1) * sizeof *q.slot)};
   if (!q.slot) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
-  while (!s->stopped && (rc = trace_read_block(r, &q.slot[q.n], d)) == 1)
+  bool halted = false; /* by each_block */
+  while (!s->stopped && (rc = trace_read_block(r, &q.slot[q.n], d)) == 1) {
     if (feed_window(p, s, &q, d)) {
       free(q.slot);
       return -1;
     }
-  if (s->stopped) rc = 0;
+    if (s->w.each_block && s->w.each_block(s->w.block_ctx, s->seen)) {
+      halted = true;
+      break;
+    }
+  }
+  if (s->stopped || halted) rc = 0;
   /* What was read before the end (or a bad line) is replayed first: a
      machine's error on an earlier record comes before the reader's. */
   diag mine;
@@ -254,7 +263,24 @@ static int replay(sweep_pass *p, trace_reader *r, window_state *s, diag *d) {
     rc = -1;
   }
   free(q.slot);
-  return rc < 0 ? -1 : 0;
+  return rc < 0 ? -1 : halted;
+}
+
+int sweep_replay_window(machine *m, trace_reader *r, const sweep_window *w, diag *d) {
+  if (w->interval) return diag_set(d, NULL, 0, "sweep_replay_window: no intervals");
+  sweep_pass *p = malloc(sizeof *p);
+  if (!p) return diag_set(d, trace_get_path(r), 0, "out of memory");
+  window_state s = {.w = *w, .reset = true};
+  int rc = pass_start(p, &m, 1, 1, d);
+  if (!rc) {
+    p->file = trace_get_path(r);
+    rc = replay(p, r, &s, d);
+    pass_stop(p);
+    /* A trace that ends within the warm-up leaves nothing counted. */
+    if (rc >= 0 && w->warmup && !s.warm) machine_reset_counters(m);
+  }
+  free(p);
+  return rc;
 }
 
 static void destroy_all(machine **m, size_t n) {
@@ -297,7 +323,7 @@ int sweep_trace(const machine_spec *specs, size_t n, trace_reader *r, const swee
     rc = replay(p, r, &s, d);
     pass_stop(p);
     /* The accesses and records after the last interval row. */
-    if (!rc && s.prev && (!w->warmup || s.warm)) emit_interval(m, n, &s, false);
+    if (rc >= 0 && s.prev && (!w->warmup || s.warm)) emit_interval(m, n, &s, false);
     take_all(m, n, out);
     /* A trace that ends within the warm-up leaves nothing counted. */
     if (w->warmup && !s.warm) memcpy(base, out, n * sizeof *base);

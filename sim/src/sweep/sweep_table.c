@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "tlbsim/csv.h"
+#include "tlbsim/num.h"
 
-/* The columns a row names itself: the trace and the base configuration. */
+/* The columns but the one a row names first itself: the trace. */
 static bool kept(const stats_column *c) {
   if (c->kind == STATS_GROUP) return false;
-  return c->kind != STATS_LABEL || (c->at != STATS_TRACE && c->at != STATS_CONFIG);
+  return c->kind != STATS_LABEL || c->at != STATS_TRACE;
 }
 
 static long find_column(const stats_column *col, size_t n, const char *name) {
@@ -42,7 +43,7 @@ static int merge(sweep_columns *u, const stats_schema *sc, diag *d) {
 
 int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out, diag *d) {
   out->n = 0;
-  out->intervals = false;
+  out->intervals = out->partial = false;
   stats_schema sc;
   for (size_t i = 0; i < n; i++) {
     stats_schema_build(&specs[i], &sc);
@@ -53,7 +54,7 @@ int sweep_columns_build(const machine_spec *specs, size_t n, sweep_columns *out,
 
 /* --- cells ------------------------------------------------------------------ */
 
-typedef enum { CELL_EMPTY, CELL_TEXT, CELL_COUNT, CELL_RATIO } cell_kind;
+typedef enum { CELL_EMPTY, CELL_TEXT, CELL_COUNT, CELL_RATIO, CELL_BOOL } cell_kind;
 
 typedef struct cell {
   cell_kind kind;
@@ -68,23 +69,24 @@ static cell row_cell(const sweep_row *r, const stats_schema *sc, const stats_col
   if (k < 0) return (cell){.kind = CELL_EMPTY};
   const stats_column *own = &sc->col[k];
   if (own->kind == STATS_LABEL)
-    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format : r->spec->format.name};
+    return (cell){.kind = CELL_TEXT, .text = own->at == STATS_TRACE_FORMAT ? r->trace_format
+                                             : own->at == STATS_CONFIG     ? r->config
+                                                                           : r->spec->format.name};
   if (own->kind == STATS_COUNT) return (cell){.kind = CELL_COUNT, .count = stats_count(r->snap, own)};
+  if (!stats_denominator(r->snap, own)) return (cell){.kind = CELL_EMPTY}; /* a ratio of nothing */
   return (cell){.kind = CELL_RATIO, .ratio = stats_ratio(r->snap, own)};
 }
 
-/* A cell as text, numbers as `run` writes them (ratios through json-c). */
+/* A cell as text, numbers as `run` writes them. */
 static const char *cell_text(const cell *c, char *buf, size_t len) {
   switch (c->kind) {
   case CELL_EMPTY: return "";
   case CELL_TEXT: return c->text;
   case CELL_COUNT: snprintf(buf, len, "%llu", (unsigned long long)c->count); return buf;
+  case CELL_BOOL: return c->count ? "true" : "false";
   case CELL_RATIO: break;
   }
-  json_object *v = json_object_new_double(c->ratio);
-  snprintf(buf, len, "%s", json_object_to_json_string(v));
-  json_object_put(v);
-  return buf;
+  return num_format_real(c->ratio, buf, len);
 }
 
 static json_object *cell_json(const cell *c) {
@@ -92,22 +94,27 @@ static json_object *cell_json(const cell *c) {
   case CELL_EMPTY: return NULL;
   case CELL_TEXT: return json_object_new_string(c->text);
   case CELL_COUNT: return json_object_new_uint64(c->count);
+  case CELL_BOOL: return json_object_new_boolean(c->count != 0);
   case CELL_RATIO: break;
   }
-  return json_object_new_double(c->ratio);
+  return report_real(c->ratio);
 }
 
 /* The columns before the statistics: trace, the axes, and with intervals
  * interval and accesses_end. */
 static size_t lead(const sweep_grid *g, const sweep_columns *cols) { return 1 + g->naxes + (cols->intervals ? 2 : 0); }
 
+/* All the columns: the lead, the statistics, and `partial` when there. */
+static size_t width(const sweep_grid *g, const sweep_columns *cols) { return lead(g, cols) + cols->n + cols->partial; }
+
 /* Column j of a row over the full header: trace, the axes, [interval,
- * accesses_end,] the columns. */
+ * accesses_end,] the columns[, partial]. */
 static cell full_cell(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r, const stats_schema *sc,
                       size_t j) {
   if (j == 0) return (cell){.kind = CELL_TEXT, .text = r->trace};
   if (j <= g->naxes) return (cell){.kind = CELL_TEXT, .text = r->values[j - 1]};
   if (j < lead(g, cols)) return (cell){.kind = CELL_COUNT, .count = j == g->naxes + 1 ? r->interval : r->accesses_end};
+  if (j == lead(g, cols) + cols->n) return (cell){.kind = CELL_BOOL, .count = r->partial};
   return row_cell(r, sc, &cols->col[j - lead(g, cols)]);
 }
 
@@ -115,6 +122,7 @@ static const char *header_name(const sweep_grid *g, const sweep_columns *cols, s
   if (j == 0) return "trace";
   if (j <= g->naxes) return g->axis[j - 1].key;
   if (j < lead(g, cols)) return j == g->naxes + 1 ? "interval" : "accesses_end";
+  if (j == lead(g, cols) + cols->n) return "partial";
   return cols->col[j - lead(g, cols)].name;
 }
 
@@ -123,7 +131,7 @@ static const char *header_name(const sweep_grid *g, const sweep_columns *cols, s
 #define CELL_MAX 64
 
 void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *cols) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   for (size_t j = 0; j < ncols; j++) {
     if (j) fputc(',', f);
     csv_write_field(f, header_name(g, cols, j));
@@ -133,7 +141,7 @@ void sweep_write_csv_header(FILE *f, const sweep_grid *g, const sweep_columns *c
 
 void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows,
                           size_t nrows) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   stats_schema sc;
   char buf[CELL_MAX];
   for (size_t i = 0; i < nrows; i++) {
@@ -148,7 +156,7 @@ void sweep_write_csv_rows(FILE *f, const sweep_grid *g, const sweep_columns *col
 }
 
 static json_object *row_json(const sweep_grid *g, const sweep_columns *cols, const sweep_row *r) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   stats_schema sc;
   stats_schema_build(r->spec, &sc);
   json_object *o = json_object_new_object();
@@ -180,7 +188,7 @@ static void write_json_lines(FILE *f, const sweep_grid *g, const sweep_columns *
 /* Text: one line per column, a column of values per row — a sweep has
  * many metrics and few rows, so this reads down the metrics. */
 static void write_text(FILE *f, const sweep_grid *g, const sweep_columns *cols, const sweep_row *rows, size_t nrows) {
-  size_t ncols = lead(g, cols) + cols->n;
+  size_t ncols = width(g, cols);
   char buf[CELL_MAX];
   stats_schema *sc = malloc(nrows ? nrows * sizeof *sc : 1);
   if (!sc) return;

@@ -78,6 +78,7 @@ struct trace_reader {
   bool ahead_tried;      /* the first read decided on a fill thread */
   trace_ahead *ahead;    /* NULL: blocks are filled in the caller's calls */
   uint64_t ahead_bytes;  /* the input's bytes read when the last block taken was filled */
+  uint64_t records;      /* handed out so far (in blocks, as trace_next reads them too) */
 };
 
 const char *const trace_format_names[] = {
@@ -325,7 +326,7 @@ static void decode_block(trace_reader *r, trace_block *b) {
 
 /* A bad line ends the block before it: the records ahead of it are handed
  * out first, and the error on the next call. */
-static int read_block_now(trace_reader *r, trace_block *b, diag *d) {
+static int read_block(trace_reader *r, trace_block *b, diag *d) {
   if (r->failed) return fail(r, d);
   b->n = b->nother = 0;
   b->last_byte_or = 0;
@@ -366,18 +367,24 @@ static int read_block_now(trace_reader *r, trace_block *b, diag *d) {
 /* The fill thread's trace_fill_fn. */
 static int fill_ahead(void *ctx, trace_block *b, diag *d, uint64_t *bytes) {
   trace_reader *r = ctx;
-  int rc = read_block_now(r, b, d);
+  int rc = read_block(r, b, d);
   *bytes = trace_src_offset(r->src);
   return rc;
 }
 
 int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
-  if (!r->ahead_tried) {
+  bool announced = false; /* the switch the first block announces is no record of the input */
+  if (!r->ahead_tried) { /* from here on only the fill thread, if there is one, touches the input's state */
     r->ahead_tried = true;
+    announced = r->thread_first;
     if (trace_ahead_wanted(r->jobs) && trace_src_regular_file(r->src)) r->ahead = trace_ahead_start(fill_ahead, r);
   }
-  return r->ahead ? trace_ahead_take(r->ahead, b, d, &r->ahead_bytes) : read_block_now(r, b, d);
+  int k = r->ahead ? trace_ahead_take(r->ahead, b, d, &r->ahead_bytes) : read_block(r, b, d);
+  if (k == 1) r->records += b->n - announced;
+  return k;
 }
+
+uint64_t trace_records_read(const trace_reader *r) { return r->records; }
 
 const char *trace_label_problem(const char *s, size_t len) {
   if (len == 0) return "an empty mark label";

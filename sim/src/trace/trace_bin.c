@@ -89,7 +89,7 @@ static int check_u32(const trace_bytes *in, diag *d, uint64_t v) {
 }
 
 static int decode_mark(trace_bytes *in, trace_record *rec, diag *d) {
-  uint64_t len;
+  uint64_t len = 0; /* gcc -O2 cannot see get_nums sets it or fails */
   if (get_nums(in, d, &len, 1)) return -1;
   if (len == 0 || len >= TRACE_LABEL_MAX) return bad(in, d, "a mark label of 0 or more than 63 bytes");
   if (len > (uint64_t)(in->end - in->p)) return bad(in, d, "cut off at the end of the input");
