@@ -5,7 +5,9 @@
  * 8-byte word (probability 1 - jump) or jumps to a random word. Only data
  * accesses (din labels 0 and 1, lackey L and S) are written, because Dinero IV
  * sends label 2 to its instruction cache and the throughput comparison is
- * against its data cache alone.
+ * against its data cache alone. As ChampSim records (--format champsim:
+ * ChampSim's 64-byte input_instr, traces/FORMAT.md), each access is one
+ * instruction's one load or store, for the xz decoding benchmark.
  *
  * Footprints:
  *   bounded  every address lies in [BASE, BASE + footprint): the set of pages
@@ -29,9 +31,12 @@
 #define JUMP_SCALE 1000000u              /* jump probability is given in parts per million */
 #define WRITE_EVERY 3u                   /* one access in three is a write */
 #define OUT_BUF (1u << 20)
-#define LINE_MAX_LEN 32u                 /* " S 7f0000000000,8\n" is 18 bytes */
+#define LINE_MAX_LEN 64u                 /* a ChampSim record; " S 7f0000000000,8\n" is 18 bytes */
+#define CHAMPSIM_IP 0x400000ull          /* where the records' instructions sit, one every 4 bytes */
+#define CHAMPSIM_STORE 16u               /* input_instr: destination_memory[0] */
+#define CHAMPSIM_LOAD 32u                /* input_instr: source_memory[0] */
 
-typedef enum { FMT_DIN, FMT_LACKEY } out_format;
+typedef enum { FMT_DIN, FMT_LACKEY, FMT_CHAMPSIM } out_format;
 
 typedef struct options {
   out_format format;
@@ -68,8 +73,22 @@ static size_t put_hex(char *dst, uint64_t v, unsigned width) {
   return n;
 }
 
-static size_t format_line(char *dst, out_format f, bool write, uint64_t addr) {
+/* v little-endian at dst, as ChampSim's x86-64 tracer writes it. */
+static void put_le64(char *dst, uint64_t v) {
+  for (unsigned i = 0; i < 8; i++) dst[i] = (char)(v >> (8 * i));
+}
+
+/* Record i: an instruction whose one memory operand is addr. */
+static size_t format_champsim(char *dst, uint64_t i, bool write, uint64_t addr) {
+  memset(dst, 0, 64);
+  put_le64(dst, CHAMPSIM_IP + 4 * (i % 4096));
+  put_le64(dst + (write ? CHAMPSIM_STORE : CHAMPSIM_LOAD), addr);
+  return 64;
+}
+
+static size_t format_line(char *dst, out_format f, uint64_t i, bool write, uint64_t addr) {
   size_t n = 0;
+  if (f == FMT_CHAMPSIM) return format_champsim(dst, i, write, addr);
   if (f == FMT_DIN) {
     dst[n++] = write ? '1' : '0';
     dst[n++] = ' ';
@@ -111,7 +130,7 @@ static int generate(const options *opt) {
       if (!opt->grow && offset >= opt->footprint) offset = 0;
     }
     if (OUT_BUF - out->used < LINE_MAX_LEN) rc = flush(out);
-    out->used += format_line(out->data + out->used, opt->format, write, BASE + offset);
+    out->used += format_line(out->data + out->used, opt->format, i, write, BASE + offset);
   }
   if (rc == 0) rc = flush(out);
   free(out);
@@ -119,11 +138,12 @@ static int generate(const options *opt) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: bench_gen_din [--format din|lackey] [--lines N] [--footprint SIZE | --grow]\n"
+  fputs("usage: bench_gen_din [--format din|lackey|champsim] [--lines N] [--footprint SIZE | --grow]\n"
         "                     [--jump PPM] [--seed S]\n"
         "Writes N data accesses (default 10000000) to stdout: sequential 8-byte words with a\n"
         "jump to a random word with probability PPM/1000000 (default 20000). Addresses stay in\n"
-        "SIZE bytes (default 64M) or, with --grow, each jump opens a never-used 4 KiB page.\n",
+        "SIZE bytes (default 64M) or, with --grow, each jump opens a never-used 4 KiB page.\n"
+        "champsim: one 64-byte ChampSim record per access (binary).\n",
         f);
 }
 
@@ -147,7 +167,8 @@ static int parse_args(int argc, char **argv, options *opt) {
     int rc;
     if (!strcmp(a, "--format")) {
       rc = !strcmp(v, "din") ? (opt->format = FMT_DIN, 0)
-           : !strcmp(v, "lackey") ? (opt->format = FMT_LACKEY, 0) : -1;
+           : !strcmp(v, "lackey") ? (opt->format = FMT_LACKEY, 0)
+           : !strcmp(v, "champsim") ? (opt->format = FMT_CHAMPSIM, 0) : -1;
     } else if (!strcmp(a, "--lines")) {
       rc = num_parse_whole(v, &opt->lines);
     } else if (!strcmp(a, "--footprint")) {

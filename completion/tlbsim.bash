@@ -19,12 +19,12 @@ _tlbsim_formats() {
 # single words separated by ", " or " or ", "(default)" dropped.
 _tlbsim_choices() {
   "$1" "$2" --help 2>/dev/null | awk -v opt="$3" '
-    $1 == opt && NF > 2 {
+    !done && $1 == opt && NF > 2 {
       h = $0; sub(/^ +[^ ]+ +[^ ]+ +/, "", h); sub(/^[^:,]*format: /, "", h)
       gsub(/ \(default[^)]*\)/, "", h); sub(/[(:].*/, "", h)
       n = split(h, tok, /, | or /)
       for (i = 1; i <= n; i++) { sub(/ +$/, "", tok[i]); if (tok[i] !~ /^[a-z0-9_-]+$/) break; print tok[i] }
-      exit }'
+      done = 1 }'  # read to the end: exiting early would cut the help off (SIGPIPE) once it is over 4 KiB
 }
 
 # The SECTION.KEY= a --set may name, of the configuration the line names so

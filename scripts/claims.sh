@@ -4,7 +4,8 @@
 # with the text: validation errors (tlbsim validate), fitted latencies
 # (calibrate), what two machines' runs of one sweep differ by (the CSVs),
 # allocation counts (tlbsim alloc), bench/README.md's miss counts (a generated
-# trace) and memory table (its raw log in bench/logs/). Each check finds a line
+# trace), memory table and xz decode-thread figures (their raw logs in
+# bench/logs/). Each check finds a line
 # of the document holding both a key and the number as the tool gives it, at
 # the text's rounding; a number that differs beyond that rounding fails.
 #   scripts/claims.sh [--quick] TLBSIM
@@ -218,6 +219,14 @@ say $B "Bounded:" "Bounded: $range from 1M to 100M lines"
 say $M "Replay memory stays" "at $range from 1 M to 100 M lines"
 read -r lo hi < <(awk '$1 == "bounded" && $2 == "din.gz" { if (!lo || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } END { print lo, hi }' "$log")
 say $M "thread's 1 MiB ring" "($(f 1 "$(awk -v k="$lo" 'BEGIN { print k / 1024 }')")–$(f 1 "$(awk -v k="$hi" 'BEGIN { print k / 1024 }')")"
+
+# --- bench/README.md: the xz decode threads' ratio against its raw log ----------------------
+log=bench/logs/xz_jobs-2026-12-01.txt
+read -r best med < <(awk '/^ratio jobs 1 \/ jobs 2:/ { print $8, $10 }' "$log")
+say $B "Ratio \`--jobs 1\` / \`--jobs 2\`" "best $best, median $med"
+while read -r _ jobs best med cbest cmed; do
+  say $B "| \`--jobs $jobs\` |" "| $best | $med | $cbest | $cmed |"
+done < <(awk '$1 == "jobs"' "$log")
 
 if [ $quick = 1 ]; then
   echo "claims: $checks checked, $fails failed (--quick: the validate and calibrate figures, bench's miss counts and the machine-to-machine differences not re-computed)"

@@ -7,6 +7,8 @@ add_test(NAME explain_h200 COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/explain.sh $<TA
 add_test(NAME run_report COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_report.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME convert COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/convert.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME run_cpus COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_cpus.sh $<TARGET_FILE:tlbsim>)
+add_test(NAME jobs COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/jobs.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR}
+  $<TARGET_FILE:bench_gen_din>)
 add_test(NAME cli_options COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/options.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME cli_progress COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/progress.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME cli_shapes COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli/shapes.py $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

@@ -920,6 +920,69 @@ static void test_samples(void) {
   }
 }
 
+/* A reader whose blocks a thread fills ahead (trace_open_jobs, 2 jobs)
+ * hands out exactly the blocks, error and byte count of one that fills
+ * them in the caller's calls: a din and a lackey trace of many blocks with
+ * a bad line near the end, a native one with records that are not
+ * accesses, each also closed after its first block (the thread stopped
+ * while it waits for a slot). */
+static void test_fill_thread(void) {
+  enum { LINES = 40000 };
+  static const struct {
+    trace_format fmt;
+    const char *line, *bad;
+  } cases[] = {{TRACE_DIN, "%u %x\n", "9 1234\n"},
+               {TRACE_LACKEY, " L %08x,%u\n", " L 12z4,4\n"},
+               {TRACE_NATIVE, "r 0x%x %u\nmark m\n", "r 0x10zz\n"}};
+  char *text = malloc(LINES * 32);
+  trace_block *b1 = malloc(sizeof *b1), *b2 = malloc(sizeof *b2);
+  CU_ASSERT_FATAL(text && b1 && b2);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    size_t len = 0;
+    for (unsigned i = 0; i < LINES; i++) {
+      if (i == LINES - 100) len += (size_t)sprintf(text + len, "%s", cases[c].bad);
+      else if (cases[c].fmt == TRACE_LACKEY) len += (size_t)sprintf(text + len, cases[c].line, 0x1000 + i * 8, 1 + i % 9);
+      else if (cases[c].fmt == TRACE_DIN) len += (size_t)sprintf(text + len, cases[c].line, i % 4, 0x1000 + i * 8);
+      else len += (size_t)sprintf(text + len, cases[c].line, 0x1000 + i * 8, 1 + i % 9);
+    }
+    char path[32];
+    write_temp(text, len, path);
+    for (int early = 0; early < 2; early++) {
+      diag d1, d2;
+      trace_reader *r1 = trace_open(path, cases[c].fmt, &d1), *r2 = trace_open_jobs(path, cases[c].fmt, 2, &d2);
+      CU_ASSERT_FATAL(r1 && r2);
+      int k1, k2;
+      size_t blocks = 0;
+      do {
+        k1 = trace_read_block(r1, b1, &d1);
+        k2 = trace_read_block(r2, b2, &d2);
+        CU_ASSERT_EQUAL(k1, k2);
+        CU_ASSERT_EQUAL(trace_bytes_read(r1), trace_bytes_read(r2));
+        if (k1 != 1 || k2 != 1) break;
+        CU_ASSERT_TRUE(b1->n == b2->n && b1->nother == b2->nother && b1->kinds == b2->kinds &&
+                       b1->last_byte_or == b2->last_byte_or);
+        CU_ASSERT_FALSE(memcmp(b1->acc, b2->acc, b1->n * sizeof b1->acc[0]) ||
+                        memcmp(b1->line, b2->line, b1->n * sizeof b1->line[0]) ||
+                        memcmp(b1->other, b2->other, b1->nother * sizeof b1->other[0]));
+        blocks++;
+      } while (!early);
+      if (!early) {
+        CU_ASSERT_EQUAL(k1, -1);
+        CU_ASSERT_STRING_EQUAL(d1.msg, d2.msg);
+        CU_ASSERT_TRUE(blocks > 4);
+        CU_ASSERT_EQUAL(trace_read_block(r2, b2, &d2), -1); /* the error repeats */
+        CU_ASSERT_STRING_EQUAL(d1.msg, d2.msg);
+      }
+      trace_close(r1);
+      trace_close(r2);
+    }
+    unlink(path);
+  }
+  free(text);
+  free(b1);
+  free(b2);
+}
+
 int main(void) {
   static const test_case native[] = {
       {"records", test_native_records},
@@ -950,6 +1013,7 @@ int main(void) {
       {"stdin", test_stdin},
       {"open and api", test_open_and_api},
       {"blocks", test_blocks},
+      {"fill thread", test_fill_thread},
       {"samples", test_samples},
       {NULL, NULL},
   };

@@ -35,6 +35,17 @@ typedef struct cli_config {
       {.name = "set", .kind = OPT_CALL, .dest = (c), .arg = "S.K=V", .call = cli_add_set,                   \
        .help = "override key K of section S, e.g. tlb.l1d.entries=64 (repeatable)"}
 
+/* --jobs N as a cli_opt entry filling the uint64_t at jobs: the threads a
+ * multi-block xz trace is decoded on, and with more than one the trace
+ * parsed on a thread of its own (trace_open_jobs; 0, not given: the cores
+ * available). Every command that reads a trace takes it. */
+#define CLI_JOBS_MAX 1024
+#define CLI_JOBS_OPT(jobs)                                                                                    \
+  {.name = "jobs", .kind = OPT_WHOLE, .dest = (jobs), .arg = "N", .lo = 1, .hi = CLI_JOBS_MAX,               \
+   .help = "threads a multi-block xz trace is decoded on, and with 2 or more a trace file\n"                \
+           "parsed on a thread of its own (default: the cores available; 1: all in one\n"              \
+           "thread); the results do not depend on it"}
+
 /* The TLB geometry of a configuration, level by level ("tlb l1d serves
  * data, next stlb, latency 1: [64 entries, 4-way, lru, 4KiB] ..."), then
  * its walk caches, line cache and latencies: what run --verbose and

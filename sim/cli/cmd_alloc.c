@@ -33,6 +33,7 @@ typedef struct opts {
   bool quiet;
   int input;             /* alloctrace_format */
   uint64_t device;       /* NO_DEVICE: the snapshot's one device with events */
+  uint64_t jobs;         /* --jobs: a native trace's decode threads, 0 the cores available */
 } opts;
 
 #define NO_DEVICE UINT64_MAX
@@ -98,6 +99,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
        .choices = alloctrace_input_names, .help = "auto (default), snapshot, rmm or native"},
       {.name = "device", .kind = OPT_WHOLE, .dest = &o->device, .arg = "N", .hi = 1024,
        .help = "which of a snapshot's device_traces (default: the one with events)"},
+      CLI_JOBS_OPT(&o->jobs),
       {.name = "synthetic", .kind = OPT_TEXT_OPTIONAL, .dest = &o->synthetic, .arg = "SPEC",
        .help = "generate the operator workload instead of reading TRACE;\n"
                "SPEC keys: seed requests temps temp_min temp_max keep_min\n"
@@ -415,7 +417,8 @@ int cmd_alloc(int argc, char **argv) {
     }
     x.t = alloctrace_open_synth(&s, &d);
   } else {
-    x.t = alloctrace_open(x.o.trace, (alloctrace_format)x.o.input, x.o.device == NO_DEVICE ? -1 : (int)x.o.device, &d);
+    x.t = alloctrace_open_jobs(x.o.trace, (alloctrace_format)x.o.input, x.o.device == NO_DEVICE ? -1 : (int)x.o.device,
+                              (unsigned)x.o.jobs, &d);
   }
   if (!x.t) return cli_input_error(&d);
   rc = replay_all(&x);

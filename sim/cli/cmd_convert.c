@@ -20,6 +20,7 @@ typedef struct convert_opts {
   int from, to, codec; /* trace_format; index in writable_names; trace_codec */
   bool quiet;
   uint64_t thread; /* the thread (CPU) of records that name none */
+  uint64_t jobs;   /* --jobs: decode threads, 0 the cores available */
   const char *in, *out;
 } convert_opts;
 
@@ -36,6 +37,7 @@ static int parse_convert(int argc, char **argv, convert_opts *o) {
       {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
        .help = "the thread (CPU) of the input's records that name none (default 0); native and\n"
                "binary keep thread ids, lackey and din hold thread 0 only"},
+      CLI_JOBS_OPT(&o->jobs),
       {.name = "quiet", .kind = OPT_FLAG, .dest = &o->quiet, .help = "no summary line and no progress line on stderr"},
   };
   const cli_spec spec = {
@@ -144,7 +146,7 @@ int cmd_convert(int argc, char **argv) {
   trace_format to;
   trace_format_parse(writable_names[o.to], &to);
   diag d;
-  trace_reader *r = trace_open(o.in, (trace_format)o.from, &d);
+  trace_reader *r = trace_open_jobs(o.in, (trace_format)o.from, (unsigned)o.jobs, &d);
   if (!r) return cli_input_error(&d);
   trace_set_thread(r, (uint32_t)o.thread);
   bool to_stdout = !strcmp(o.out, "-");

@@ -35,6 +35,7 @@ int cmd_dump(int argc, char **argv) {
   int trace_fmt = TRACE_AUTO;
   const char *at = NULL;
   int format = 0;
+  uint64_t jobs = 0;
   bool quiet = false;
   static const char *const formats[] = {"text", "json", NULL};
   const cli_opt opts[] = {
@@ -45,6 +46,7 @@ int cmd_dump(int argc, char **argv) {
        .help = "stop at the first 'mark LABEL' record and dump the table as it stands there"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &format, .arg = "F", .choices = formats,
        .help = "text (default) or json: levels[] of tables[], each with its valid_entries[]"},
+      CLI_JOBS_OPT(&jobs),
       CLI_QUIET_OPT(&quiet),
   };
   const cli_spec spec = {
@@ -60,7 +62,7 @@ int cmd_dump(int argc, char **argv) {
   const char *label;
   machine *m = cli_load_machine(&conf, "x86-64", &label, &d);
   if (!m) return cli_input_error(&d);
-  trace_reader *r = trace_open(argv[first], (trace_format)trace_fmt, &d);
+  trace_reader *r = trace_open_jobs(argv[first], (trace_format)trace_fmt, (unsigned)jobs, &d);
   rc = EXIT_INPUT;
   unsigned long line = 0;
   cli_trace_watch w;

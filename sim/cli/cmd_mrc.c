@@ -26,6 +26,7 @@ typedef struct mrc_opts {
   count_list ways;                /* set-associative rows; n 0: not given */
   bool all_ways, quiet;
   int format, trace_fmt;          /* report_format, trace_format */
+  uint64_t jobs;                  /* --jobs: decode threads, 0 the cores available */
   const char *trace;
 } mrc_opts;
 
@@ -93,6 +94,7 @@ static int parse_mrc(int argc, char **argv, mrc_opts *o) {
        .help = "auto (default: from the first bytes), native, lackey, din, binary, champsim or pinatrace"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "csv (default), text or json"},
+      CLI_JOBS_OPT(&o->jobs),
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
@@ -208,7 +210,7 @@ int cmd_mrc(int argc, char **argv) {
   if (mrc_spec_check(&o.spec, &d)) return cli_usage_error("mrc", "%s", d.msg);
   mrc *m = mrc_create(&o.spec, &d);
   if (!m) return cli_input_error(&d);
-  trace_reader *r = trace_open(o.trace, (trace_format)o.trace_fmt, &d);
+  trace_reader *r = trace_open_jobs(o.trace, (trace_format)o.trace_fmt, (unsigned)o.jobs, &d);
   cli_trace_watch w;
   cli_trace_watch_start(&w, "mrc", o.quiet, r, o.trace, NULL);
   int replayed = r ? mrc_replay(m, r, each_block, &w, &d) : -1;

@@ -16,6 +16,7 @@ typedef struct run_opts {
   int format, trace_fmt; /* report_format, trace_format */
   bool verbose, log, dump_pt, quiet;
   uint64_t thread; /* the thread (CPU) of records that name none */
+  uint64_t jobs;   /* --jobs: decode threads, 0 the cores available */
   sweep_window window; /* --skip, --warmup, --max (as sweep's) */
   char **trace;    /* ntraces operands: several are CPUs 0, 1, ... taking turns */
   unsigned ntraces;
@@ -31,6 +32,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       {.name = "thread", .kind = OPT_WHOLE, .dest = &o->thread, .arg = "N", .hi = TRACE_THREAD_MAX - 1,
        .help = "the thread (CPU) of the records that name none (default 0): a ChampSim trace is one\n"
                "CPU's; with it the report has per-thread counts ([machine] address_spaces)"},
+      CLI_JOBS_OPT(&o->jobs),
       {.name = "verbose", .kind = OPT_FLAG, .dest = &o->verbose,
        .help = "print the configuration's TLB levels, walk caches and latencies first\n"
                "(on stderr; tlbsim formats --preset prints them too)"},
@@ -205,7 +207,7 @@ int cmd_run(int argc, char **argv) {
   if (o.verbose) cli_print_machine(stderr, machine_get_spec(m));
   trace_reader *r[TRACE_THREAD_MAX];
   unsigned opened = 0;
-  while (opened < o.ntraces && (r[opened] = trace_open(o.trace[opened], (trace_format)o.trace_fmt, &d))) opened++;
+  while (opened < o.ntraces && (r[opened] = trace_open_jobs(o.trace[opened], (trace_format)o.trace_fmt, (unsigned)o.jobs, &d))) opened++;
   rc = EXIT_INPUT;
   progress p;
   int replayed = opened == o.ntraces ? replay_traces(m, r, &o, &p, &d) : -1;

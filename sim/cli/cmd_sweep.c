@@ -17,7 +17,7 @@
 typedef struct sweep_opts {
   cli_config conf;
   sweep_grid grid;
-  uint64_t jobs;
+  uint64_t jobs; /* 0: not given (configurations on one thread, decoding on every core) */
   sweep_window window;
   int format, trace_fmt; /* report_format, trace_format */
   bool quiet;
@@ -40,7 +40,8 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
        .help = "the values of a key --set accepts, one configuration each (repeatable:\n"
                "every combination of the keys' values)"},
       {.name = "jobs", .kind = OPT_WHOLE, .dest = &o->jobs, .arg = "N", .lo = 1, .hi = SWEEP_MAX_JOBS,
-       .help = "threads the configurations are split over (default 1)"},
+       .help = "threads the configurations are split over (default 1), and a multi-block\n"
+               "xz trace is decoded on (default: the cores available)"},
       {.name = "skip", .kind = OPT_WHOLE, .dest = &o->window.skip, .arg = "N",
        .help = "do not replay the first N accesses (other records still apply)"},
       {.name = "warmup", .kind = OPT_WHOLE, .dest = &o->window.warmup, .arg = "N",
@@ -248,7 +249,7 @@ static int run_traces(const sweep_opts *o, const sweep_columns *cols, sweep_resu
   int rc = 0;
   *nrows = 0;
   for (size_t t = 0; t < o->ntraces && rc == 0; t++) {
-    trace_reader *r = trace_open(o->traces[t], (trace_format)o->trace_fmt, d);
+    trace_reader *r = trace_open_jobs(o->traces[t], (trace_format)o->trace_fmt, (unsigned)o->jobs, d);
     if (!r) {
       rc = -1;
       break;
@@ -294,7 +295,7 @@ static void task_words_build(const sweep_opts *o, task_words *t) {
   static const char *const names[] = {"--jobs", "--skip", "--warmup", "--max", "--interval"};
   const uint64_t values[] = {o->jobs, o->window.skip, o->window.warmup, o->window.max, o->window.interval};
   for (int i = 0; i < 5; i++) {
-    if (!values[i] || (i == 0 && values[i] == 1)) continue;
+    if (!values[i]) continue;
     snprintf(t->num[i], sizeof t->num[i], "%llu", (unsigned long long)values[i]);
     t->w[t->n++] = names[i], t->w[t->n++] = t->num[i];
   }
@@ -316,7 +317,7 @@ static int emit_main(const sweep_opts *o) {
     while (i < n && !read_spec(o, i, spec, &label, &d)) i++;
     task_words_build(o, w);
     sweep_emit e = {.dir = o->emit_dir, .words = w->w, .nwords = w->n, .traces = o->traces, .ntraces = o->ntraces,
-                    .nconfigs = n, .slices = o->slices < n ? o->slices : n, .jobs = (unsigned)o->jobs,
+                    .nconfigs = n, .slices = o->slices < n ? o->slices : n, .jobs = o->jobs ? (unsigned)o->jobs : 1,
                     .rows_known = !o->window.interval};
     if (i == n && !sweep_emit_slurm(&e, &d)) rc = EXIT_OK;
   }
@@ -371,7 +372,6 @@ int cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "tlbsim sweep: out of memory\n");
     return EXIT_INPUT;
   }
-  o->jobs = 1;
   o->slices = 1;
   o->emit = -1;
   o->format = REPORT_CSV;

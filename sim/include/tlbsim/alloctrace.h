@@ -92,6 +92,10 @@ typedef struct alloctrace alloctrace;
 /* path "-" reads stdin; gzip is read transparently. device: which of a
  * snapshot's device_traces (-1: the only one with events). */
 alloctrace *alloctrace_open(const char *path, alloctrace_format fmt, int device, diag *d);
+/* The same with a native trace read as trace_open_jobs reads it: an xz
+ * file of several blocks decoded on `jobs` threads (0: the cores available;
+ * 1: as alloctrace_open). */
+alloctrace *alloctrace_open_jobs(const char *path, alloctrace_format fmt, int device, unsigned jobs, diag *d);
 alloctrace *alloctrace_open_synth(const alloctrace_synth *s, diag *d);
 /* 1: *ev filled; 0: end; -1: error "FILE:LINE: ..." or
  * "FILE: device_traces[D][I]: ..." in d. */

@@ -89,9 +89,12 @@ static inline int num_scan_hex_to_stop(const char **p, uint64_t *out) {
 static inline unsigned num_hex_lead16(const char *s, uint64_t *nibbles) {
 #if defined(__SSE2__) && defined(__x86_64__)
   __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-  __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* letters in lower case; bytes from 0x80 stay negative */
-  __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-  __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(y, _mm_set1_epi8('f' + 1)));
+  /* A range test in one add and one compare: adding 0x80 - lo moves [lo,
+   * hi] to the bottom of the signed bytes, [-128, -128 + hi - lo], and
+   * every other byte above it. Letters go to lower case first (| 0x20). */
+  __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))), _mm_set1_epi8(-128 + 10));
+  __m128i letter = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8((char)(0x80 - 'a'))),
+                                  _mm_set1_epi8(-128 + 6));
   unsigned hex = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, letter));
   __m128i v = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)), _mm_and_si128(letter, _mm_set1_epi8(9)));
   /* two nibbles a byte (the first high), then the 8 bytes first-highest */

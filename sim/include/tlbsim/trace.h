@@ -198,6 +198,15 @@ typedef struct trace_reader trace_reader;
  * blank, a # comment or a valgrind ==PID== banner; an input with no such
  * line is an empty native trace. */
 trace_reader *trace_open(const char *path, trace_format fmt, diag *d);
+/* trace_open with a multi-block xz file (xz -T0, ChampSim's traces)
+ * decoded on `jobs` threads, the blocks in parallel ahead of the reader
+ * (liblzma's multithreaded decoder), and, for a regular file, the blocks
+ * trace_read_block hands out parsed on a thread of their own ahead of the
+ * caller (so parsing overlaps simulating): 0 the cores available (that
+ * thread where there are two or more), 1 what trace_open does (everything
+ * in the caller's calls). The records, errors and end are the same
+ * whatever jobs is. Call trace_set_thread before the first read. */
+trace_reader *trace_open_jobs(const char *path, trace_format fmt, unsigned jobs, diag *d);
 /* A reader over len bytes at data (copied; any format and codec trace_open
  * reads), its errors named `name` ("NAME:LINE: ..."). */
 trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d);

@@ -188,12 +188,17 @@ static alloctrace_format sniff(gzFile gz) {
 }
 
 alloctrace *alloctrace_open(const char *path, alloctrace_format fmt, int device, diag *d) {
+  return alloctrace_open_jobs(path, fmt, device, 1, d);
+}
+
+alloctrace *alloctrace_open_jobs(const char *path, alloctrace_format fmt, int device, unsigned jobs, diag *d) {
   if (fmt == ALLOCTRACE_SYNTHETIC) {
     diag_set(d, NULL, 0, "the synthetic workload is opened with alloctrace_open_synth");
     return NULL;
   }
   alloctrace *t = new_trace(!strcmp(path, "-") ? "<stdin>" : path, d);
   if (!t) return NULL;
+  t->jobs = jobs;
   int rc = -1;
   if (fmt == ALLOCTRACE_NATIVE) {
     rc = at_open_native(t, d); /* the trace module opens the file itself */

@@ -39,6 +39,7 @@ struct alloctrace {
   uint64_t streams[AT_MAX_STREAMS];
   unsigned nstreams;
   uint64_t reserved; /* recorded, running */
+  unsigned jobs;     /* a native trace's decode threads (trace_open_jobs) */
 };
 
 /* Opens the sources; each fills t->src and t->impl. */

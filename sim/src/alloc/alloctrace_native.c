@@ -75,7 +75,7 @@ static const at_source native_source = {native_next, native_close};
 int at_open_native(alloctrace *t, diag *d) {
   native_src *n = calloc(1, sizeof *n);
   if (!n) return diag_set(d, t->path, 0, "out of host memory");
-  if (!(n->r = trace_open(t->path[0] == '<' ? "-" : t->path, TRACE_NATIVE, d))) {
+  if (!(n->r = trace_open_jobs(t->path[0] == '<' ? "-" : t->path, TRACE_NATIVE, t->jobs, d))) {
     free(n);
     return -1;
   }

@@ -20,7 +20,7 @@ int ktrace_in_open(ktrace_in *in, const char *path, const char *name, diag *d) {
     ktrace_in_close(in);
     return diag_set(d, name, 0, "out of memory");
   }
-  if (!(in->src = trace_src_open(path, in->name, d))) {
+  if (!(in->src = trace_src_open(path, in->name, 1, d))) {
     ktrace_in_close(in);
     return -1;
   }

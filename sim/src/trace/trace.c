@@ -9,7 +9,13 @@
  * NUL) and never copied. When a line runs off the end of the buffered data
  * its start moves to the front and the rest is read behind it, so the buffer
  * needs room for one whole line plus a useful read: TRACE_LINE_MAX bounds it.
+ *
+ * With more than one job (trace_open_jobs) and a regular file, the blocks
+ * are filled on a thread of their own ahead of the caller (trace_ahead.h),
+ * started at the first read: the same blocks, errors and end in the same
+ * order, parsing on one core while the caller simulates on another.
  */
+#include "trace_ahead.h"
 #include "trace_fmt.h"
 #include "trace_src.h"
 
@@ -69,6 +75,10 @@ struct trace_reader {
   diag err;
   trace_block *one;      /* trace_next's block, and its next entry */
   size_t one_at, one_other;
+  unsigned jobs;         /* trace_open_jobs's */
+  bool ahead_tried;      /* the first read decided on a fill thread */
+  trace_ahead *ahead;    /* NULL: blocks are filled in the caller's calls */
+  uint64_t ahead_bytes;  /* the input's bytes read when the last block taken was filled */
   uint64_t records;      /* handed out so far (in blocks, as trace_next reads them too) */
 };
 
@@ -238,10 +248,10 @@ static int take_header(trace_reader *r, diag *d) {
   return fail(r, d);
 }
 
-/* A reader named `name` over the file at path, or over len bytes at data
- * when data is set. */
+/* A reader named `name` over the file at path (decoded on `jobs` threads,
+ * trace_src.h), or over len bytes at data when data is set. */
 static trace_reader *open_reader(const char *path, const char *name, trace_format fmt, const char *data,
-                                 size_t len, diag *d) {
+                                 size_t len, unsigned jobs, diag *d) {
   if ((unsigned)fmt >= NFORMATS) {
     diag_set(d, path, 0, "unknown trace format %d", (int)fmt);
     return NULL;
@@ -252,7 +262,7 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
     trace_close(r);
     return NULL;
   }
-  r->src = data ? trace_src_open_memory(data, len, r->name, d) : trace_src_open(path, r->name, d);
+  r->src = data ? trace_src_open_memory(data, len, r->name, d) : trace_src_open(path, r->name, jobs, d);
   if (!r->src) {
     trace_close(r);
     return NULL;
@@ -263,6 +273,7 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
   r->line.clock = &r->clock;
   r->bin.file = r->name;
   r->fmt = fmt;
+  r->jobs = jobs;
   if (first_bytes(r, d) || (r->fmt == TRACE_AUTO && sniff(r, d)) || (formats[r->fmt].magic && take_header(r, d))) {
     trace_close(r);
     return NULL;
@@ -274,16 +285,18 @@ static trace_reader *open_reader(const char *path, const char *name, trace_forma
   return r;
 }
 
-trace_reader *trace_open(const char *path, trace_format fmt, diag *d) {
+trace_reader *trace_open_jobs(const char *path, trace_format fmt, unsigned jobs, diag *d) {
   if (!path || !*path) {
     diag_set(d, NULL, 0, "no trace file given");
     return NULL;
   }
-  return open_reader(path, strcmp(path, "-") ? path : "<stdin>", fmt, NULL, 0, d);
+  return open_reader(path, strcmp(path, "-") ? path : "<stdin>", fmt, NULL, 0, jobs, d);
 }
 
+trace_reader *trace_open(const char *path, trace_format fmt, diag *d) { return trace_open_jobs(path, fmt, 1, d); }
+
 trace_reader *trace_open_memory(const char *name, const char *data, size_t len, trace_format fmt, diag *d) {
-  return open_reader(name, name, fmt, data ? data : "", len, d);
+  return open_reader(name, name, fmt, data ? data : "", len, 1, d);
 }
 
 trace_record *trace_emit_other(trace_block *b, trace_rec_kind kind, unsigned long line) {
@@ -353,9 +366,22 @@ static int read_block(trace_reader *r, trace_block *b, diag *d) {
   return r->failed ? fail(r, d) : 0;
 }
 
+/* The fill thread's trace_fill_fn. */
+static int fill_ahead(void *ctx, trace_block *b, diag *d, uint64_t *bytes) {
+  trace_reader *r = ctx;
+  int rc = read_block(r, b, d);
+  *bytes = trace_src_offset(r->src);
+  return rc;
+}
+
 int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
-  bool announced = r->thread_first; /* the switch it announces is no record of the input */
-  int k = read_block(r, b, d);
+  bool announced = false; /* the switch the first block announces is no record of the input */
+  if (!r->ahead_tried) { /* from here on only the fill thread, if there is one, touches the input's state */
+    r->ahead_tried = true;
+    announced = r->thread_first;
+    if (trace_ahead_wanted(r->jobs) && trace_src_regular_file(r->src)) r->ahead = trace_ahead_start(fill_ahead, r);
+  }
+  int k = r->ahead ? trace_ahead_take(r->ahead, b, d, &r->ahead_bytes) : read_block(r, b, d);
   if (k == 1) r->records += b->n - announced;
   return k;
 }
@@ -449,10 +475,11 @@ trace_format trace_get_format(const trace_reader *r) { return r->fmt; }
 
 const char *trace_get_path(const trace_reader *r) { return r->name; }
 
-uint64_t trace_bytes_read(const trace_reader *r) { return trace_src_offset(r->src); }
+uint64_t trace_bytes_read(const trace_reader *r) { return r->ahead ? r->ahead_bytes : trace_src_offset(r->src); }
 
 void trace_close(trace_reader *r) {
   if (!r) return;
+  trace_ahead_stop(r->ahead);
   trace_src_close(r->src);
   free(r->buf);
   free(r->name);

@@ -43,20 +43,24 @@ static inline bool parse_common(const trace_line *ln, trace_block *b) {
   return true;
 }
 
+/* The longest common line: label, blank, 16 digits, newline. */
+#define DIN_LINE_MAX 19
+
+/* One common line at s into put: where the next line starts, or NULL for
+ * a line of another shape. */
+static inline const char *scan_line(const char *s, trace_put *put) {
+  /* label and blank in one test: "0 " to "3 " are the two bytes as one
+   * number, less that of "0 ", from 0 to 3 */
+  unsigned label = ((unsigned)(unsigned char)s[0] | (unsigned)(unsigned char)s[1] << 8) - ('0' | ' ' << 8);
+  uint64_t nibbles;
+  unsigned n = num_hex_lead16(s + 2, &nibbles);
+  if (label > 3 || n == 0 || s[2 + n] != '\n') return NULL;
+  trace_put_access(put, (trace_access)access_of[label], nibbles >> (4 * (16 - n)), 1);
+  return s + 3 + n;
+}
+
 const char *trace_din_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
-  trace_put put = trace_put_begin(b, *line);
-  /* the longest common line: label, blank, 16 digits, newline */
-  while (put.n < TRACE_BLOCK_MAX && end - s >= 19) {
-    unsigned label = (unsigned)(unsigned char)s[0] - '0';
-    uint64_t nibbles;
-    if (label > 3 || s[1] != ' ') break;
-    unsigned n = num_hex_lead16(s + 2, &nibbles);
-    if (n == 0 || s[2 + n] != '\n') break;
-    trace_put_access(&put, (trace_access)access_of[label], nibbles >> (4 * (16 - n)), 1);
-    s += 3 + n;
-  }
-  trace_put_end(&put, line);
-  return s;
+  return trace_scan_rounds(s, end, b, line, DIN_LINE_MAX, scan_line);
 }
 
 /* Any line: the rare shapes, and every error. Out of line, so the common

@@ -125,6 +125,29 @@ static inline void trace_put_end(const trace_put *p, unsigned long *line) {
   *line = p->line;
 }
 
+/* A text format's scan (trace_scan_fn) over lines of at most line_max
+ * bytes, one() taking a line of the common shape at s into put (where the
+ * next starts) or refusing any other (NULL): lines in rounds of as many as
+ * surely fit, in the block and in the bytes left, so no bound is tested
+ * per line. Inlined with its one(), as a scan of its own. */
+static inline const char *trace_scan_rounds(const char *s, const char *end, trace_block *b, unsigned long *line,
+                                            size_t line_max, const char *(*one)(const char *s, trace_put *put)) {
+  trace_put put = trace_put_begin(b, *line);
+  for (;;) {
+    size_t lines = (size_t)(end - s) / line_max, room = TRACE_BLOCK_MAX - put.n;
+    if (lines > room) lines = room;
+    if (lines == 0) break;
+    for (; lines; lines--) {
+      const char *next = one(s, &put);
+      if (!next) goto done;
+      s = next;
+    }
+  }
+done:
+  trace_put_end(&put, line);
+  return s;
+}
+
 /* ---- record formats (binary) ---------------------------------------------
  *
  * trace_bytes  a binary format's input as the reader hands it over: the

@@ -14,6 +14,7 @@
 #include "trace_fmt.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int bad(const trace_line *ln, diag *d, const char *what, const char *at) {
   char ex[48];
@@ -21,9 +22,16 @@ static int bad(const trace_line *ln, diag *d, const char *what, const char *at) 
                   trace_excerpt(at, (size_t)(ln->text + ln->len - at), ex, sizeof ex));
 }
 
-/* The first three bytes of a line as one number, s[0] lowest. */
+/* The first three bytes of a line as one number, s[0] lowest: one load
+ * where the byte order is that (the line's padding keeps s[3] readable). */
 static inline uint32_t lead_of(const char *s) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t w;
+  memcpy(&w, s, sizeof w);
+  return w & 0xffffff;
+#else
   return (uint32_t)(unsigned char)s[0] | (uint32_t)(unsigned char)s[1] << 8 | (uint32_t)(unsigned char)s[2] << 16;
+#endif
 }
 #define LEAD(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
 /* The four leads lackey prints, by the sum of their first two bytes (which
@@ -66,27 +74,31 @@ static inline bool parse_common(const trace_line *ln, trace_block *b) {
   return true;
 }
 
-const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
-  trace_put put = trace_put_begin(b, *line);
-  /* the longest common line: kind, 16 digits, a comma, 2 digits, newline */
-  while (put.n < TRACE_BLOCK_MAX && end - s >= 23) {
-    int kind = common_kind(s);
-    uint64_t nibbles;
-    unsigned n = num_hex_lead16(s + 3, &nibbles);
-    const char *p = s + 3 + n;
-    if (kind < 0 || n == 0 || p[0] != ',' || p[1] < '1' || p[1] > '9') break;
-    uint64_t size = (uint64_t)(p[1] - '0');
-    if (p[2] >= '0' && p[2] <= '9') {
-      size = size * 10 + (uint64_t)(p[2] - '0');
-      p++;
-    }
-    uint64_t addr = nibbles >> (4 * (16 - n));
-    if (p[2] != '\n' || addr + (size - 1) < addr) break;
-    trace_put_access(&put, (trace_access)kind, addr, (uint32_t)size);
-    s = p + 3;
+/* The longest common line: kind, 16 digits, a comma, 2 digits, newline. */
+#define LACKEY_LINE_MAX 23
+
+/* One common line at s into put: where the next line starts, or NULL for
+ * a line of another shape. */
+static inline const char *scan_line(const char *s, trace_put *put) {
+  int kind = common_kind(s);
+  uint64_t nibbles;
+  unsigned n = num_hex_lead16(s + 3, &nibbles);
+  const char *p = s + 3 + n;
+  unsigned d1 = (unsigned)(unsigned char)p[1] - '1', d2 = (unsigned)(unsigned char)p[2] - '0';
+  if (kind < 0 || n == 0 || p[0] != ',' || d1 > 8) return NULL;
+  uint64_t size = d1 + 1;
+  if (d2 <= 9) { /* a second digit */
+    size = size * 10 + d2;
+    p++;
   }
-  trace_put_end(&put, line);
-  return s;
+  uint64_t addr = nibbles >> (4 * (16 - n));
+  if (p[2] != '\n' || addr + (size - 1) < addr) return NULL;
+  trace_put_access(put, (trace_access)kind, addr, (uint32_t)size);
+  return p + 3;
+}
+
+const char *trace_lackey_scan(const char *s, const char *end, trace_block *b, unsigned long *line) {
+  return trace_scan_rounds(s, end, b, line, LACKEY_LINE_MAX, scan_line);
 }
 
 /* Any line: the rare shapes, and every error. Out of line, so the common

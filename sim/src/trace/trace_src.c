@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Enough input to tell every codec's magic bytes apart. */
@@ -81,7 +82,7 @@ static int settle_codec(trace_src *s, diag *d) {
   return s->ops ? s->ops->start(s, d) : 0;
 }
 
-trace_src *trace_src_open(const char *path, const char *name, diag *d) {
+trace_src *trace_src_open(const char *path, const char *name, unsigned jobs, diag *d) {
   trace_src *s = calloc(1, sizeof *s);
   if (!s || !(s->in = malloc(TRACE_SRC_IN_BYTES))) {
     free(s);
@@ -89,6 +90,7 @@ trace_src *trace_src_open(const char *path, const char *name, diag *d) {
     return NULL;
   }
   s->name = name;
+  s->jobs = jobs;
   errno = 0;
   s->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
   if (s->fd < 0) {
@@ -111,7 +113,7 @@ trace_src *trace_src_open_memory(const void *data, size_t len, const char *name,
     return NULL;
   }
   memcpy(s->in, data, len);
-  *s = (trace_src){.name = name, .in = s->in, .end = len, .offset = len, .fd = -1, .in_eof = true};
+  *s = (trace_src){.name = name, .in = s->in, .end = len, .offset = len, .fd = -1, .jobs = 1, .in_eof = true};
   if (settle_codec(s, d)) {
     trace_src_close(s);
     return NULL;
@@ -147,6 +149,11 @@ uint64_t trace_src_offset(const trace_src *s) {
 }
 
 trace_codec trace_src_codec(const trace_src *s) { return s->codec; }
+
+bool trace_src_regular_file(const trace_src *s) {
+  struct stat st;
+  return s->fd >= 0 && fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 void trace_src_close(trace_src *s) {
   if (!s) return;

@@ -49,6 +49,7 @@ struct trace_src {
   uint64_t offset;       /* bytes read() so far */
   int fd;                /* -1: in-memory input (all of it in `in`) */
   trace_codec codec;
+  unsigned jobs;         /* decode threads a codec may use (xz); 0: the cores available */
   bool in_eof;           /* read() returned 0 */
   const trace_codec_ops *ops; /* NULL: plain */
   void *state;           /* the codec's */

@@ -74,20 +74,45 @@ int trace_zstd_enc_step(trace_zstd_enc *e, const uint8_t **in, const uint8_t *en
 void trace_zstd_enc_free(trace_zstd_enc *e) { ZSTD_freeCStream((ZSTD_CStream *)e); }
 
 /* --- xz: LZMA_CONCATENATED: streams back to back read as one, as xz -d
- * does. */
+ * does. With more than one decode thread (s->jobs), liblzma's
+ * multithreaded decoder: its worker threads decode the blocks of a
+ * multi-block file (xz -T0, ChampSim's tools) in parallel ahead of the
+ * reader, whose calls only take the decoded bytes in order; a file of one
+ * block (plain xz), whose block headers carry no sizes, it decodes on one
+ * thread. The bytes are the same either way. One thread: the single-
+ * threaded decoder in the reader's own calls. */
 
 typedef struct xz_state {
   lzma_stream x;
-  bool live; /* lzma_stream_decoder succeeded: lzma_end is owed */
+  bool live; /* the decoder started: lzma_end is owed */
   bool done;
 } xz_state;
+
+/* Memory the decode threads may hold (compressed and decoded blocks in
+ * flight) before liblzma decodes on one thread instead: a quarter of RAM,
+ * xz's own default for threads. */
+static uint64_t xz_thread_memory(void) {
+  uint64_t ram = lzma_physmem();
+  return ram ? ram / 4 : (uint64_t)1 << 30;
+}
+
+/* liblzma refuses more (its LZMA_THREADS_MAX, which lzma.h does not export). */
+#define XZ_THREADS_MAX 16384u
 
 static int xz_start(trace_src *s, diag *d) {
   xz_state *x = s->state = calloc(1, sizeof *x);
   if (!x) return diag_set(d, s->name, 0, "out of memory");
   x->x = (lzma_stream)LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&x->x, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
-    return diag_set(d, s->name, 0, "out of memory");
+  uint32_t threads = s->jobs ? s->jobs : lzma_cputhreads(); /* 0: cores unknown */
+  lzma_ret rc;
+  if (threads > 1) {
+    if (threads > XZ_THREADS_MAX) threads = XZ_THREADS_MAX;
+    lzma_mt mt = {.flags = LZMA_CONCATENATED, .threads = threads, .memlimit_threading = xz_thread_memory(),
+                  .memlimit_stop = UINT64_MAX};
+    rc = lzma_stream_decoder_mt(&x->x, &mt);
+  } else
+    rc = lzma_stream_decoder(&x->x, UINT64_MAX, LZMA_CONCATENATED);
+  if (rc != LZMA_OK) return diag_set(d, s->name, 0, "out of memory");
   x->live = true;
   return 0;
 }
