@@ -31,8 +31,8 @@ static int grow(gpu_idmap *m) {
   }
   for (size_t i = 0; i < m->cap; i++)
     if (m->used[i]) insert(&g, m->key[i], m->val[i]);
-  gpu_idmap_free(m);
-  *m = g;
+  free(m->key), free(m->val), free(m->used); /* the old arrays; g's replace them */
+  m->key = g.key, m->val = g.val, m->used = g.used, m->cap = g.cap, m->n = g.n;
   return 0;
 }
 
