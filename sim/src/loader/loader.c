@@ -122,7 +122,15 @@ cfg *loader_config(const loader_request *q, const char **label, diag *d) {
  * when a key is wrong or unread. */
 static machine *build(cfg *c, machine_spec *spec, diag *d) {
   machine *m = NULL;
-  if (machine_spec_read(c, spec, d) || !(m = machine_create(spec, d)) || cfg_check_unused(c, d)) {
+  if (machine_spec_read(c, spec, d)) return NULL;
+  if (!(m = machine_create(spec, d))) { /* what the keys ask is impossible (a root table past phys_memory): */
+    char why[DIAG_MSG_MAX];                /* blamed on the memory keys, as every configuration error is located */
+    snprintf(why, sizeof why, "%s", d ? d->msg : "");
+    if (d && !strstr(why, ": ")) /* not located yet (a located one reads "FILE:LINE: ...") */
+      cfg_error(c, "machine", cfg_latest(c, "machine", "phys_memory", "tables_in_memory"), d, "%s", why);
+    return NULL;
+  }
+  if (cfg_check_unused(c, d)) {
     machine_destroy(m);
     return NULL;
   }
