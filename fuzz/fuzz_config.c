@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "tlbsim/loader.h"
 
 #define FUZZ_ACCESSES 64
 
@@ -48,24 +49,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t ini_len = sets ? (size_t)(sets - text) + 1 : size;
   fuzz_file f;
   if (fuzz_file_open(&f, data, ini_len)) abort();
-  cfg *c = cfg_create();
-  if (!c) abort();
-  diag d;
-  machine_spec spec;
-  machine *m = NULL;
-  int rc = cfg_load_file(c, f.path, &d);
-  unsigned long n = 0;
-  for (char *line = sets ? sets + 7 : NULL, *next; rc == 0 && line && *line; line = next) {
+  const char *set[64]; /* the first 64 --set lines (more are not read: a harness bound) */
+  size_t n = 0;
+  for (char *line = sets ? sets + 7 : NULL, *next; line && *line && n < 64; line = next) {
     next = strchr(line, '\n');
     if (next) *next++ = '\0';
-    rc = cfg_set(c, line, "--set", ++n, &d);
+    set[n++] = line;
   }
-  if (rc == 0 && (machine_spec_read(c, &spec, &d) || !(m = machine_create(&spec, &d)) || cfg_check_unused(c, &d)))
-    rc = -1;
-  if (rc) expect_located(&d, f.path);
+  /* The loader, as the CLI and libtlbsim load a configuration: the file,
+   * the overrides, the spec, a machine built to check every key. */
+  loader_request q = {.config = f.path, .sets = set, .nsets = n, .set_origin = "--set"};
+  diag d;
+  const char *label;
+  machine_spec spec;
+  machine *m = NULL;
+  cfg *c = loader_spec(&q, &label, &spec, &d);
+  if (!c) expect_located(&d, f.path);
+  else if (!(m = machine_create(&spec, &d))) abort(); /* the loader built this very spec */
   else replay_scattered(m, &spec.format);
   machine_destroy(m);
-  cfg_destroy(c);
+  if (c) cfg_destroy(c);
   fuzz_file_close(&f);
   free(text);
   return 0;
