@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "tlbsim/num.h"
 #include "tlbsim/pt.h"
 #include "tlbsim/uvm.h"
 
@@ -58,25 +59,6 @@ enum { ATTR_KIND = 1u << 11, ATTR_ALL = (1u << 12) - 1 };
 
 _Static_assert(TRACE_THREAD_MAX == 64, "decode_other's message names the thread limit");
 
-/* A LEB128 number of at most 64 bits (ten bytes); NULL if longer or wider. */
-static inline const uint8_t *get_num(const uint8_t *p, uint64_t *v) {
-  if (*p < 0x80) {
-    *v = *p;
-    return p + 1;
-  }
-  uint64_t x = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    uint8_t c = *p++;
-    x |= (uint64_t)(c & 0x7f) << shift;
-    if (!(c & 0x80)) {
-      if (shift == 63 && c > 1) return NULL;
-      *v = x;
-      return p;
-    }
-  }
-  return NULL;
-}
-
 static int bad(const trace_bytes *in, diag *d, const char *what) {
   return diag_set(d, in->file, in->recno, "binary record %lu: %s", in->recno, what);
 }
@@ -84,7 +66,7 @@ static int bad(const trace_bytes *in, diag *d, const char *what) {
 /* Reads n numbers into v; -1 on an overlong one. */
 static int get_nums(trace_bytes *in, diag *d, uint64_t *v, unsigned n) {
   for (unsigned i = 0; i < n; i++)
-    if (!(in->p = get_num(in->p, &v[i]))) return bad(in, d, "a number longer than 64 bits");
+    if (!(in->p = num_get_leb128(in->p, &v[i]))) return bad(in, d, "a number longer than 64 bits");
   return 0;
 }
 
@@ -290,17 +272,17 @@ int trace_bin_decode(trace_bytes *in, trace_block *b, diag *d) {
     }
     if (!(tag & TAG_REPEAT)) {
       uint64_t z;
-      if (!(p = get_num(p, &z))) {
+      if (!(p = num_get_leb128(p, &z))) {
         in->p = p;
         rc = bad(in, d, "a number longer than 64 bits");
         break;
       }
-      delta = z >> 1 ^ -(z & 1); /* zigzag: 0, -1, 1, -2, ... */
+      delta = num_unzigzag(z);
     }
     addr += delta;
     unsigned code = tag >> TAG_SIZE_SHIFT & 7;
     uint64_t size = UINT64_C(1) << code;
-    if (code == TAG_SIZE_VARINT && !(p = get_num(p, &size))) {
+    if (code == TAG_SIZE_VARINT && !(p = num_get_leb128(p, &size))) {
       rc = bad(in, d, "a number longer than 64 bits");
       break;
     }
@@ -323,17 +305,8 @@ int trace_bin_decode(trace_bytes *in, trace_block *b, diag *d) {
 
 /* ---- encoding ------------------------------------------------------------ */
 
-static uint8_t *put_num(uint8_t *p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (uint8_t)v;
-  return p;
-}
-
 static uint8_t *put_nums(uint8_t *p, const uint64_t *v, unsigned n) {
-  for (unsigned i = 0; i < n; i++) p = put_num(p, v[i]);
+  for (unsigned i = 0; i < n; i++) p = num_put_leb128(p, v[i]);
   return p;
 }
 
@@ -344,8 +317,8 @@ static size_t encode_access(const trace_record *rec, trace_enc *st, uint8_t *out
   uint64_t delta = rec->addr - st->prev_addr;
   unsigned tag = (unsigned)rec->access | code << TAG_SIZE_SHIFT;
   if (delta == st->prev_delta) tag |= TAG_REPEAT;
-  else p = put_num(p, delta << 1 ^ (uint64_t)-(int64_t)(delta >> 63)); /* zigzag */
-  if (code == TAG_SIZE_VARINT) p = put_num(p, rec->size);
+  else p = num_put_leb128(p, num_zigzag(delta));
+  if (code == TAG_SIZE_VARINT) p = num_put_leb128(p, rec->size);
   st->prev_addr = rec->addr;
   st->prev_delta = delta;
   out[0] = (uint8_t)tag;
@@ -357,21 +330,21 @@ static uint8_t *encode_attrs(const trace_record *rec, trace_enc *st, uint8_t *p)
   const trace_capture *c = &rec->cap;
   uint64_t flags = c->attrs | (c->mem ? ATTR_KIND : 0);
   *p++ = (uint8_t)(CODE_ATTRS << 2 | TAG_OTHER);
-  p = put_num(p, flags);
+  p = num_put_leb128(p, flags);
   if (flags & TRACE_HAS_TIME) {
-    p = put_num(p, c->time_ns - st->prev_time); /* the reader checked the order */
+    p = num_put_leb128(p, c->time_ns - st->prev_time); /* the reader checked the order */
     st->prev_time = c->time_ns;
   }
-  if (flags & TRACE_HAS_DUR) p = put_num(p, c->dur_ns);
-  if (flags & TRACE_HAS_VA) p = put_num(p, c->va);
-  if (flags & TRACE_HAS_DEV) p = put_num(p, c->device);
-  if (flags & TRACE_HAS_POOL) p = put_num(p, c->pool);
-  if (flags & TRACE_HAS_HANDLE) p = put_num(p, c->handle);
-  if (flags & TRACE_HAS_OFFSET) p = put_num(p, c->offset);
+  if (flags & TRACE_HAS_DUR) p = num_put_leb128(p, c->dur_ns);
+  if (flags & TRACE_HAS_VA) p = num_put_leb128(p, c->va);
+  if (flags & TRACE_HAS_DEV) p = num_put_leb128(p, c->device);
+  if (flags & TRACE_HAS_POOL) p = num_put_leb128(p, c->pool);
+  if (flags & TRACE_HAS_HANDLE) p = num_put_leb128(p, c->handle);
+  if (flags & TRACE_HAS_OFFSET) p = num_put_leb128(p, c->offset);
   if (flags & TRACE_HAS_GRID) p = put_nums(p, (const uint64_t[]){c->grid[0], c->grid[1], c->grid[2]}, 3);
   if (flags & TRACE_HAS_BLOCK) p = put_nums(p, (const uint64_t[]){c->block[0], c->block[1], c->block[2]}, 3);
-  if (flags & TRACE_HAS_STREAM) p = put_num(p, rec->stream);
-  if (flags & ATTR_KIND) p = put_num(p, c->mem);
+  if (flags & TRACE_HAS_STREAM) p = num_put_leb128(p, rec->stream);
+  if (flags & ATTR_KIND) p = num_put_leb128(p, c->mem);
   return p;
 }
 
@@ -396,21 +369,21 @@ size_t trace_bin_encode(const trace_record *rec, trace_enc *st, uint8_t *out, co
     code = CODE_ALLOC;
     p = put_nums(p, (const uint64_t[]){rec->alloc_id, rec->size, rec->align, rec->stream}, 4);
     break;
-  case REC_FREE: code = CODE_FREE, p = put_num(p, rec->alloc_id); break;
+  case REC_FREE: code = CODE_FREE, p = num_put_leb128(p, rec->alloc_id); break;
   case REC_MAP:
     code = CODE_MAP;
     p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, rec->page_size}, 3);
-    p = put_num(p, rec->prot | (rec->has_frame ? MAP_HAS_FRAME : 0));
-    if (rec->has_frame) p = put_num(p, rec->frame);
+    p = num_put_leb128(p, rec->prot | (rec->has_frame ? MAP_HAS_FRAME : 0));
+    if (rec->has_frame) p = num_put_leb128(p, rec->frame);
     break;
   case REC_UNMAP: code = CODE_UNMAP, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size}, 2); break;
   case REC_PROTECT: code = CODE_PROTECT, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, rec->prot}, 3); break;
-  case REC_CTX: code = CODE_CTX, p = put_num(p, rec->asid); break;
-  case REC_THREAD: code = CODE_THREAD, p = put_num(p, rec->thread); break;
+  case REC_CTX: code = CODE_CTX, p = num_put_leb128(p, rec->asid); break;
+  case REC_THREAD: code = CODE_THREAD, p = num_put_leb128(p, rec->thread); break;
   case REC_MARK: {
     size_t len = strnlen(rec->label, TRACE_LABEL_MAX - 1);
     code = CODE_MARK;
-    p = put_num(p, len);
+    p = num_put_leb128(p, len);
     memcpy(p, rec->label, len);
     p += len;
     break;
@@ -419,7 +392,7 @@ size_t trace_bin_encode(const trace_record *rec, trace_enc *st, uint8_t *out, co
   case REC_RESERVE: code = CODE_RESERVE, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size, rec->align}, 3); break;
   case REC_UNRESERVE: code = CODE_UNRESERVE, p = put_nums(p, (const uint64_t[]){rec->addr, rec->size}, 2); break;
   case REC_HANDLE: code = CODE_HANDLE, p = put_nums(p, (const uint64_t[]){c->handle, rec->size}, 2); break;
-  case REC_RELEASE: code = CODE_RELEASE, p = put_num(p, c->handle); break;
+  case REC_RELEASE: code = CODE_RELEASE, p = num_put_leb128(p, c->handle); break;
   case REC_MEMINFO: code = CODE_MEMINFO, p = put_nums(p, (const uint64_t[]){rec->size, c->total}, 2); break;
   case REC_PREFETCH:
   case REC_ADVISE:
