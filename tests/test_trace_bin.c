@@ -228,6 +228,9 @@ static void test_binary_errors(void) {
        19, 2, "a time past 2^64 ns"},
       {{0x3f, 0x05, 0x01}, 3, 1, "FREE is more than its TOTAL"},
       {{0x2b, 0x01, 0x03, 0x00}, 4, 1, "a pool operation beyond 2"},
+      /* KEEP is native's keep=, which flag 10 says is there: a create keeping 5 has no native line */
+      {{0x2b, 0x01, 0x00, 0x05}, 4, 1, "a pool record's KEEP without the keep attribute"},
+      {{0x2b, 0x01, 0x01, 0x05}, 4, 1, "KEEP without the keep attribute"},
       {{0x47, 0x00, 0x01, 0x09}, 4, 1, "an advice beyond 8"},
       {{0x43, 0x00, 0x01, 0x02}, 4, 1, "a prefetch target beyond 1"},
       {{0x37, 0x01, 0x00}, 3, 1, "a size of 0"},

@@ -252,6 +252,8 @@ __attribute__((noinline)) static int decode_slow(trace_bytes *in, unsigned tag, 
     return -1;
   }
   if (in->p > in->end) return bad(in, d, "cut off at the end of the input");
+  if (rec.kind == REC_POOL && rec.size && !(rec.cap.attrs & TRACE_HAS_KEEP)) /* native's keep= is that flag */
+    return bad(in, d, "a pool record's KEEP without the keep attribute");
   *trace_emit_other(b, rec.kind, in->recno) = rec;
   return 0;
 }
