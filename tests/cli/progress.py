@@ -126,7 +126,7 @@ commands = {
     "validate": ["validate", "--every", "400", chase_csv],
     "calibrate": ["calibrate", few_rows],
     "uvm": ["uvm", "--size", "256M", "--init", "gpu,host", "--first", "stream"],
-    "validate uvm rows": ["validate", os.path.join(src, "gpu/results/h200/run4/smoke/uvm.csv")],
+    "validate uvm rows": ["validate", "--every", "8", os.path.join(src, "gpu/results/h200/run4/smoke/uvm.csv")],
     "kernel": ["kernel", "--stats", os.path.join(src, "traces/kernels/kernelslist.g")],
 }
 for name, args in commands.items():
