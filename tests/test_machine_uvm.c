@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "tlbsim/csv.h"
 #include "tlbsim/machine.h"
 
 #define MIB (UINT64_C(1) << 20)
@@ -24,10 +25,13 @@ static const char ini[] =
     "batch_us = 0\nblock_us = 0\nhost_fault_us = 0\nto_host_gbps = 1\nva_base = 0x7e0000000000\n"
     "va_size = 0x10000000000\n";
 
-static machine *make(void) {
+/* The machine of ini, with more [uvm] keys after it. */
+static machine *make_with(const char *more_uvm) {
+  char text[sizeof ini + 256];
+  snprintf(text, sizeof text, "%s%s", ini, more_uvm);
   cfg *c = cfg_create();
   diag d;
-  CU_ASSERT_EQUAL_FATAL(cfg_load_text(c, "uvm_test.ini", ini, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(cfg_load_text(c, "uvm_test.ini", text, &d), 0);
   machine_spec spec;
   if (machine_spec_read(c, &spec, &d)) fprintf(stderr, "%s\n", d.msg);
   CU_ASSERT_EQUAL_FATAL(cfg_check_unused(c, &d), 0);
@@ -36,6 +40,8 @@ static machine *make(void) {
   cfg_destroy(c);
   return m;
 }
+
+static machine *make(void) { return make_with(""); }
 
 static int rec(machine *m, trace_record r, diag *d) {
   r.line = 42;
@@ -438,6 +444,118 @@ static void test_records(void) {
   machine_destroy(m);
 }
 
+/* The runtime's packing of small managed allocations ([uvm] pack_grain, as
+ * the h200 preset has it) against what an H200 did: every call of
+ * gpu/results/h200/managed_pack.csv and managed_pack_empty.csv made in
+ * order, each allocation where the H200 put it relative to the first one
+ * (the blocks of 2 MiB and more placed first fit by the [uvm] heap, as the
+ * runtime placed them within its first 32 MiB of VA), and in the same
+ * place within its 2 MiB block everywhere (the "kept" scenario's 4 MiB
+ * allocation came from VA the runtime reserved elsewhere). A block freed
+ * with its last allocation is made anew (nothing resident: the H200 read
+ * 0); one that stays keeps its pages (the H200 read 42). */
+static void replay_pack_csv(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/gpu/results/h200/%s", TLBSIM_SOURCE_DIR, name);
+  static const char *const names[] = {"scenario", "op", "size", "va", "offset_in_2m", "value"};
+  static const bool required[] = {true, true, true, true, true, true};
+  int col[6];
+  diag d;
+  csv_table *t = csv_table_open(path, names, required, col, 6, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  machine *m = make_with("pack_grain = 512\n");
+  char **f;
+  unsigned long line;
+  uint64_t first_model = 0, first_gpu = 0, id = 0, ids[128] = {0}, gpu_va[128] = {0};
+  int rc;
+  while ((rc = csv_table_next(t, &f, &line, &d)) == 1) {
+    const char *op = csv_table_get(t, col[1]);
+    uint64_t va = strtoull(csv_table_get(t, col[3]), NULL, 16), size = strtoull(csv_table_get(t, col[2]), NULL, 10);
+    if (!strcmp(op, "alloc")) {
+      CU_ASSERT_FATAL(id < 128);
+      uint64_t got = alloc(m, ++id, size, TRACE_MEM_MANAGED);
+      if (id == 1) first_model = got, first_gpu = va;
+      bool same_region = strcmp(csv_table_get(t, col[0]), "kept") || size < 2 * MIB;
+      if (same_region) CU_ASSERT_EQUAL(got - first_model, va - first_gpu);
+      CU_ASSERT_EQUAL(got % (2 * MIB), strtoull(csv_table_get(t, col[4]), NULL, 10));
+      if (got % (2 * MIB) != strtoull(csv_table_get(t, col[4]), NULL, 10) ||
+          (same_region && got - first_model != va - first_gpu))
+        fprintf(stderr, "\n  %s:%lu: placed at +%#llx (offset %#llx), measured +%#llx\n", name, line,
+                (unsigned long long)(got - first_model), (unsigned long long)(got % (2 * MIB)),
+                (unsigned long long)(va - first_gpu));
+      ids[id - 1] = id, gpu_va[id - 1] = va;
+    } else if (!strcmp(op, "free")) {
+      size_t k = 0;
+      while (k < id && !(gpu_va[k] == va && ids[k])) k++;
+      CU_ASSERT_FATAL(k < id);
+      machine_alloc a;
+      CU_ASSERT_EQUAL_FATAL(machine_alloc_find(m, ids[k], &a), 0);
+      bool wrote = !strcmp(csv_table_get(t, col[0]), "kept") || !strcmp(csv_table_get(t, col[0]), "empty");
+      if (wrote) gpu(m, a.va, true); /* the H200 wrote 42 into each allocation these scenarios free */
+      trace_record r = {.kind = REC_FREE, .alloc_id = ids[k], .line = line};
+      CU_ASSERT_EQUAL(machine_apply(m, &r, name, &d), 0);
+      ids[k] = 0;
+    } else if (!strcmp(op, "read")) {
+      machine_alloc a;
+      CU_ASSERT_EQUAL_FATAL(machine_alloc_find(m, id, &a), 0);
+      uvm_block_state b;
+      CU_ASSERT_EQUAL_FATAL(machine_uvm_block(m, a.va, &b), 0);
+      bool resident = b.gpu >> (a.va % (2 * MIB) / KIB64) & 1;
+      CU_ASSERT_EQUAL(resident, strtoull(csv_table_get(t, col[5]), NULL, 10) == 42);
+    }
+  }
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(id >= 3);
+  csv_table_close(t);
+  machine_destroy(m);
+}
+
+static void test_packing(void) {
+  replay_pack_csv("managed_pack.csv");
+  replay_pack_csv("managed_pack_empty.csv");
+}
+
+/* A capture's packed allocations at their va=: one managed range per
+ * block, the block gone with its last allocation; what cannot be. */
+static void test_packed_records(void) {
+  machine *m = make_with("pack_grain = 512\n");
+  diag d;
+  int rc = replay(m, "#tlbsim-trace 1\n"
+                     "alloc 1 4096 kind=managed va=0x7f3000000000\n"
+                     "alloc 2 100000 kind=managed va=0x7f3000001000\n"
+                     "r 0x7f3000001000 8\n"
+                     "free 1\n", &d);
+  if (rc) fprintf(stderr, "%s\n", d.msg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  uvm_block_state b;
+  CU_ASSERT_EQUAL(machine_uvm_block(m, 0x7f3000000000, &b), 0); /* the block lives on with allocation 2 */
+  CU_ASSERT_EQUAL(b.pages, 32);
+  CU_ASSERT_EQUAL(uvm(m)->faults, 1);
+  CU_ASSERT_EQUAL(replay(m, "#tlbsim-trace 1\nfree 2\n", &d), 0);
+  CU_ASSERT_EQUAL(machine_uvm_block(m, 0x7f3000000000, &b), -1); /* gone with its last */
+  static const struct {
+    const char *text, *msg;
+  } bad[] = { /* no header: the first record is line 1 */
+      {"alloc 1 4096 kind=managed va=0x7f30001ff800\n",
+       "cap.trace:1: managed alloc at va=0x7f30001ff800+0x1000 crosses the end of its 2097152-byte block (the runtime "
+       "packs allocations only within one)"},
+      {"alloc 1 4096 kind=managed va=0x7f3000000000\nalloc 2 512 kind=managed va=0x7f3000000800\n",
+       "cap.trace:2: managed alloc at va=0x7f3000000800+0x200 overlaps a live one"},
+      {"alloc 1 4M kind=managed va=0x7f3000000000\nalloc 2 512 kind=managed va=0x7f3000200000\n",
+       "cap.trace:2: managed range 0x7f3000200000+0x200000 overlaps a live one"},
+      {"alloc 1 4M kind=managed va=0x7f3000001000\n",
+       "cap.trace:1: managed alloc at va=0x7f3000001000: not a multiple of the 2097152-byte VA block residency is "
+       "kept by ([uvm] va_block; allocations smaller than one are packed only with [uvm] pack_grain)"},
+  };
+  machine_destroy(m);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    m = make_with("pack_grain = 512\n");
+    CU_ASSERT_EQUAL(replay(m, bad[i].text, &d), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, bad[i].msg);
+    machine_destroy(m);
+  }
+}
+
 /* Bad records name their line. */
 static void test_record_errors(void) {
   static const struct {
@@ -460,10 +578,10 @@ static void test_record_errors(void) {
        "0x10000000000)"},
       {"alloc 1 4K kind=managed va=0x7f0000001000\n",
        "cap.trace:2: managed alloc at va=0x7f0000001000: not a multiple of the 2097152-byte VA block residency is "
-       "kept by ([uvm] va_block)"},
+       "kept by ([uvm] va_block; allocations smaller than one are packed only with [uvm] pack_grain)"},
       {"alloc 1 2M kind=managed va=0xfffffffffff00000\n",
        "cap.trace:2: managed alloc at va=0xfffffffffff00000: not a multiple of the 2097152-byte VA block residency "
-       "is kept by ([uvm] va_block)"},
+       "is kept by ([uvm] va_block; allocations smaller than one are packed only with [uvm] pack_grain)"},
       {"alloc 1 2M kind=pinned va=0xffffffffffe00000\n",
        "cap.trace:2: pinned alloc at va=0xffffffffffe00000+0x200000 lies beyond the 57-bit addresses of format "
        "hopper"},
@@ -495,6 +613,8 @@ int main(void) {
                                     {"oversubscription", test_oversubscription},
                                     {"captured records", test_records},
                                     {"bad records", test_record_errors},
+                                    {"small allocations packed as on an H200", test_packing},
+                                    {"packed allocations from a capture", test_packed_records},
                                     {NULL, NULL}};
   static const test_suite suites[] = {{"machine_uvm", cases}, {NULL, NULL}};
   return harness_run(suites);

@@ -95,6 +95,7 @@ typedef struct uvm_config {
   double populate_gbps, migrate_gbps;                    /* bytes a fault zero-fills, migrates to the GPU */
   double prefetch_us, prefetch_gbps;                     /* cudaMemPrefetchAsync: per call, host to GPU */
   double host_fault_us, to_host_gbps;                    /* a host touch of a GPU page; bytes back to the host */
+  uint64_t pack_grain;        /* small managed allocations packed into blocks in these granules (0: not) */
   uint64_t va_base, va_size;  /* where managed (and host) allocations get their VA */
 } uvm_config;
 

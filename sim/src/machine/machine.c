@@ -249,6 +249,7 @@ void machine_destroy(machine *m) {
   for (unsigned i = 0; i < m->nctx; i++) {
     m->space[m->agent] = (uint8_t)i;
     uvm_destroy(m->ctx[i].uvm); /* its frames go back; the table goes with its mappings */
+    uvm_pack_destroy(m->ctx[i].pack);
     vas_destroy(m->ctx[i].host_heap);
     vas_destroy(m->ctx[i].heap); /* may unmap through hooks: before the table goes */
     pt_destroy(m->ctx[i].table);

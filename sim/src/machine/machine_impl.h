@@ -5,6 +5,7 @@
 #define TLBSIM_MACHINE_IMPL_H
 
 #include "tlbsim/machine.h"
+#include "tlbsim/uvm_pack.h"
 
 #define MACHINE_MAX_CONTEXTS 64
 
@@ -30,6 +31,7 @@ struct machine_ctx {
   vas *heap;
   vas *host_heap;
   uvm_space *uvm;
+  uvm_pack *pack; /* the runtime's blocks of small managed allocations ([uvm] pack_grain; else NULL) */
   machine *owner;
 };
 

@@ -65,9 +65,12 @@ static int uvm_setup(machine *m, context *x, diag *d) {
   uvm_ops ops = {.ctx = x, .map = uvm_map_op, .unmap = uvm_unmap_op, .frame_alloc = uvm_frame_op,
                  .frame_free = uvm_free_op};
   if (!(x->host_heap = vas_create("first-fit", &vc, &hooks, d))) return -1;
-  if (!(x->uvm = uvm_create(u, &ops))) {
+  x->uvm = uvm_create(u, &ops);
+  x->pack = u->pack_grain ? uvm_pack_create(u->va_block, u->pack_grain) : NULL;
+  if (!x->uvm || (u->pack_grain && !x->pack)) {
+    uvm_destroy(x->uvm);
     vas_destroy(x->host_heap);
-    x->host_heap = NULL;
+    x->uvm = NULL, x->host_heap = NULL;
     return diag_set(d, NULL, 0, "out of memory");
   }
   return 0;
@@ -149,6 +152,46 @@ static int map_pinned(machine *m, uint64_t va, uint64_t size, diag *d) {
   return 0;
 }
 
+/* Whether a is a small managed allocation the runtime packs into a block. */
+static bool packed(const context *x, const live_alloc *a) {
+  return a->mem == TRACE_MEM_MANAGED && x->pack && uvm_pack_takes(x->pack, a->size);
+}
+
+/* A packed allocation's VA (the first room in a block, a new block from
+ * the [uvm] heap, or the record's va=) and, for a new block, its managed
+ * range: the block, as the runtime hands the driver whole blocks. */
+static int alloc_packed(machine *m, context *x, live_alloc *a, diag *d) {
+  uint64_t block = m->spec.uvm.va_block;
+  bool owned = !a->placed && !uvm_pack_find(x->pack, a->size, &a->va), fresh;
+  if (owned) {
+    int rc = vas_alloc(x->host_heap, block, 0, 0, &a->va, d);
+    if (rc) return rc;
+  }
+  if (uvm_pack_add(x->pack, a->va, a->size, owned, &fresh, d)) {
+    if (owned) vas_free(x->host_heap, a->va, NULL);
+    return -1;
+  }
+  if (fresh && uvm_range_add(x->uvm, a->va & ~(block - 1), block, d)) {
+    uvm_pack_block gone;
+    bool emptied;
+    uvm_pack_remove(x->pack, a->va, &emptied, &gone, NULL);
+    if (owned) vas_free(x->host_heap, gone.va, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+/* Frees a packed allocation; the last of its block takes the block (its
+ * managed range, and its VA when the heap gave it). */
+static int free_packed(context *x, live_alloc *a, diag *d) {
+  uvm_pack_block gone;
+  bool emptied;
+  if (uvm_pack_remove(x->pack, a->va, &emptied, &gone, d)) return -1;
+  if (!emptied) return 0;
+  if (uvm_range_remove(x->uvm, gone.va, d)) return -1;
+  return gone.owned ? vas_free(x->host_heap, gone.va, d) : 0;
+}
+
 /* A managed, host or pinned allocation's VA (from the [uvm] heap, or the
  * record's va=) and its managed range or GPU mapping: 0, VAS_OOM when the
  * heap has no room, or -1 (d). */
@@ -164,16 +207,17 @@ int machine_alloc_uvm_va(machine *m, live_alloc *a, const trace_record *r, diag 
   int rc = 0;
   if (a->placed) {
     a->va = r->cap.va;
-    if (a->mem == TRACE_MEM_MANAGED && a->va % u->va_block)
+    if (a->mem == TRACE_MEM_MANAGED && a->va % u->va_block && !packed(x, a))
       return diag_set(d, NULL, 0, "managed alloc at va=%#llx: not a multiple of the %llu-byte VA block residency "
-                      "is kept by ([uvm] va_block)", (unsigned long long)a->va, (unsigned long long)u->va_block);
+                      "is kept by ([uvm] va_block; allocations smaller than one are packed only with [uvm] "
+                      "pack_grain)", (unsigned long long)a->va, (unsigned long long)u->va_block);
     if (a->va + (rounded - 1) < a->va || beyond_va_bits(m, a->va, rounded))
       return diag_set(d, NULL, 0, "%s alloc at va=%#llx+%#llx lies beyond the %u-bit addresses of format %s",
                       trace_mem_kind_names[a->mem], (unsigned long long)a->va, (unsigned long long)rounded,
                       m->format->va_bits, m->format->name);
-  } else {
-    rc = vas_alloc(x->host_heap, a->size, r->align, 0, &a->va, d);
   }
+  if (packed(x, a)) return alloc_packed(m, x, a, d);
+  if (!a->placed) rc = vas_alloc(x->host_heap, a->size, r->align, 0, &a->va, d);
   if (rc) return rc;
   if (a->mem == TRACE_MEM_MANAGED) rc = uvm_range_add(x->uvm, a->va, a->size, d);
   if (a->mem == TRACE_MEM_PINNED) rc = map_pinned(m, a->va, a->size, d);
@@ -184,6 +228,7 @@ int machine_alloc_uvm_va(machine *m, live_alloc *a, const trace_record *r, diag 
 /* Frees what machine_alloc_uvm_va made. */
 int machine_free_uvm_va(machine *m, live_alloc *a, diag *d) {
   context *x = &m->ctx[a->ctx];
+  if (packed(x, a)) return free_packed(x, a, d);
   if (a->mem == TRACE_MEM_MANAGED && uvm_range_remove(x->uvm, a->va, d)) return -1;
   if (a->mem == TRACE_MEM_PINNED) unmap_pinned(m, a->va, a->size);
   return a->placed ? 0 : vas_free(x->host_heap, a->va, d);

@@ -1,2 +1,2 @@
-tlbsim_module(uvm SOURCES uvm.c uvm_config.c uvm_tree.c uvm_table.c DEPS tlbsim_config tlbsim_pt tlbsim_phys)
+tlbsim_module(uvm SOURCES uvm.c uvm_config.c uvm_tree.c uvm_table.c uvm_pack.c DEPS tlbsim_config tlbsim_pt tlbsim_phys)
 tlbsim_module(uvm_suite SOURCES uvm_suite.c DEPS tlbsim_uvm tlbsim_gather tlbsim_machine tlbsim_gpu_host)

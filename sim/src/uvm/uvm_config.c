@@ -40,6 +40,9 @@ static const cfg_key uvm_key_table[] = {
     REAL("host_fault_us", host_fault_us, 0, "us", "0", "a host touch of a page resident on the GPU"),
     REAL("to_host_gbps", to_host_gbps, 0, "GB/s", "0 (free)",
          "bytes host faults and evictions move back to the host"),
+    SIZE("pack_grain", pack_grain, 0, 0, UINT64_C(1) << 40, "0 (no packing)",
+         "managed allocations smaller than va_block are packed into shared blocks in granules of this many "
+         "bytes (the CUDA runtime's rule, tlbsim/uvm_pack.h); 0: each its own blocks"),
     SIZE("va_base", va_base, 0, 0, UINT64_MAX, "an eighth of the format's VA space",
          "where managed, host and pinned allocations get their VA (first fit, VA blocks aligned)"),
     SIZE("va_size", va_size, 0, 0, UINT64_MAX, "an eighth of the format's VA space", "the length of that range"),
@@ -70,6 +73,9 @@ int uvm_config_read(cfg *c, uvm_config *out, diag *d) {
     return cfg_error(c, "uvm", cfg_latest(c, "uvm", "va_base", "va_size"), d,
                      "va_base %#llx + va_size %#llx passes the top of memory", (unsigned long long)out->va_base,
                      (unsigned long long)out->va_size);
+  if (out->pack_grain && (!is_pow2(out->pack_grain) || out->pack_grain > out->va_block))
+    return cfg_error(c, "uvm", "pack_grain", d, "%#llx is not 0 or a power of two up to va_block",
+                     (unsigned long long)out->pack_grain);
   if (out->va_base % out->va_block)
     return cfg_error(c, "uvm", "va_base", d, "%#llx is not a multiple of va_block", (unsigned long long)out->va_base);
   return 0;
