@@ -103,6 +103,8 @@ uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id);
 /* Whether `policy` placed allocation `id` (false: it hit OOM there). */
 bool allocreplay_served(const allocreplay *r, unsigned policy, uint64_t id);
+/* Where `policy` placed live allocation `id` (when served). */
+uint64_t allocreplay_va(const allocreplay *r, unsigned policy, uint64_t id);
 
 /* The allocations live in `policy` now, as a malloc'd array of *n (NULL:
  * out of memory). blocks: in id order, each as large as the policy set it

@@ -253,6 +253,7 @@ uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *
 }
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id) { return r->size[id]; }
 bool allocreplay_served(const allocreplay *r, unsigned policy, uint64_t id) { return r->p[policy].va[id] != FAILED_VA; }
+uint64_t allocreplay_va(const allocreplay *r, unsigned policy, uint64_t id) { return r->p[policy].va[id]; }
 
 /* Every id the arrays hold (none before the first request). */
 static uint64_t id_end(const allocreplay *r) {
