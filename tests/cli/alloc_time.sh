@@ -62,8 +62,9 @@ TLBSIM_PRESET_PATH=$work/presets "$tlbsim" alloc --preset raw --policy cuda --fo
 near "$(col cuda wall_time_s "$work/raw.csv")" 1.486333 0.0075 "nocache through cuda, nothing taken out (0.5 %)"
 
 # 3. The check. Measured: 1.309 s without caching, 0.634 with (medians of 3 uncaptured runs each):
-# 0.675 s. One capture, two policies (what a pool would save): predicted 0.816 (+20.9 %); the two
-# captures each through its own allocator: 0.793 (+17.4 %). Bounds: the error + 4 points of 0.675.
+# 0.675 s. One capture, two policies (what a pool would save): predicted 0.816 (+0.140 s, +20.8 %);
+# the two captures each through its own allocator: 0.793 (+0.117 s, +17.4 %). Bounds: the error and
+# 0.027 s (4 % of 0.675) more.
 "$tlbsim" alloc --policy cuda,caching --format csv $between "$infer/nocache.trace.gz" >"$work/nc.csv" || bad "nocache"
 "$tlbsim" alloc --policy caching --format csv $between "$infer/caching.trace.gz" >"$work/c.csv" || bad "caching"
 cuda=$(col cuda wall_time_s "$work/nc.csv")
@@ -73,7 +74,15 @@ near "$(awk -v a="$cuda" -v b="$(col caching wall_time_s "$work/c.csv")" 'BEGIN 
   "two captures: predicted difference"
 near "$(col caching driver_time_s "$work/c.csv")" 0 1e-12 "the caching loop makes no driver call"
 
-# 4. Errors: a mark the trace lacks, a bad --between, a bad [driver] table.
+# 4. The capture's meminfo samples beside the model's free memory (docs/ALLOC.md, "A capture's free
+# memory"): the driver's least free, its total, and the cuda model's least free of that total.
+[ "$(col cuda recorded.free_bytes_min "$work/nc.csv")" = 148498415616 ] && ok || bad "recorded least free memory"
+[ "$(col cuda recorded.total_bytes "$work/nc.csv")" = 150109880320 ] && ok || bad "recorded total memory"
+[ "$(col cuda recorded.used_bytes_peak "$work/nc.csv")" = 1611464704 ] && ok || bad "recorded memory in use"
+[ "$(col cuda free_bytes_min "$work/nc.csv")" = 149164064768 ] && ok || bad "the cuda model's least free memory"
+[ "$(col cuda recorded.meminfo_samples "$work/nc.csv")" = 1438 ] && ok || bad "meminfo samples"
+
+# 5. Errors: a mark the trace lacks, a bad --between, a bad [driver] table.
 "$tlbsim" alloc $between "$work/hand.trace" >/dev/null 2>"$work/err"
 [ $? = 1 ] && grep -q "hand.trace: --between: no mark 'tlbsim_loop_begin' in the trace" "$work/err" && ok \
   || bad "a missing mark: $(cat "$work/err")"
