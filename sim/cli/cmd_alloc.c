@@ -381,8 +381,8 @@ static int window_check(const run *x, diag *d) {
   bool ended;
   bool began = allocreplay_window_seen(x->r, &ended);
   if (!x->o.between || (began && ended)) return 0;
-  return diag_set(d, alloctrace_path(x->t), 0, "--between: no mark '%s'%s in the trace", began ? x->o.end : x->o.begin,
-                  began ? " after the first BEGIN" : "");
+  if (began) return diag_set(d, alloctrace_path(x->t), 0, "--between: no mark '%s' after '%s'", x->o.end, x->o.begin);
+  return diag_set(d, alloctrace_path(x->t), 0, "--between: no mark '%s' in the trace", x->o.begin);
 }
 
 static int replay_all(run *x) {

@@ -86,6 +86,9 @@ near "$(col caching driver_time_s "$work/c.csv")" 0 1e-12 "the caching loop make
 "$tlbsim" alloc $between "$work/hand.trace" >/dev/null 2>"$work/err"
 [ $? = 1 ] && grep -q "hand.trace: --between: no mark 'tlbsim_loop_begin' in the trace" "$work/err" && ok \
   || bad "a missing mark: $(cat "$work/err")"
+"$tlbsim" alloc --between k,nowhere "$work/hand.trace" >/dev/null 2>"$work/err"
+[ $? = 1 ] && grep -q "hand.trace: --between: no mark 'nowhere' after 'k'" "$work/err" && ok \
+  || bad "a missing end mark: $(cat "$work/err")"
 "$tlbsim" alloc --between k "$work/hand.trace" >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--between k is a usage error"
 driver_preset 'malloc_us = 1:1,4K:x'
