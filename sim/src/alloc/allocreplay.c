@@ -174,6 +174,17 @@ static int free_one(const allocreplay *r, policy_heap *p, const alloctrace_event
   return 0;
 }
 
+/* The recording's own call for ev, in the cuda model: what it costs is
+ * all the driver-time model asks of it, so a request the model refuses
+ * (an alignment it has no rule for) costs nothing. */
+static void recorded_call(allocreplay *r, const alloctrace_event *ev) {
+  policy_heap *p = &r->rec;
+  diag why;
+  if (ev->kind == AT_ALLOC && vas_alloc_at(p->heap, ev->size, ev->align, ev->stream, 0, &p->va[ev->id], &why) != VAS_OK)
+    p->va[ev->id] = FAILED_VA;
+  if (ev->kind == AT_FREE && p->va[ev->id] != FAILED_VA) vas_free(p->heap, p->va[ev->id], &why);
+}
+
 /* One request or free through every heap (and the recording's, timed). */
 static int apply_request(allocreplay *r, const alloctrace_event *ev, diag *d) {
   bool alloc = ev->kind == AT_ALLOC;
@@ -192,7 +203,7 @@ static int apply_request(allocreplay *r, const alloctrace_event *ev, diag *d) {
   for (unsigned i = 0; i < r->n; i++)
     if (alloc ? alloc_one(r, &r->p[i], ev, d) : free_one(r, &r->p[i], ev, d)) return -1;
   if (!r->time) return 0;
-  if (alloc ? alloc_one(r, &r->rec, ev, d) : free_one(r, &r->rec, ev, d)) return -1;
+  recorded_call(r, ev);
   alloctime_work w[ALLOCREPLAY_MAX_POLICIES];
   uint64_t request = r->size[ev->id];
   for (unsigned i = 0; i < r->n; i++) w[i] = work_of(&before[i], r->p[i].heap, request, r->vmm[i]);
