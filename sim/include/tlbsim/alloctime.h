@@ -77,7 +77,6 @@ typedef struct alloctime_sum {
   double wall_s;   /* the window: from its first record to its last, host and device done */
   double driver_s; /* the host's time in driver calls, waits included */
   double wait_s;   /* of it, waiting for the device */
-  uint64_t kernels;
 } alloctime_sum;
 
 typedef struct alloctime alloctime;

@@ -108,7 +108,6 @@ struct alloctime {
   char begin[64], end[64];
   bool windowed, in, began, ended, any;
   double t0;              /* the window's first record */
-  uint64_t kernels;
 };
 
 alloctime *alloctime_create(const alloctime_config *c, unsigned npolicies) {
@@ -136,7 +135,7 @@ bool alloctime_window_seen(const alloctime *a, bool *ended) {
 /* The first timed record (or the window's first) at t: every policy's
  * clocks start from the recording's, the sums from 0. */
 static void start_window(alloctime *a, double t) {
-  a->t0 = t, a->any = true, a->kernels = 0;
+  a->t0 = t, a->any = true;
   for (unsigned i = 0; i < a->n; i++) a->p[i] = (clock2){.host = a->rec.host, .dev = a->rec.dev};
 }
 
@@ -176,7 +175,6 @@ void alloctime_kernel(alloctime *a, const char *label, uint64_t t_ns, uint64_t d
     p->host += work;
     p->dev = max2(p->host + launch, p->dev + gap) + dur;
   }
-  a->kernels += a->in;
   window_label(a, label, t, false);
 }
 
@@ -226,5 +224,5 @@ alloctime_sum alloctime_get(const alloctime *a, unsigned policy) {
   bool timed = a->any && (!a->windowed || a->began);
   double end = a->ended ? c->end : max2(c->host, c->dev);
   return (alloctime_sum){.timed = timed, .wall_s = timed ? (end - a->t0) / 1e9 : 0, .driver_s = c->driver / 1e9,
-                         .wait_s = c->wait / 1e9, .kernels = a->kernels};
+                         .wait_s = c->wait / 1e9};
 }
