@@ -388,7 +388,7 @@ static int window_check(const run *x, diag *d) {
 static int replay_all(run *x) {
   diag d;
   vas_config vc;
-  alloctime_config driver;
+  alloctime_config driver = {0};
   if (build_config(&x->o, x->t, &vc, &driver, &d)) return cli_input_error(&d);
   if (!(x->r = allocreplay_create(x->t, x->o.policy, x->o.npolicies, &vc, &d))) {
     fprintf(stderr, "tlbsim alloc: %s\n", d.msg);

@@ -57,6 +57,7 @@ static int by_lo(const void *a, const void *b) {
 
 /* Distinct regions in the union of the ranges. */
 static uint64_t union_count(ranges *s) {
+  if (!s->n) return 0;
   qsort(s->r, s->n, sizeof *s->r, by_lo);
   uint64_t count = 0, end = 0;
   bool any = false;

@@ -85,7 +85,7 @@ int allocreplay_time(allocreplay *r, const alloctime_config *c, const char *begi
   vc.phys_capacity = VAS_MAX_CAPACITY; /* the recording's calls all succeeded */
   if (!(r->time = alloctime_create(c, r->n)) || !(r->rec.heap = vas_create("cuda", &vc, NULL, d)))
     return diag_set(d, NULL, 0, "out of host memory");
-  if (begin) alloctime_window(r->time, begin, end);
+  if (begin && end) alloctime_window(r->time, begin, end);
   for (unsigned i = 0; i < r->n; i++) r->vmm[i] = !strcmp(vas_policy_name(r->p[i].heap), "expandable");
   alloctrace_want_marks(r->t);
   return 0;

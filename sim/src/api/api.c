@@ -458,7 +458,7 @@ char *tlbsim_alloc(const char *trace, const char *input_format, const char *cons
   alloctrace *t = open_alloctrace(trace, input_format, &d);
   if (!t) return fail(err, &d), NULL;
   vas_config vc;
-  alloctime_config driver;
+  alloctime_config driver = {0};
   allocreplay *r = NULL;
   alloc_job j = {.rc = -1};
   char *text = NULL;
