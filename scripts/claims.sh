@@ -208,6 +208,35 @@ for t in below near above; do
   done
 done
 
+# what the allocations cost in time (ALLOC.md): the inference loop's captures through the driver-time
+# model, against the measured medians; the layout fidelity of the captures (tlbsim validate)
+inf=$R/capture/infer
+loop=(--between tlbsim_loop_begin,tlbsim_loop_end --format json)
+"$tlbsim" alloc --policy cuda,caching "${loop[@]}" "$inf/nocache.trace.gz" >"$work/tnc.json"
+"$tlbsim" alloc --policy caching "${loop[@]}" "$inf/caching.trace.gz" >"$work/tc.json"
+tn() { jq -r ".[] | select(.policy == \"$1\") | .$2" "$work/tnc.json"; }
+med() { jq -s 'map(.loop_s) | sort | .[1]' "$inf/$1"_[123].json; }
+mn=$(med nocache) mc=$(med caching)
+measured=$(LC_ALL=C awk -v a="$mn" -v b="$mc" 'BEGIN { print a - b }')
+nc=$(tn cuda wall_time_s) ncc=$(tn caching wall_time_s) cc=$(jq -r '.[0].wall_time_s' "$work/tc.json")
+for pair in "$ncc one capture, two policies" "$cc two captures, each"; do
+  other=${pair%% *} key=${pair#* }
+  d=$(LC_ALL=C awk -v a="$nc" -v b="$other" 'BEGIN { print a - b }')
+  e=$(LC_ALL=C awk -v d="$d" -v m="$measured" 'BEGIN { print d - m }')
+  say $A "| $key" "| $(f 3 "$nc") s | $(f 3 "$other") s | $(f 3 "$d") s | +$(f 3 "$e") s (+$(f 1 "$(LC_ALL=C awk -v e="$e" -v m="$measured" 'BEGIN { print 100 * e / m }')") %) |"
+done
+say $A "| measured (medians" "| $(f 3 "$mn") s | $(f 3 "$mc") s | $(f 3 "$measured") s |"
+say $A "Of the no-caching loop's" "$(f 3 "$nc") s, $(f 3 "$(tn cuda driver_time_s)") s is driver time"
+say $A "the calls' own latency" "$(f 3 "$(LC_ALL=C awk -v a="$(tn cuda driver_time_s)" -v b="$(tn cuda driver_wait_s)" 'BEGIN { print a - b }')") s the calls' own latency"
+say $A "waiting for the device," "and $(f 3 "$(tn cuda driver_wait_s)") s waiting for the device"
+say $A "loop's no-caching capture the driver's least free" "is $(c "$(tn cuda recorded.free_bytes_min)") B of $(c "$(tn cuda recorded.total_bytes)")"
+for t in torch_nocache infer/nocache torch_caching; do
+  "$tlbsim" validate --format json "$R/capture/$t.trace.gz" >"$work/vc.json"
+  v() { jq -r ".[] | select(.policy == \"$1\") | .$2" "$work/vc.json"; }
+  say $A "| \`$t\` (" "| $(c "$(v cuda allocations)") | $(v cuda placed_exactly) ($(pct "$([ "$(v cuda allocations)" -gt 1000 ] && echo 2 || echo 1)" "$(v cuda placed_exactly_ratio)") %) | $(c "$(v cuda same_step)") of $(c "$(v recorded same_step)") ($(pct 1 "$(v cuda same_step_ratio)") %) | $(mib "$(v cuda mean_offset_error_bytes)") MiB"
+  say $A "| \`$t\` (" "| $(c "$(v recorded regions_2m_touched)") / $(c "$(v cuda regions_2m_touched)") | $(v recorded regions_32m_touched) / $(v cuda regions_32m_touched) |"
+done
+
 # --- bench/README.md: the memory table against its raw log ---------------------------------
 log=bench/logs/memory-2026-12-01.txt
 while read -r kind fmt lines rss rate pages ptbytes _; do

@@ -32,3 +32,6 @@ endforeach()
 # capture's bad input (gpu/results/h200/capture/README.md).
 add_test(NAME capture_replay COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/capture_replay.sh $<TARGET_FILE:tlbsim>
   ${PROJECT_SOURCE_DIR} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# The driver-time model: a capture worked by hand, and the H200 inference loop's wall-time
+# difference without and with the caching allocator (docs/ALLOC.md, "What the allocations cost in time").
+add_test(NAME alloc_time COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/alloc_time.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

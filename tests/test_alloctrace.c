@@ -251,6 +251,28 @@ static void test_native(void) {
                "at_native2.trace:2: free of allocation 2, which is not live");
 }
 
+/* A capture's marks and meminfo samples come out only when asked for. */
+static void test_native_marks(void) {
+  static const char *const text = "alloc 1 4K va=0x7f0000000000 t=10\nmeminfo 100 200 t=11\n"
+                                  "mark k grid=2 block=32 t=12 dur=5\nmark phase t=20\nfree 1 t=30\n";
+  diag d;
+  alloctrace *t = open_text("at_marks.trace", text, ALLOCTRACE_NATIVE, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  alloctrace_event ev[8];
+  CU_ASSERT_EQUAL(drain(t, ev, 8, &d), 2); /* alloc and free: the rest skipped */
+  CU_ASSERT(ev[0].timed && ev[0].time_ns == 10 && ev[1].time_ns == 30);
+  alloctrace_close(t);
+  t = open_text("at_marks.trace", text, ALLOCTRACE_NATIVE, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  alloctrace_want_marks(t);
+  CU_ASSERT_EQUAL_FATAL(drain(t, ev, 8, &d), 5);
+  CU_ASSERT(ev[1].kind == AT_MEMINFO && ev[1].size == 100 && ev[1].total == 200 && ev[1].time_ns == 11);
+  CU_ASSERT(ev[2].kind == AT_MARK && ev[2].kernel && ev[2].dur_ns == 5 && ev[2].time_ns == 12);
+  CU_ASSERT(ev[3].kind == AT_MARK && !ev[3].kernel && ev[3].timed && ev[3].time_ns == 20);
+  CU_ASSERT(ev[4].kind == AT_FREE && ev[4].id == ev[0].id);
+  alloctrace_close(t);
+}
+
 /* --- synthetic -------------------------------------------------------------- */
 
 static uint64_t synth_digest(const alloctrace_synth *s, uint64_t *allocs, uint64_t *frees, uint64_t *max_id) {
@@ -394,7 +416,7 @@ static const test_case snapshot_cases[] = {{"events", test_snapshot_events},
                                            {"gzip", test_snapshot_gzip},
                                            {"errors", test_snapshot_errors},
                                            {NULL, NULL}};
-static const test_case other_cases[] = {{"rmm", test_rmm}, {"rmm lines", test_rmm_lines}, {"native", test_native}, {"synthetic", test_synthetic}, {NULL, NULL}};
+static const test_case other_cases[] = {{"rmm", test_rmm}, {"rmm lines", test_rmm_lines}, {"native", test_native}, {"native marks", test_native_marks}, {"synthetic", test_synthetic}, {NULL, NULL}};
 static const test_case fidelity_cases[] = {{"reference snapshots", test_fidelity_reference},
                                            {"captured snapshots", test_fidelity_captured},
                                            {NULL, NULL}};

@@ -26,7 +26,8 @@ typedef struct opts {
   unsigned nparams;
   int format;            /* report_format */
   uint64_t capacity;     /* 0: from a preset or the snapshot */
-  const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic, *map, *map_csv, *map_json;
+  const char *preset, *timeline, *emit_rmm, *layout, *trace, *synthetic, *map, *map_csv, *map_json, *between;
+  char begin[64], end[64]; /* --between BEGIN,END */
   uint64_t map_at;       /* --map=EVENT; 0: each policy's first OOM */
   uint64_t map_every;    /* --map-every N: every policy's map after every Nth event; 0: none */
   uint64_t every;
@@ -118,6 +119,9 @@ static int parse_opts(int argc, char **argv, opts *o) {
       {.name = "map-every", .kind = OPT_WHOLE, .dest = &o->map_every, .arg = "N", .lo = 1,
        .help = "maps after every Nth event instead, each policy's, into --map-csv\n"
                "and --map-json (the browser page's allocator map)"},
+      {.name = "between", .kind = OPT_TEXT, .dest = &o->between, .arg = "BEGIN,END",
+       .help = "driver and wall time over a capture's records from the mark labelled\n"
+               "BEGIN to the first labelled END after it (default: all of it)"},
       {.name = "layout", .kind = OPT_TEXT, .dest = &o->layout, .arg = "FILE.csv",
        .help = "the allocations alive at the end, each policy's: offset from\n"
                "the first, in allocation order (tlbsim-gpu's layout files)"},
@@ -140,6 +144,15 @@ static int parse_opts(int argc, char **argv, opts *o) {
   if (o->map_every && (o->map || (!o->map_csv && !o->map_json)))
     return cli_usage_error("alloc", "--map-every writes its maps to --map-csv or --map-json, not with --map");
   if (!o->map_every && (o->map_csv || o->map_json) && !o->map) o->map = ""; /* the files alone: at the first OOM */
+  if (o->between) {
+    const char *comma = strchr(o->between, ',');
+    size_t n = comma ? (size_t)(comma - o->between) : 0;
+    if (!n || !comma[1] || strchr(comma + 1, ',') || n >= sizeof o->begin || strlen(comma + 1) >= sizeof o->end)
+      return cli_usage_error("alloc", "--between: '%s' is not BEGIN,END (two mark labels)", o->between);
+    memcpy(o->begin, o->between, n);
+    o->begin[n] = '\0';
+    snprintf(o->end, sizeof o->end, "%s", comma + 1);
+  }
   if (!o->npolicies) {
     o->policy[o->npolicies++] = "cuda";
     o->policy[o->npolicies++] = "caching";
@@ -150,22 +163,24 @@ static int parse_opts(int argc, char **argv, opts *o) {
 
 /* --- setup ------------------------------------------------------------------ */
 
-static int preset_capacity(const char *name, uint64_t *out, diag *d) {
+/* The preset's machine.phys_memory (capacity, when asked for) and its
+ * [driver] section: what the driver calls cost. */
+static int read_preset(const char *name, uint64_t *capacity, alloctime_config *driver, diag *d) {
   cli_config cc = {.preset = name};
   const char *label;
   cfg *c = cli_load_config(&cc, name, &label, d);
   if (!c) return -1;
-  int rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, out, d);
-  if (!rc && !*out) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
+  int rc = capacity ? cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, capacity, d) : 0;
+  if (!rc && capacity && !*capacity) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
+  if (!rc) rc = alloctime_config_read(c, driver, d);
   cfg_destroy(c);
   return rc;
 }
 
-static int build_config(const opts *o, const alloctrace *t, vas_config *vc, diag *d) {
+static int build_config(const opts *o, const alloctrace *t, vas_config *vc, alloctime_config *driver, diag *d) {
   uint64_t capacity = o->capacity;
-  if (!capacity && (o->preset || !alloctrace_get_info(t)->device_total) &&
-      preset_capacity(o->preset ? o->preset : DEFAULT_PRESET, &capacity, d))
-    return -1;
+  bool want = !capacity && (o->preset || !alloctrace_get_info(t)->device_total);
+  if (read_preset(o->preset ? o->preset : DEFAULT_PRESET, want ? &capacity : NULL, driver, d)) return -1;
   return allocreplay_config(vc, t, capacity, o->param, o->nparams, "--set", d);
 }
 
@@ -361,14 +376,30 @@ static int after_event(run *x, const alloctrace_event *ev, uint64_t count, bool 
   return 0;
 }
 
+/* --between: both marks were read, else the error naming the one missing. */
+static int window_check(const run *x, diag *d) {
+  bool ended;
+  bool began = allocreplay_window_seen(x->r, &ended);
+  if (!x->o.between || (began && ended)) return 0;
+  if (began) return diag_set(d, alloctrace_path(x->t), 0, "--between: no mark '%s' after '%s'", x->o.end, x->o.begin);
+  return diag_set(d, alloctrace_path(x->t), 0, "--between: no mark '%s' in the trace", x->o.begin);
+}
+
 static int replay_all(run *x) {
   diag d;
   vas_config vc;
-  if (build_config(&x->o, x->t, &vc, &d)) return cli_input_error(&d);
+  alloctime_config driver = {0};
+  if (build_config(&x->o, x->t, &vc, &driver, &d)) return cli_input_error(&d);
   if (!(x->r = allocreplay_create(x->t, x->o.policy, x->o.npolicies, &vc, &d))) {
     fprintf(stderr, "tlbsim alloc: %s\n", d.msg);
     return strncmp(d.msg, "unknown allocator policy", 24) ? EXIT_INPUT : EXIT_USAGE;
   }
+  if (x->o.between && !driver.given) {
+    diag_set(&d, x->o.preset ? x->o.preset : DEFAULT_PRESET, 0, "--between: the preset has no [driver] section to time with");
+    return cli_input_error(&d);
+  }
+  if (driver.given && allocreplay_time(x->r, &driver, x->o.between ? x->o.begin : NULL, x->o.end, &d))
+    return out_of_memory();
   if (open_outputs(x, &d)) return cli_input_error(&d);
   bool header = false;
   alloctrace_event ev;
@@ -377,9 +408,10 @@ static int replay_all(run *x) {
   cli_progress_start(&line, "alloc", x->o.quiet);
   cli_interrupt_catch();
   uint64_t count = 0, last = 0; /* last: the last event's index; --map=EVENT names one up to it */
-  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; count++, last = ev.index) {
+  for (; (got = allocreplay_next(x->r, &ev, &d)) == 1; last = ev.index) {
+    if (ev.kind == AT_MARK || ev.kind == AT_MEMINFO) continue; /* the driver-time model's: no event of the heaps */
     if (after_event(x, &ev, count, &header)) return cli_progress_end(&line), out_of_memory();
-    if (count % PROGRESS_EVENTS) continue;
+    if (count++ % PROGRESS_EVENTS) continue;
     if (cli_interrupted()) break;
     cli_progress_show(&line, "%llu events", (unsigned long long)count);
   }
@@ -388,6 +420,7 @@ static int replay_all(run *x) {
   if (got == 0 && count == 0) /* as an empty trace is to run: no report of zeros */
     return diag_set(&d, alloctrace_path(x->t), 0, "no allocation events (an empty input)"), cli_input_error(&d);
   bool partial = got == 1;
+  if (!partial && window_check(x, &d)) return cli_input_error(&d);
   if (!partial && x->o.map_at && !x->mapped[0]) { /* every policy is mapped at EVENT, or none */
     diag_set(&d, alloctrace_path(x->t), 0, "--map=%llu: the trace has no event %llu (its last is %llu)",
              (unsigned long long)x->o.map_at, (unsigned long long)x->o.map_at, (unsigned long long)last);
@@ -398,7 +431,7 @@ static int replay_all(run *x) {
   if (x->o.map && write_maps(x)) return out_of_memory();
   if (!partial) return EXIT_OK;
   char read[48];
-  snprintf(read, sizeof read, "%llu events", (unsigned long long)count + 1);
+  snprintf(read, sizeof read, "%llu events", (unsigned long long)count);
   cli_interrupted_note("alloc", read);
   return CLI_EXIT_INTERRUPTED;
 }

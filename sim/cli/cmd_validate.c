@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "chase_rows.h"
+#include "validate_capture.h"
 #include "validate_gather.h"
 #include "validate_layout.h"
 #include "validate_uvm.h"
@@ -74,7 +75,7 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
-      .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv", .operands = "MEASURED.csv", .min_operands = 1,
+      .cmd = "validate", .usage = "[OPTIONS] MEASURED.csv|CAPTURE.trace", .operands = "MEASURED.csv", .min_operands = 1,
       .max_operands = 1,
       .about = "Re-simulates each row of MEASURED.csv (tlbsim-gpu's schema) with the preset (default h200)\n"
                "and prints measured vs predicted, the error, then the mean absolute % error and the worst\n"
@@ -87,7 +88,9 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Kernel\n"
                "rows (tlbsim-gpu embed): lookups per ns, the kernel rebuilt in memory and predicted by the\n"
                "kernel model (tlbsim kernel; --groups). Rows of mappings the simulator does not know and\n"
-               "rows outside the filters are skipped and counted.",
+               "rows outside the filters are skipped and counted. A capture (libtlbsim-capture's native\n"
+               "trace): each allocation's recorded address (va=) against where the cuda, caching and\n"
+               "expandable models place it: offsets, allocations placed exactly, regions touched.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase. A machine file of tlbsim calibrate goes over the preset:\n"
                "--preset h200 --config MACHINE.ini.\n",
@@ -285,6 +288,12 @@ int cmd_validate(int argc, char **argv) {
   machine_spec spec;
   cfg *c = cli_load_spec(&o.conf, "h200", &label, &spec, &d);
   if (!c) return cli_input_error(&d);
+  if (validate_capture_sniff(o.csv)) {
+    validate_capture_opts co = {.path = o.csv, .label = label, .format = o.format};
+    rc = validate_capture(&spec, &co);
+    cfg_destroy(c);
+    return rc;
+  }
   if (validate_kernel_sniff(o.csv)) {
     if (o.format != REPORT_TEXT) {
       cfg_destroy(c);

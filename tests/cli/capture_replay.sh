@@ -72,6 +72,28 @@ printf 'alloc 1 4K va=0x1000\nalloc 2 4K va=0x1800\n' >"$work/overlap.trace"
 grep -q "overlap.trace:2: recorded: va=0x1800 overlaps the live allocation at 0x1000" "$work/err" \
   || { fail "overlap"; cat "$work/err"; }
 
+# tlbsim validate of a capture: every allocation's recorded address against the models' (the
+# figures of docs/ALLOC.md, "Layout fidelity of a capture"); a capture without va= is its line's error
+"$tlbsim" validate --format csv "$caps/torch_nocache.trace.gz" >"$work/out.csv" || fail "validate of torch_nocache"
+for c in allocations placed_exactly; do expect validate recorded $c 1833; done
+expect validate recorded same_step 1832
+expect validate cuda placed_exactly 1
+expect validate cuda same_step 513
+expect validate recorded regions_2m_touched 2215
+expect validate cuda regions_2m_touched 2907
+expect validate recorded regions_32m_touched 140
+expect validate cuda regions_32m_touched 182
+expect validate recorded live_regions_2m_end 97
+expect validate cuda live_regions_2m_end 97
+expect validate recorded live_regions_32m_end 8
+expect validate cuda live_regions_32m_end 7
+"$tlbsim" validate "$work/nova.trace" >/dev/null 2>"$work/err" && fail "validate without va= passed"
+grep -q "nova.trace:1: recorded: an allocation without its recorded address (va=)" "$work/err" \
+  || { fail "validate without va="; cat "$work/err"; }
+printf 'mark x\n' >"$work/none.trace"
+"$tlbsim" validate "$work/none.trace" >/dev/null 2>"$work/err" && fail "validate of no allocation passed"
+grep -q "none.trace: no device allocations to compare" "$work/err" || { fail "no allocations"; cat "$work/err"; }
+
 rm -rf "$work"
 [ "$failures" = 0 ] && echo "capture_replay: all passed"
 [ "$failures" = 0 ]

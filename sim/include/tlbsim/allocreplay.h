@@ -14,12 +14,19 @@
  * allocreplay_live  what tlbsim-gpu's churn-gather measures of a live set
  *                   (gpu/README.md, "An allocation history").
  *
+ * With allocreplay_time, each request also goes through the driver-time
+ * model (alloctime.h): each policy's driver calls as its counters changed,
+ * the recording's own calls as the cuda model makes them (a capture's
+ * every alloc record is a cudaMalloc), a capture's kernels and meminfo
+ * samples read too.
+ *
  * A request one policy cannot serve (VAS_OOM) is counted and skipped for
  * that policy only; its later free is skipped too.
  */
 #ifndef TLBSIM_ALLOCREPLAY_H
 #define TLBSIM_ALLOCREPLAY_H
 
+#include "tlbsim/alloctime.h"
 #include "tlbsim/alloctrace.h"
 #include "tlbsim/vas.h"
 
@@ -39,6 +46,9 @@ typedef struct allocreplay_oom {
 
 typedef struct allocreplay_sum {
   uint64_t recorded_reserved; /* the input's own allocator's reserved bytes (SEGMENT events) */
+  uint64_t meminfo_samples;   /* a capture's cuMemGetInfo samples (MEMINFO events, when timed) */
+  uint64_t driver_free_min;   /* the least free memory the driver reported */
+  uint64_t driver_total;      /* the device's total memory, as the driver reports it */
 } allocreplay_sum;
 
 typedef struct allocreplay_buf {
@@ -66,6 +76,14 @@ int allocreplay_config(vas_config *vc, const alloctrace *t, uint64_t capacity, c
 allocreplay *allocreplay_create(alloctrace *t, const char *const *policies, unsigned npolicies,
                                 const vas_config *vc, diag *d);
 void allocreplay_destroy(allocreplay *r);
+/* Before the first event: model the driver calls' time with c, over the
+ * window from the mark labelled begin to the one labelled end (begin
+ * NULL: all of the input). -1 when host memory ran out. */
+int allocreplay_time(allocreplay *r, const alloctime_config *c, const char *begin, const char *end, diag *d);
+/* The model's sums for policy (false: not timed). */
+bool allocreplay_timing(const allocreplay *r, unsigned policy, alloctime_sum *out);
+/* Whether the window's begin mark was read (and in *ended its end's). */
+bool allocreplay_window_seen(const allocreplay *r, bool *ended);
 
 /* Reads the next event into *ev and applies it to every heap: 1, 0 at the
  * end, -1 on an error "FILE:LINE: ..." (line formats) or "FILE: event N:
@@ -85,6 +103,8 @@ uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id);
 /* Whether `policy` placed allocation `id` (false: it hit OOM there). */
 bool allocreplay_served(const allocreplay *r, unsigned policy, uint64_t id);
+/* Where `policy` placed live allocation `id` (when served). */
+uint64_t allocreplay_va(const allocreplay *r, unsigned policy, uint64_t id);
 
 /* The allocations live in `policy` now, as a malloc'd array of *n (NULL:
  * out of memory). blocks: in id order, each as large as the policy set it

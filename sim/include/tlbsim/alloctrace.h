@@ -8,7 +8,10 @@
  *                   freed, so a consumer can index arrays by id.
  * alloctrace_event  one request (ALLOC, FREE) or one piece of ground truth
  *                   the input recorded (SEGMENT: its allocator mapped or
- *                   unmapped memory; OOM: its allocator failed).
+ *                   unmapped memory; OOM: its allocator failed; with
+ *                   alloctrace_want_marks, a capture's MARK records, kernels
+ *                   among them, and its MEMINFO samples of the driver's
+ *                   free memory).
  * alloctrace_info   what the input says about itself: the recorded
  *                   allocator settings and, once the stream has ended, the
  *                   recorded totals (peak reserved, segment counts) and the
@@ -41,19 +44,25 @@ extern const char *const alloctrace_input_names[];
 int alloctrace_format_parse(const char *s, alloctrace_format *out);
 const char *alloctrace_format_name(alloctrace_format f);
 
-typedef enum { AT_ALLOC, AT_FREE, AT_SEGMENT, AT_OOM } alloctrace_kind;
+typedef enum { AT_ALLOC, AT_FREE, AT_SEGMENT, AT_OOM, AT_MARK, AT_MEMINFO } alloctrace_kind;
 
 typedef struct alloctrace_event {
   alloctrace_kind kind;
   uint64_t id;      /* ALLOC, FREE: dense id (< alloctrace_id_limit) */
   uint64_t name;    /* ALLOC, FREE: the input's own name for it (native: its id;
                        snapshot, RMM: its address; synthetic: its number) */
-  uint64_t size;    /* ALLOC: bytes requested; SEGMENT: bytes; OOM: bytes asked */
+  uint64_t size;    /* ALLOC: bytes requested; SEGMENT: bytes; OOM: bytes asked; MEMINFO: free bytes */
+  uint64_t total;   /* MEMINFO: the device's total bytes */
   uint64_t align;   /* ALLOC: 0 = the allocator's own */
   uint64_t va;      /* ALLOC: where a capture recorded it (native va=; the "recorded" policy's); 0: unknown */
   bool release;     /* SEGMENT: unmapped/freed rather than mapped/allocated */
   uint32_t stream;  /* dense stream index, in order of first appearance */
   uint64_t time_us; /* from the input's clock, 0 at its first event; else the event index */
+  uint64_t time_ns; /* native t= (timed), the capture's clock */
+  uint64_t dur_ns;  /* MARK: a kernel's dur= */
+  bool timed;       /* the record had t= */
+  bool kernel;      /* MARK: a kernel launch (grid= or dur=), not a phase boundary */
+  const char *label; /* MARK: its label, valid until the next event */
   uint64_t index;   /* position in the input: event index or line */
 } alloctrace_event;
 
@@ -101,6 +110,9 @@ alloctrace *alloctrace_open_synth(const alloctrace_synth *s, diag *d);
  * "FILE: device_traces[D][I]: ..." in d. */
 int alloctrace_next(alloctrace *t, alloctrace_event *ev, diag *d);
 const alloctrace_info *alloctrace_get_info(const alloctrace *t);
+/* From now on also hand out a native trace's mark and meminfo records
+ * (AT_MARK, AT_MEMINFO; other formats have none). */
+void alloctrace_want_marks(alloctrace *t);
 /* Every id so far is below this. */
 uint64_t alloctrace_id_limit(const alloctrace *t);
 const char *alloctrace_path(const alloctrace *t);

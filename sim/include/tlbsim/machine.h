@@ -50,6 +50,7 @@
 #ifndef TLBSIM_MACHINE_H
 #define TLBSIM_MACHINE_H
 
+#include "tlbsim/alloctime.h"
 #include "tlbsim/config.h"
 #include "tlbsim/gpu.h"
 #include "tlbsim/phys.h"
@@ -88,6 +89,7 @@ typedef struct machine_spec {
   gpu_config gpu;                /* [gpu]: the concurrency model's device (sms 0 without one) */
   uvm_config uvm;                /* [uvm]: managed memory (alloc kind=managed; the driver's rules, the costs);
                                     va_base/va_size filled in from the format when 0 */
+  alloctime_config driver;       /* [driver]: what the driver's allocation calls cost (tlbsim alloc) */
   uint64_t max_record_pages;     /* pages one record may touch: MACHINE_MAX_RECORD_PAGES, or
                                     fewer (a harness keeps each input quick); 0 is the default */
 } machine_spec;

@@ -26,6 +26,9 @@ struct allocreplay {
   alloctrace *t;
   policy_heap p[ALLOCREPLAY_MAX_POLICIES];
   unsigned n;
+  alloctime *time;      /* allocreplay_time: the driver-time model, else NULL */
+  policy_heap rec;      /* with it: the recording's own calls, each a cudaMalloc/cudaFree (the cuda model's) */
+  bool vmm[ALLOCREPLAY_MAX_POLICIES]; /* the policy maps with the VMM calls */
   uint64_t ids;         /* entries of the arrays by id */
   uint64_t *size;       /* by id: bytes requested */
   uint64_t *order;      /* by id: 1 + its place among all allocations while live, else 0 */
@@ -77,13 +80,28 @@ allocreplay *allocreplay_create(alloctrace *t, const char *const *policies, unsi
   return r;
 }
 
+int allocreplay_time(allocreplay *r, const alloctime_config *c, const char *begin, const char *end, diag *d) {
+  vas_config vc = *vas_get_config(r->p[0].heap);
+  vc.phys_capacity = VAS_MAX_CAPACITY; /* the recording's calls all succeeded */
+  if (!(r->time = alloctime_create(c, r->n)) || !(r->rec.heap = vas_create("cuda", &vc, NULL, d)))
+    return diag_set(d, NULL, 0, "out of host memory");
+  if (begin && end) alloctime_window(r->time, begin, end);
+  for (unsigned i = 0; i < r->n; i++) r->vmm[i] = !strcmp(vas_policy_name(r->p[i].heap), "expandable");
+  alloctrace_want_marks(r->t);
+  return 0;
+}
+
+static void heap_free(policy_heap *p) {
+  vas_destroy(p->heap);
+  free(p->va);
+  free(p->block);
+}
+
 void allocreplay_destroy(allocreplay *r) {
   if (!r) return;
-  for (unsigned i = 0; i < r->n; i++) {
-    vas_destroy(r->p[i].heap);
-    free(r->p[i].va);
-    free(r->p[i].block);
-  }
+  for (unsigned i = 0; i < r->n; i++) heap_free(&r->p[i]);
+  if (r->rec.heap) heap_free(&r->rec);
+  alloctime_destroy(r->time);
   free(r->size);
   free(r->order);
   free(r->name);
@@ -111,6 +129,7 @@ static int grow_ids(allocreplay *r) {
   while (cap < need) cap *= 2;
   for (unsigned i = 0; i < r->n; i++)
     if (grow(&r->p[i].va, cap) || grow(&r->p[i].block, cap)) return -1;
+  if (r->rec.heap && (grow(&r->rec.va, cap) || grow(&r->rec.block, cap))) return -1;
   if (grow(&r->size, cap) || grow(&r->order, cap) || grow(&r->name, cap)) return -1;
   r->ids = cap;
   return 0;
@@ -136,31 +155,85 @@ static int alloc_one(allocreplay *r, policy_heap *p, const alloctrace_event *ev,
   return 0;
 }
 
+/* What heap p did since *before: its driver calls and mappings. */
+static alloctime_work work_of(const vas_stats *before, const vas *heap, uint64_t request, bool vmm) {
+  const vas_stats *s = vas_get_stats(heap);
+  alloctime_work w = {.request = request, .vmm = vmm, .allocs = (uint32_t)(s->driver_allocs - before->driver_allocs),
+                      .frees = (uint32_t)(s->driver_frees - before->driver_frees),
+                      .maps = (uint32_t)(s->maps - before->maps), .unmaps = (uint32_t)(s->unmaps - before->unmaps)};
+  if (s->reserved_bytes > before->reserved_bytes) w.mapped = s->reserved_bytes - before->reserved_bytes;
+  else w.unmapped = before->reserved_bytes - s->reserved_bytes;
+  return w;
+}
+
+static int free_one(const allocreplay *r, policy_heap *p, const alloctrace_event *ev, diag *d) {
+  diag why;
+  if (p->va[ev->id] == FAILED_VA) return 0; /* it never held it */
+  if (vas_free(p->heap, p->va[ev->id], &why) != VAS_OK) return event_error(r, ev, why.msg, d);
+  p->requested -= r->size[ev->id];
+  return 0;
+}
+
+/* The recording's own call for ev, in the cuda model: what it costs is
+ * all the driver-time model asks of it, so a request the model refuses
+ * (an alignment it has no rule for) costs nothing. */
+static void recorded_call(allocreplay *r, const alloctrace_event *ev) {
+  policy_heap *p = &r->rec;
+  diag why;
+  if (ev->kind == AT_ALLOC && vas_alloc_at(p->heap, ev->size, ev->align, ev->stream, 0, &p->va[ev->id], &why) != VAS_OK)
+    p->va[ev->id] = FAILED_VA;
+  if (ev->kind == AT_FREE && p->va[ev->id] != FAILED_VA) vas_free(p->heap, p->va[ev->id], &why);
+}
+
+/* One request or free through every heap (and the recording's, timed). */
+static int apply_request(allocreplay *r, const alloctrace_event *ev, diag *d) {
+  bool alloc = ev->kind == AT_ALLOC;
+  vas_stats before[ALLOCREPLAY_MAX_POLICIES], rec_before = {0};
+  if (r->time) {
+    for (unsigned i = 0; i < r->n; i++) before[i] = *vas_get_stats(r->p[i].heap);
+    rec_before = *vas_get_stats(r->rec.heap);
+  }
+  if (alloc) {
+    r->size[ev->id] = ev->size;
+    r->order[ev->id] = ++r->allocations;
+    r->name[ev->id] = ev->name;
+  } else {
+    r->order[ev->id] = 0;
+  }
+  for (unsigned i = 0; i < r->n; i++)
+    if (alloc ? alloc_one(r, &r->p[i], ev, d) : free_one(r, &r->p[i], ev, d)) return -1;
+  if (!r->time) return 0;
+  recorded_call(r, ev);
+  alloctime_work w[ALLOCREPLAY_MAX_POLICIES];
+  uint64_t request = r->size[ev->id];
+  for (unsigned i = 0; i < r->n; i++) w[i] = work_of(&before[i], r->p[i].heap, request, r->vmm[i]);
+  alloctime_work rec = work_of(&rec_before, r->rec.heap, request, false);
+  alloctime_call(r->time, ev->timed, ev->time_ns, !alloc, &rec, w);
+  return 0;
+}
+
+static void meminfo(allocreplay *r, const alloctrace_event *ev) {
+  allocreplay_sum *s = &r->sum;
+  if (!s->meminfo_samples || ev->size < s->driver_free_min) s->driver_free_min = ev->size;
+  s->driver_total = ev->total;
+  s->meminfo_samples++;
+}
+
 static int apply(allocreplay *r, const alloctrace_event *ev, diag *d) {
   if (ev->kind == AT_SEGMENT) {
     uint64_t *rec = &r->sum.recorded_reserved;
     *rec = ev->release ? *rec - (ev->size < *rec ? ev->size : *rec) : *rec + ev->size;
     return 0;
   }
-  if (ev->kind == AT_OOM) return 0;
-  if (grow_ids(r)) return event_error(r, ev, "out of host memory", d);
-  if (ev->kind == AT_ALLOC) {
-    r->size[ev->id] = ev->size;
-    r->order[ev->id] = ++r->allocations;
-    r->name[ev->id] = ev->name;
-    for (unsigned i = 0; i < r->n; i++)
-      if (alloc_one(r, &r->p[i], ev, d)) return -1;
+  if (ev->kind == AT_MEMINFO) return meminfo(r, ev), 0;
+  if (ev->kind == AT_MARK) {
+    if (r->time && ev->timed && ev->kernel) alloctime_kernel(r->time, ev->label, ev->time_ns, ev->dur_ns);
+    else if (r->time && ev->timed) alloctime_mark(r->time, ev->label, ev->time_ns);
     return 0;
   }
-  r->order[ev->id] = 0;
-  for (unsigned i = 0; i < r->n; i++) {
-    diag why;
-    policy_heap *p = &r->p[i];
-    if (p->va[ev->id] == FAILED_VA) continue; /* it never held it */
-    if (vas_free(p->heap, p->va[ev->id], &why) != VAS_OK) return event_error(r, ev, why.msg, d);
-    p->requested -= r->size[ev->id];
-  }
-  return 0;
+  if (ev->kind == AT_OOM) return 0;
+  if (grow_ids(r)) return event_error(r, ev, "out of host memory", d);
+  return apply_request(r, ev, d);
 }
 
 int allocreplay_next(allocreplay *r, alloctrace_event *ev, diag *d) {
@@ -174,12 +247,24 @@ const vas *allocreplay_heap(const allocreplay *r, unsigned policy) { return r->p
 const allocreplay_oom *allocreplay_first_oom(const allocreplay *r, unsigned policy) { return &r->p[policy].oom; }
 const allocreplay_sum *allocreplay_get_sum(const allocreplay *r) { return &r->sum; }
 
+bool allocreplay_timing(const allocreplay *r, unsigned policy, alloctime_sum *out) {
+  if (!r->time) return false;
+  *out = alloctime_get(r->time, policy);
+  return true;
+}
+
+bool allocreplay_window_seen(const allocreplay *r, bool *ended) {
+  *ended = true;
+  return !r->time || alloctime_window_seen(r->time, ended);
+}
+
 uint64_t allocreplay_requested(const allocreplay *r, unsigned policy, uint64_t *peak) {
   if (peak) *peak = r->p[policy].requested_peak;
   return r->p[policy].requested;
 }
 uint64_t allocreplay_size(const allocreplay *r, uint64_t id) { return r->size[id]; }
 bool allocreplay_served(const allocreplay *r, unsigned policy, uint64_t id) { return r->p[policy].va[id] != FAILED_VA; }
+uint64_t allocreplay_va(const allocreplay *r, unsigned policy, uint64_t id) { return r->p[policy].va[id]; }
 
 /* Every id the arrays hold (none before the first request). */
 static uint64_t id_end(const allocreplay *r) {

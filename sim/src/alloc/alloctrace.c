@@ -251,6 +251,7 @@ int alloctrace_next(alloctrace *t, alloctrace_event *ev, diag *d) {
 }
 const alloctrace_info *alloctrace_get_info(const alloctrace *t) { return &t->info; }
 uint64_t alloctrace_id_limit(const alloctrace *t) { return t->id_limit; }
+void alloctrace_want_marks(alloctrace *t) { t->marks = true; }
 const char *alloctrace_path(const alloctrace *t) { return t->path; }
 
 void alloctrace_close(alloctrace *t) {

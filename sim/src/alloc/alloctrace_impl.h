@@ -40,6 +40,7 @@ struct alloctrace {
   unsigned nstreams;
   uint64_t reserved; /* recorded, running */
   unsigned jobs;     /* a native trace's decode threads (trace_open_jobs) */
+  bool marks;        /* hand out AT_MARK and AT_MEMINFO too (alloctrace_want_marks) */
 };
 
 /* Opens the sources; each fills t->src and t->impl. */

@@ -3,7 +3,9 @@
  * are complete, so a free of an id that is not live is an error. A
  * capture's allocations keep their recorded address (va=, for the
  * "recorded" policy) and time (t=); its managed, host and pinned ones are
- * not device memory a policy places, and are skipped. */
+ * not device memory a policy places, and are skipped. Asked to
+ * (alloctrace_want_marks), marks and meminfo samples come out too: what
+ * the driver-time model and the free-memory comparison read. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
  * memory (skipped, and their frees with them). */
 typedef struct native_src {
   trace_reader *r;
+  char label[TRACE_LABEL_MAX]; /* the last mark's, for its event */
   uint8_t *other;
   uint64_t nother;
 } native_src;
@@ -46,7 +49,18 @@ static int native_next(alloctrace *t, alloctrace_event *ev, diag *d) {
   int got;
   while ((got = trace_next(n->r, &rec, d)) == 1) {
     *ev = (alloctrace_event){.size = rec.size, .align = rec.align, .time_us = rec.line, .index = rec.line};
-    if (rec.cap.attrs & TRACE_HAS_TIME) ev->time_us = rec.cap.time_ns / 1000;
+    if (rec.cap.attrs & TRACE_HAS_TIME) ev->time_us = rec.cap.time_ns / 1000, ev->time_ns = rec.cap.time_ns;
+    ev->timed = rec.cap.attrs & TRACE_HAS_TIME;
+    if (t->marks && rec.kind == REC_MARK) {
+      memcpy(n->label, rec.label, sizeof n->label);
+      ev->kind = AT_MARK, ev->label = n->label, ev->dur_ns = rec.cap.dur_ns;
+      ev->kernel = rec.cap.attrs & (TRACE_HAS_GRID | TRACE_HAS_DUR);
+      return 1;
+    }
+    if (t->marks && rec.kind == REC_MEMINFO) {
+      ev->kind = AT_MEMINFO, ev->total = rec.cap.total;
+      return 1;
+    }
     if (rec.kind == REC_ALLOC) {
       ev->kind = AT_ALLOC;
       if (rec.cap.attrs & TRACE_HAS_VA) ev->va = rec.cap.va;

@@ -398,14 +398,17 @@ static alloctrace *open_alloctrace(const char *trace, const char *format, diag *
 
 /* tlbsim alloc's capacity: *capacity when set, else the preset's
  * machine.phys_memory when one is named or t has no device size (that
- * then is the capacity: allocreplay_config). */
-static int alloc_capacity(const char *preset, const alloctrace *t, uint64_t *capacity, diag *d) {
-  if (*capacity || (!preset && alloctrace_get_info(t)->device_total)) return 0;
+ * then is the capacity: allocreplay_config); and the preset's [driver]
+ * section, what the driver calls cost. */
+static int alloc_preset(const char *preset, const alloctrace *t, uint64_t *capacity, alloctime_config *driver,
+                        diag *d) {
+  bool want = !*capacity && (preset || !alloctrace_get_info(t)->device_total);
   cfg *c = cfg_create();
   if (!c) return diag_set(d, "tlbsim_alloc", 0, "out of memory");
   int rc = loader_load_preset(c, preset ? preset : API_ALLOC_PRESET, d);
-  if (!rc) rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, capacity, d);
-  if (!rc && !*capacity) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
+  if (!rc && want) rc = cfg_get_size(c, "machine", "phys_memory", 0, 0, VAS_MAX_CAPACITY, capacity, d);
+  if (!rc && want && !*capacity) rc = diag_set(d, cfg_file(c), 0, "no machine.phys_memory");
+  if (!rc) rc = alloctime_config_read(c, driver, d);
   cfg_destroy(c);
   return rc;
 }
@@ -455,12 +458,14 @@ char *tlbsim_alloc(const char *trace, const char *input_format, const char *cons
   alloctrace *t = open_alloctrace(trace, input_format, &d);
   if (!t) return fail(err, &d), NULL;
   vas_config vc;
+  alloctime_config driver = {0};
   allocreplay *r = NULL;
   alloc_job j = {.rc = -1};
   char *text = NULL;
-  if (!alloc_capacity(preset, t, &capacity, &d) &&
+  if (!alloc_preset(preset, t, &capacity, &driver, &d) &&
       !allocreplay_config(&vc, t, capacity, sets, nsets, "tlbsim_alloc", &d) &&
-      (r = create_replay(t, policies, npolicies, &vc, &d)) && !replay_to_end(r, &d)) {
+      (r = create_replay(t, policies, npolicies, &vc, &d)) &&
+      !(driver.given && allocreplay_time(r, &driver, NULL, NULL, &d)) && !replay_to_end(r, &d)) {
     j.r = r;
     text = write_string(write_alloc, &j);
     if (text && j.rc) {

@@ -197,4 +197,5 @@ void loader_each_key(loader_key_fn each, void *ctx) {
   for (size_t i = 0; mmu_config_keys(i); i++) each_of(mmu_config_keys(i), each, ctx);
   each_of(gpu_config_keys(), each, ctx);
   each_of(uvm_config_keys(), each, ctx);
+  each_of(alloctime_config_keys(), each, ctx);
 }

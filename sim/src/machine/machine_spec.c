@@ -9,6 +9,7 @@
  *   [mmu] [ptcache] [tlb.NAME] [tlb.NAME:SIZE] [pwc.LEVEL]   mmu_config_read (mmu/mmu_config.c)
  *   [gpu]             gpu_config_read (hw/gpu.c)
  *   [uvm]             uvm_config_read (uvm/uvm_config.c)
+ *   [driver]          alloctime_config_read (alloc/alloctime.c): what tlbsim alloc's driver calls cost
  * Every number is read with the range of the field it is stored in. */
 #include <stddef.h>
 #include <stdio.h>
@@ -157,7 +158,8 @@ int machine_spec_read(cfg *c, machine_spec *s, diag *d) {
   *s = (machine_spec){0};
   return read_machine(c, s, d) || read_vas(c, s, d) || memsys_config_read(c, &s->sys.mem, d) ||
                  mmu_config_read(c, &s->format, s->page_size, s->seed, &s->sys.mmu, d) ||
-                 gpu_config_read(c, &s->gpu, d) || read_uvm(c, s, d)
+                 gpu_config_read(c, &s->gpu, d) || read_uvm(c, s, d) ||
+                 alloctime_config_read(c, &s->driver, d)
              ? -1
              : 0;
 }

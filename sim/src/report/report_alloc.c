@@ -15,6 +15,35 @@ static void add_error(json_object *o, const char *k, uint64_t sim, uint64_t rec)
   json_object_object_add(o, k, rec ? report_real(((double)sim - (double)rec) / (double)rec) : NULL);
 }
 
+/* The driver-time model's sums (null without a model; wall and wait null
+ * for an input without times: no kernels to wait for). */
+static void add_time(json_object *o, const allocreplay *r, unsigned policy) {
+  alloctime_sum t;
+  bool on = allocreplay_timing(r, policy, &t);
+  json_object_object_add(o, "driver_time_s", on ? report_real(t.driver_s) : NULL);
+  json_object_object_add(o, "driver_wait_s", on && t.timed ? report_real(t.wait_s) : NULL);
+  json_object_object_add(o, "wall_time_s", on && t.timed ? report_real(t.wall_s) : NULL);
+}
+
+/* A capture's cuMemGetInfo samples: the driver's least free memory and its
+ * total under recorded (and what was in use then), beside the least each
+ * policy leaves free of the same total: the total less its peak reserved. */
+static void add_meminfo(json_object *o, const allocreplay *r, const vas *heap) {
+  const allocreplay_sum *m = allocreplay_get_sum(r);
+  if (!m->meminfo_samples) return;
+  uint64_t peak = vas_get_stats(heap)->reserved_peak;
+  json_object *rec;
+  if (!json_object_object_get_ex(o, "recorded", &rec)) {
+    rec = json_object_new_object();
+    json_object_object_add(o, "recorded", rec);
+  }
+  add_u64(rec, "meminfo_samples", m->meminfo_samples);
+  add_u64(rec, "total_bytes", m->driver_total);
+  add_u64(rec, "free_bytes_min", m->driver_free_min);
+  add_u64(rec, "used_bytes_peak", m->driver_total > m->driver_free_min ? m->driver_total - m->driver_free_min : 0);
+  add_u64(o, "free_bytes_min", peak < m->driver_total ? m->driver_total - peak : 0);
+}
+
 static json_object *policy_json(const allocreplay *r, unsigned policy, const allocreplay_live *live) {
   const vas *heap = allocreplay_heap(r, policy);
   const vas_stats *s = vas_get_stats(heap);
@@ -81,6 +110,8 @@ static json_object *policy_json(const allocreplay *r, unsigned policy, const all
     add_error(o, "driver_allocs_error", s->driver_allocs, compared ? in->segment_allocs : 0);
   }
   add_u64(o, "unmatched_frees", in->unmatched_frees);
+  add_time(o, r, policy);
+  add_meminfo(o, r, heap);
   return o;
 }
 
