@@ -680,7 +680,7 @@ int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), vo
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1) {
+  while ((rc = trace_take_block(r, &b, d)) == 1) {
     if (machine_run_block(m, b, trace_get_path(r), d)) {
       rc = -1;
       break;
