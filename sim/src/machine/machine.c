@@ -325,6 +325,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
   if (pages > 1) translate_pages(m, kind, va, size);
+  else if (mmu_translate_hit(m->cpu, va, kind)) return 0; /* most accesses the window does not take */
   else {
     mmu_translate(m->cpu, va, kind, &o);
     if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
