@@ -925,7 +925,14 @@ static void test_samples(void) {
  * them in the caller's calls: a din and a lackey trace of many blocks with
  * a bad line near the end, a native one with records that are not
  * accesses, each also closed after its first block (the thread stopped
- * while it waits for a slot). */
+ * while it waits for a slot). A third reader takes the thread's blocks in
+ * exchange for its own (trace_take_block, what a replay does): the same. */
+static bool same_block(const trace_block *a, const trace_block *b) {
+  return a->n == b->n && a->nother == b->nother && a->kinds == b->kinds && a->last_byte_or == b->last_byte_or &&
+         !memcmp(a->acc, b->acc, a->n * sizeof a->acc[0]) && !memcmp(a->line, b->line, a->n * sizeof a->line[0]) &&
+         !memcmp(a->other, b->other, a->nother * sizeof a->other[0]);
+}
+
 static void test_fill_thread(void) {
   enum { LINES = 40000 };
   static const struct {
@@ -935,8 +942,8 @@ static void test_fill_thread(void) {
                {TRACE_LACKEY, " L %08x,%u\n", " L 12z4,4\n"},
                {TRACE_NATIVE, "r 0x%x %u\nmark m\n", "r 0x10zz\n"}};
   char *text = malloc(LINES * 32);
-  trace_block *b1 = malloc(sizeof *b1), *b2 = malloc(sizeof *b2);
-  CU_ASSERT_FATAL(text && b1 && b2);
+  trace_block *b1 = malloc(sizeof *b1), *b2 = malloc(sizeof *b2), *b3 = malloc(sizeof *b3);
+  CU_ASSERT_FATAL(text && b1 && b2 && b3);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     size_t len = 0;
     for (unsigned i = 0; i < LINES; i++) {
@@ -948,22 +955,22 @@ static void test_fill_thread(void) {
     char path[32];
     write_temp(text, len, path);
     for (int early = 0; early < 2; early++) {
-      diag d1, d2;
+      diag d1, d2, d3;
       trace_reader *r1 = trace_open(path, cases[c].fmt, &d1), *r2 = trace_open_jobs(path, cases[c].fmt, 2, &d2);
-      CU_ASSERT_FATAL(r1 && r2);
-      int k1, k2;
+      trace_reader *r3 = trace_open_jobs(path, cases[c].fmt, 2, &d3);
+      CU_ASSERT_FATAL(r1 && r2 && r3);
+      int k1, k2, k3;
       size_t blocks = 0;
       do {
         k1 = trace_read_block(r1, b1, &d1);
         k2 = trace_read_block(r2, b2, &d2);
-        CU_ASSERT_EQUAL(k1, k2);
+        k3 = trace_take_block(r3, &b3, &d3);
+        CU_ASSERT_TRUE(k1 == k2 && k1 == k3);
         CU_ASSERT_EQUAL(trace_bytes_read(r1), trace_bytes_read(r2));
-        if (k1 != 1 || k2 != 1) break;
-        CU_ASSERT_TRUE(b1->n == b2->n && b1->nother == b2->nother && b1->kinds == b2->kinds &&
-                       b1->last_byte_or == b2->last_byte_or);
-        CU_ASSERT_FALSE(memcmp(b1->acc, b2->acc, b1->n * sizeof b1->acc[0]) ||
-                        memcmp(b1->line, b2->line, b1->n * sizeof b1->line[0]) ||
-                        memcmp(b1->other, b2->other, b1->nother * sizeof b1->other[0]));
+        CU_ASSERT_EQUAL(trace_bytes_read(r1), trace_bytes_read(r3));
+        if (k1 != 1 || k2 != 1 || k3 != 1) break;
+        CU_ASSERT_TRUE(same_block(b1, b2));
+        CU_ASSERT_TRUE(same_block(b1, b3));
         blocks++;
       } while (!early);
       if (!early) {
@@ -972,15 +979,20 @@ static void test_fill_thread(void) {
         CU_ASSERT_TRUE(blocks > 4);
         CU_ASSERT_EQUAL(trace_read_block(r2, b2, &d2), -1); /* the error repeats */
         CU_ASSERT_STRING_EQUAL(d1.msg, d2.msg);
+        CU_ASSERT_STRING_EQUAL(d1.msg, d3.msg);
+        CU_ASSERT_EQUAL(trace_take_block(r3, &b3, &d3), -1);
+        CU_ASSERT_STRING_EQUAL(d1.msg, d3.msg);
       }
       trace_close(r1);
       trace_close(r2);
+      trace_close(r3);
     }
     unlink(path);
   }
   free(text);
   free(b1);
   free(b2);
+  free(b3);
 }
 
 int main(void) {

@@ -206,6 +206,14 @@ mmu *mmu_create(const mmu_config *c, const pt *table, memsys *mem, const mmu_sha
 void mmu_destroy(mmu *m);
 /* Translates one page's worth of access (callers split straddling ones). */
 void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
+/* mmu_translate's common case alone, for a replay that needs no outcome
+ * when it is the usual one: true when va hits the entry level's first
+ * array with the rights kind needs (and the data's cost is fixed, no
+ * observer watches), counted as mmu_translate counts it (its outcome: OK,
+ * nothing missed). False: nothing is counted and no replacement order
+ * changed (a miss changes none; a hit without the rights was of the entry
+ * used last), and mmu_translate gives the outcome. */
+bool mmu_translate_hit(mmu *m, uint64_t va, acc_kind kind);
 /* The addresses whose translation now would repeat the last one for
  * free: a first-level hit on the same entry, which only counts (the
  * entry is the newest already). [lo, lo + span] is that page; kinds has

@@ -214,6 +214,11 @@ trace_reader *trace_open_memory(const char *name, const char *data, size_t len, 
  * input; -1 with d as "FILE:LINE: ...". After -1 every further call repeats
  * the same error. */
 int trace_read_block(trace_reader *r, trace_block *b, diag *d);
+/* trace_read_block without the copy: *b (a block of malloc(sizeof
+ * (trace_block)), the caller's to free) may be exchanged for one the fill
+ * thread filled (of the same kind), which the caller then owns instead; the
+ * reader fills the one it got back later. The same blocks, errors and end. */
+int trace_take_block(trace_reader *r, trace_block **b, diag *d);
 /* The next record alone (an access as a trace_record too): for consumers
  * that want few records; don't mix with trace_read_block on one reader.
  * 1: *rec filled; 0: end of input; -1: error as above. */

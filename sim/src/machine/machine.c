@@ -326,6 +326,7 @@ static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t siz
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
   if (pages > 1) translate_pages(m, kind, va, size);
+  else if (mmu_translate_hit(m->cpu, va, kind)) return 0; /* most accesses the window does not take */
   else {
     mmu_translate(m->cpu, va, kind, &o);
     if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
@@ -681,7 +682,7 @@ int machine_replay(machine *m, trace_reader *r, int (*each_block)(void *ctx), vo
   trace_block *b = malloc(sizeof *b);
   if (!b) return diag_set(d, trace_get_path(r), 0, "out of memory");
   int rc;
-  while ((rc = trace_read_block(r, b, d)) == 1) {
+  while ((rc = trace_take_block(r, &b, d)) == 1) {
     if (machine_run_block(m, b, trace_get_path(r), d)) {
       rc = -1;
       break;

@@ -547,6 +547,21 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
   translate_full(m, va, kind, missed, out);
 }
 
+bool mmu_translate_hit(mmu *m, uint64_t va, acc_kind kind) {
+  int l = m->entry[kind == ACC_EXEC];
+  if (l < 0 || m->obs || !m->data_fixed) return false;
+  tlb_hit h;
+  if (!tlb_lookup(m->lv[l].arr[0], va, m->asid, &h) || !(h.prot & kind_prot[kind])) return false;
+  mmu_level *lv = &m->lv[l];
+  m->st.translations++;
+  lv->st.accesses++;
+  lv->st.hits++;
+  lv->st.array[0].hits++;
+  m->st.cycles += m->data_cycles + lv->latency;
+  remember(m, l, 0, va, &h);
+  return true;
+}
+
 bool mmu_serves(const mmu *m, acc_kind kind) { return m->entry[kind == ACC_EXEC] >= 0; }
 
 void mmu_set_fault_handler(mmu *m, mmu_fault_fn fn, void *ctx) {

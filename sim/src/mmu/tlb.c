@@ -55,7 +55,7 @@ struct tlb {
   uint64_t sector_mask;  /* sector_pages - 1: a page's bit within its entry */
   uint64_t all_pages;    /* the valid bits a full sector has */
   uint64_t clock;
-  uint32_t hint[TLB_HINTS]; /* by tag & (TLB_HINTS - 1), page_shift[0]: the slot last hit or filled */
+  uint32_t hint[TLB_HINTS]; /* by hint_of(tag), page_shift[0]: the slot last hit or filled */
   uint8_t bank_pos[TLB_MAX_PAGE_SIZES]; /* per page size: where the bank bits sit in its tags */
   rng rng;
   tlb_key *key;          /* [sets * ways] */
@@ -359,13 +359,18 @@ static inline int64_t find_way(const tlb *t, size_t base, uint64_t tag, uint64_t
   return -1;
 }
 
+/* A tag's hint: its low bits folded with the next ones, so that pages
+ * 2^8 apart (a stack's top page and a heap's, at round addresses) do not
+ * keep taking each other's hint. */
+static inline uint32_t hint_of(uint64_t tag) { return (uint32_t)(tag ^ tag >> 8) & (TLB_HINTS - 1); }
+
 /* The hinted slot when it translates va with its page valid (a
  * first-page-size entry), or -1. */
 static inline int64_t find_hinted(const tlb *t, uint64_t va, uint32_t asid, unsigned *page, unsigned *shift) {
   unsigned s0 = t->g.page_shift[0];
   uint64_t vpn0 = va >> s0;
   uint64_t tag0 = vpn0 >> t->sector_log2;
-  uint32_t hinted = t->hint[tag0 & (TLB_HINTS - 1)];
+  uint32_t hinted = t->hint[hint_of(tag0)];
   const tlb_key *k = &t->key[hinted];
   unsigned p0 = (unsigned)(vpn0 & t->sector_mask);
   if (k->tag != tag0 || k->meta != meta_of(asid, s0) || !(t->e[hinted].valid >> p0 & 1)) return -1;
@@ -406,7 +411,7 @@ static inline int64_t find(const tlb *t, uint64_t va, uint32_t asid, unsigned *p
 
 /* Points the hint of slot's tag (a first-page-size key) at slot. */
 static inline void note_hint(tlb *t, size_t slot) {
-  t->hint[t->key[slot].tag & (TLB_HINTS - 1)] = (uint32_t)slot;
+  t->hint[hint_of(t->key[slot].tag)] = (uint32_t)slot;
 }
 
 static void plru_touch(tlb *t, size_t slot) {

@@ -374,17 +374,22 @@ static int fill_ahead(void *ctx, trace_block *b, diag *d, uint64_t *bytes) {
   return rc;
 }
 
-int trace_read_block(trace_reader *r, trace_block *b, diag *d) {
+/* The next block into *b, or (swap) in exchange for it. */
+static int next_block(trace_reader *r, trace_block **b, bool swap, diag *d) {
   bool announced = false; /* the switch the first block announces is no record of the input */
   if (!r->ahead_tried) { /* from here on only the fill thread, if there is one, touches the input's state */
     r->ahead_tried = true;
     announced = r->thread_first;
     if (trace_ahead_wanted(r->jobs) && trace_src_regular_file(r->src)) r->ahead = trace_ahead_start(fill_ahead, r);
   }
-  int k = r->ahead ? trace_ahead_take(r->ahead, b, d, &r->ahead_bytes) : read_block(r, b, d);
-  if (k == 1) r->records += b->n - announced;
+  int k = r->ahead ? trace_ahead_take(r->ahead, b, swap, d, &r->ahead_bytes) : read_block(r, *b, d);
+  if (k == 1) r->records += (*b)->n - announced;
   return k;
 }
+
+int trace_read_block(trace_reader *r, trace_block *b, diag *d) { return next_block(r, &b, false, d); }
+
+int trace_take_block(trace_reader *r, trace_block **b, diag *d) { return next_block(r, b, true, d); }
 
 uint64_t trace_records_read(const trace_reader *r) { return r->records; }
 

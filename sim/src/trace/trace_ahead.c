@@ -4,9 +4,9 @@
  * Slot i % TRACE_AHEAD_SLOTS holds the i-th block; `filled` and `taken`
  * count blocks, under `lock`. The thread waits while the ring is full, the
  * consumer while it is empty; a take copies the block's used part out
- * (a few bytes per access, against the tens of instructions parsing one
- * costs) so the caller keeps its own block. The thread ends after a fill
- * that returned 0 or -1, or when stop is set while it waits for a slot: the
+ * (24 bytes per access) so the caller keeps its own block, or swaps the
+ * caller's block into the slot for the filled one (no copy: what a replay
+ * does, trace_take_block). The thread ends after a fill that returned 0 or -1, or when stop is set while it waits for a slot: the
  * input is a regular file (trace.c), so a fill never waits on a writer and
  * stop is seen within a block.
  */
@@ -104,11 +104,11 @@ static void copy_block(trace_block *to, const trace_block *from) {
   memcpy(to->other, from->other, from->nother * sizeof from->other[0]);
 }
 
-int trace_ahead_take(trace_ahead *a, trace_block *b, diag *d, uint64_t *bytes) {
+int trace_ahead_take(trace_ahead *a, trace_block **b, bool swap, diag *d, uint64_t *bytes) {
   if (a->ended) {
     if (a->last.rc < 0 && d) *d = a->last.d;
     *bytes = a->last.bytes;
-    empty_block(b);
+    empty_block(*b);
     return a->last.rc;
   }
   pthread_mutex_lock(&a->lock);
@@ -117,12 +117,17 @@ int trace_ahead_take(trace_ahead *a, trace_block *b, diag *d, uint64_t *bytes) {
   slot *s = &a->s[a->taken % TRACE_AHEAD_SLOTS];
   int rc = s->rc;
   *bytes = s->bytes;
-  if (rc > 0) copy_block(b, s->b);
-  else {
+  if (rc > 0 && swap) {
+    trace_block *filled = s->b;
+    s->b = *b;
+    *b = filled;
+  } else if (rc > 0) {
+    copy_block(*b, s->b);
+  } else {
     a->ended = true;
     a->last = (slot){.rc = rc, .d = s->d, .bytes = s->bytes};
     if (rc < 0 && d) *d = s->d;
-    empty_block(b);
+    empty_block(*b);
   }
   pthread_mutex_lock(&a->lock);
   a->taken++;

@@ -33,8 +33,10 @@ bool trace_ahead_wanted(unsigned jobs);
  * what fill reads. NULL when there is no thread (out of memory, or none
  * could be started): the caller fills in its own calls. */
 trace_ahead *trace_ahead_start(trace_fill_fn *fill, void *ctx);
-/* The next block into b, as fill returned it; *bytes as fill set it. */
-int trace_ahead_take(trace_ahead *a, trace_block *b, diag *d, uint64_t *bytes);
+/* The next block into *b, as fill returned it; *bytes as fill set it. With
+ * swap, *b (a block of malloc(sizeof (trace_block))) is exchanged for the
+ * filled one instead of copied into: the ring fills it later. */
+int trace_ahead_take(trace_ahead *a, trace_block **b, bool swap, diag *d, uint64_t *bytes);
 /* Stops and joins the thread (it ends at its next block boundary) and
  * frees a; NULL is fine. */
 void trace_ahead_stop(trace_ahead *a);

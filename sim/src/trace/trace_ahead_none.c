@@ -13,8 +13,8 @@ trace_ahead *trace_ahead_start(trace_fill_fn *fill, void *ctx) {
 }
 
 /* Never called: start gives no ring. */
-int trace_ahead_take(trace_ahead *a, trace_block *b, diag *d, uint64_t *bytes) {
-  (void)a, (void)b, (void)bytes;
+int trace_ahead_take(trace_ahead *a, trace_block **b, bool swap, diag *d, uint64_t *bytes) {
+  (void)a, (void)b, (void)swap, (void)bytes;
   return diag_set(d, NULL, 0, "no fill thread in this build");
 }
 
