@@ -1,5 +1,5 @@
 # The kernel model's parts (coalescing, caches, DRAM rows, the engine's band) and its scoreboard.
-tlbsim_test(test_kmodel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kmodel.c DEPS tlbsim_loader tlbsim_kmodel)
+tlbsim_test(test_kmodel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kmodel.c DEPS tlbsim_loader tlbsim_kmodel tlbsim_kmicro)
 # The kernel model against the embedding-bag sweeps (issue #23's targets: mean absolute error <= 10 %,
 # every point within 25 %), sampled to stay fast: the second machine's embed_big.csv (held out: nothing
 # was fitted on it; both sides of the cliff, 64 and 128 GiB) and every 37th row of run4/embed.csv (its
@@ -17,3 +17,30 @@ add_test(NAME validate_h200_embed_sample
 set_tests_properties(validate_h200_embed_smoke validate_h200_embed_sample PROPERTIES TIMEOUT 600)
 # tlbsim kernel --preset on the fixture and the measured embed trace (tests/cli/kernel_model.sh).
 add_test(NAME kernel_model COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/kernel_model.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
+# The suite's memory microbenchmarks run as kernels through the model (tlbsim/kstream.h, kchase.h; issue
+# #23's targets: stream bandwidth within 5 %, DRAM chase within 3 %). What each constant was fitted on, so
+# the tests validate on the rest (docs/VALIDATION.md, "Held out"): dram_cycles on dram_chase.csv's 32-256 MiB
+# rows (translation hitting the L1 TLB), so its test takes the 512 MiB-128 GiB rows, where translation adds;
+# dram_sector_interval on stream.csv's 64 GiB read (line 34), dram_write_sector_interval on its 64 GiB copy
+# (line 67) and l2_sector_interval on its 32 MiB read (line 12): the samples below skip those lines.
+# One L2-TLB group (--groups 1) for the streams: within 0.05 % of four on these rows, a third of the time.
+# Bounds = figure + margin (the model is deterministic): DRAM chase 0.13 % mean, 0.31 % worst; streams of
+# at least 256 MiB, every 7th (lines 18, 25, 32, 55, 62) 1.12 %, 3.30 %.
+add_test(NAME validate_h200_dram_chase
+  COMMAND tlbsim validate --preset h200 --min-footprint 512M --max-mean-error 0.5 --max-error-pct 1
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/dram_chase.csv)
+add_test(NAME validate_h200_stream_dram
+  COMMAND tlbsim validate --preset h200 --groups 1 --min-footprint 256M --every 7 --max-mean-error 1.6
+          --max-error-pct 4 ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/stream.csv)
+# What the model misses, pinned so a change that moves it shows (docs/KERNEL.md, "What is missing"): every
+# 11th stream row (lines 2, 13, 24, 35, 46, 57: small, L2-resident and DRAM-bound reads and copies) 34.48 %
+# mean, 135.3 % worst (the 1 MiB read: a pass's fixed cost, ~1100 cycles measured, ~450 modelled); every
+# 4th L2-chase row 12.10 %, 36.1 % (44 MiB: one SM's reads see half the L2 near, ~530 cycles beyond it).
+add_test(NAME validate_h200_stream_sample
+  COMMAND tlbsim validate --preset h200 --groups 1 --every 11 --max-mean-error 36 --max-error-pct 140
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/stream.csv)
+add_test(NAME validate_h200_l2_chase
+  COMMAND tlbsim validate --preset h200 --every 4 --max-mean-error 13 --max-error-pct 38
+          ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/l2_chase.csv)
+set_tests_properties(validate_h200_dram_chase validate_h200_stream_dram validate_h200_stream_sample
+                     validate_h200_l2_chase PROPERTIES TIMEOUT 600)
