@@ -17,6 +17,11 @@
 #include "tlbsim/rows.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)
+/* What a row may ask of the model (bad input ends in an error, not a hang):
+ * a stream's warps times passes (run4/stream.csv's most: 1056 x 16 x 256,
+ * 2^22) and a chase's loads (l2_chase.csv's most: 2^20 + 3 x 8192). */
+#define KMICRO_WARP_PASSES (1u << 24)
+#define KMICRO_LOADS (1u << 21)
 
 typedef struct krow {
   unsigned long line;
@@ -27,19 +32,21 @@ typedef struct krow {
   double measured;        /* GB/s or cycles per access */
 } krow;
 
-enum { C_PATTERN, C_KIND, C_SIZE, C_MOVED, C_PASSES, C_GBPS, C_BLOCKS, C_THREADS, C_VA, C_LOAD, NSTREAM };
-static const char *const stream_names[NSTREAM] = {"pattern", "kind", "size_bytes", "bytes_per_launch", "passes",
-                                                  "gbps", "blocks", "block_threads", "va_base", "load"};
-enum { H_PATTERN, H_FOOTPRINT, H_STEPS, H_CYCLES, H_SEED, H_NODES, H_WARMUP, H_LANES, H_VA, H_LOAD, H_REPEATS, NCHASE };
-#define KCOLS 11 /* the larger of NSTREAM and NCHASE */
-static const char *const chase_names[NCHASE] = {"pattern", "footprint_bytes", "steps", "cycles_per_access", "seed",
-                                                "nodes", "warmup", "lanes", "va_base", "load", "repeats"};
+/* The columns read, by the rows module's schema (tlbsim/rows.h): its
+ * stream and chase kinds, every stream column and these chase ones required. */
+#define KCOLS ((int)ROWS_STREAM_COLUMNS > (int)ROWS_CHASE_COLUMNS ? (int)ROWS_STREAM_COLUMNS : (int)ROWS_CHASE_COLUMNS)
+static const int chase_used[] = {ROWS_CHASE_PATTERN, ROWS_CHASE_FOOTPRINT, ROWS_CHASE_STEPS, ROWS_CHASE_CYCLES,
+                                 ROWS_CHASE_SEED, ROWS_CHASE_NODES, ROWS_CHASE_WARMUP, ROWS_CHASE_LANES,
+                                 ROWS_CHASE_VA_BASE, ROWS_CHASE_LOAD, ROWS_CHASE_REPEATS};
 
 static csv_table *open_table(const char *path, kmicro_kind k, int *col, diag *d) {
-  bool required[KCOLS];
-  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) required[i] = true;
-  return k == KMICRO_STREAM ? csv_table_open(path, stream_names, required, col, NSTREAM, d)
-                            : csv_table_open(path, chase_names, required, col, NCHASE, d);
+  size_t n;
+  const char *const *names = rows_columns(k == KMICRO_STREAM ? ROWS_STREAM : ROWS_CHASE, &n);
+  bool required[KCOLS] = {false};
+  for (size_t i = 0; i < n; i++) required[i] = k == KMICRO_STREAM;
+  for (size_t i = 0; k != KMICRO_STREAM && i < sizeof chase_used / sizeof chase_used[0]; i++)
+    required[chase_used[i]] = true;
+  return csv_table_open(path, names, required, col, n, d);
 }
 
 static bool latency_pattern(const char *p) { return !strcmp(p, "dram-chase") || !strcmp(p, "l2-chase"); }
@@ -56,50 +63,70 @@ kmicro_kind validate_kmicro_sniff(const char *path) {
   char **field;
   unsigned long ln;
   if ((t = open_table(path, KMICRO_CHASE, col, &d)) && csv_table_next(t, &field, &ln, &d) == 1 &&
-      latency_pattern(field[col[H_PATTERN]]))
+      latency_pattern(field[col[ROWS_CHASE_PATTERN]]))
     k = KMICRO_CHASE;
   csv_table_close(t);
   return k;
 }
 
-static int whole(char **field, int c, const char *file, unsigned long ln, uint64_t *out, diag *d) {
-  if (num_parse_whole(field[c], out)) return diag_set(d, file, ln, "'%s' is not a whole number", field[c]);
+/* The whole numbers (decimal or 0x hex) of n columns into their fields. */
+typedef struct wcol {
+  int col;
+  uint64_t *out;
+} wcol;
+
+static int wholes(char **field, const int *col, const wcol *w, size_t n, const char *file, unsigned long ln, diag *d) {
+  for (size_t i = 0; i < n; i++) {
+    const char *v = field[col[w[i].col]];
+    if (num_parse_whole(v, w[i].out)) return diag_set(d, file, ln, "'%s' is not a whole number", v);
+  }
   return 0;
 }
 
 static int read_row(char **field, const int *col, kmicro_kind k, const char *file, unsigned long ln, krow *r,
                     diag *d) {
   *r = (krow){.line = ln};
-  const char *load = field[col[k == KMICRO_STREAM ? C_LOAD : H_LOAD]];
+  const char *load = field[col[k == KMICRO_STREAM ? ROWS_STREAM_LOAD : ROWS_CHASE_LOAD]];
   if (strcmp(load, "cg")) return diag_set(d, file, ln, "load '%s': the kernels are ld.global.cg (load cg)", load);
   if (k == KMICRO_STREAM) {
-    const char *kind = field[col[C_KIND]];
-    if (strcmp(kind, "read") && strcmp(kind, "copy")) return diag_set(d, file, ln, "stream kind '%s' is not read or copy", kind);
+    const char *kind = field[col[ROWS_STREAM_KIND]];
+    if (strcmp(kind, "read") && strcmp(kind, "copy"))
+      return diag_set(d, file, ln, "stream kind '%s' is not read or copy", kind);
     r->copy = !strcmp(kind, "copy");
-    if (whole(field, col[C_SIZE], file, ln, &r->size, d) || whole(field, col[C_MOVED], file, ln, &r->moved, d) ||
-        whole(field, col[C_PASSES], file, ln, &r->passes, d) || whole(field, col[C_BLOCKS], file, ln, &r->blocks, d) ||
-        whole(field, col[C_THREADS], file, ln, &r->threads, d) || whole(field, col[C_VA], file, ln, &r->va, d))
-      return -1;
+    const wcol w[] = {{ROWS_STREAM_SIZE, &r->size},     {ROWS_STREAM_BYTES_PER_LAUNCH, &r->moved},
+                      {ROWS_STREAM_PASSES, &r->passes}, {ROWS_STREAM_BLOCKS, &r->blocks},
+                      {ROWS_STREAM_BLOCK_THREADS, &r->threads}, {ROWS_STREAM_VA_BASE, &r->va}};
+    if (wholes(field, col, w, sizeof w / sizeof w[0], file, ln, d)) return -1;
     if (!r->size || r->size % 16 || !r->passes || r->passes > UINT32_MAX || !r->blocks || r->blocks > UINT32_MAX ||
         !r->threads || r->threads % 32 || r->threads > 1024)
       return diag_set(d, file, ln, "size_bytes, passes, blocks or block_threads is not a launch of the stream kernel");
-    const char *v = field[col[C_GBPS]];
+    uint64_t warp_passes = r->blocks * (r->threads / 32) * r->passes; /* each below 2^32, 2^5, 2^32: checked next */
+    if (r->blocks > KMICRO_WARP_PASSES || r->passes > KMICRO_WARP_PASSES || warp_passes > KMICRO_WARP_PASSES)
+      return diag_set(d, file, ln, "%llu blocks of %llu threads, %llu passes: more than the %u warp passes a row "
+                      "may have", (unsigned long long)r->blocks, (unsigned long long)r->threads,
+                      (unsigned long long)r->passes, KMICRO_WARP_PASSES);
+    const char *v = field[col[ROWS_STREAM_GBPS]];
     if (num_real_in(v, 1e-6, 1e9, &r->measured) != NUM_OK) return diag_set(d, file, ln, "gbps '%s' is not positive", v);
     return 0;
   }
-  const char *p = field[col[H_PATTERN]];
+  const char *p = field[col[ROWS_CHASE_PATTERN]];
   if (!latency_pattern(p)) return diag_set(d, file, ln, "pattern '%s' is not dram-chase or l2-chase", p);
   r->l2 = !strcmp(p, "l2-chase");
   uint64_t lanes;
-  if (whole(field, col[H_FOOTPRINT], file, ln, &r->footprint, d) || whole(field, col[H_STEPS], file, ln, &r->steps, d) ||
-      whole(field, col[H_SEED], file, ln, &r->seed, d) || whole(field, col[H_NODES], file, ln, &r->nodes, d) ||
-      whole(field, col[H_WARMUP], file, ln, &r->warmup, d) || whole(field, col[H_LANES], file, ln, &lanes, d) ||
-      whole(field, col[H_VA], file, ln, &r->va, d) || whole(field, col[H_REPEATS], file, ln, &r->repeats, d))
-    return -1;
+  const wcol w[] = {{ROWS_CHASE_FOOTPRINT, &r->footprint}, {ROWS_CHASE_STEPS, &r->steps},
+                    {ROWS_CHASE_SEED, &r->seed},           {ROWS_CHASE_NODES, &r->nodes},
+                    {ROWS_CHASE_WARMUP, &r->warmup},       {ROWS_CHASE_LANES, &lanes},
+                    {ROWS_CHASE_VA_BASE, &r->va},          {ROWS_CHASE_REPEATS, &r->repeats}};
+  if (wholes(field, col, w, sizeof w / sizeof w[0], file, ln, d)) return -1;
   if (!r->repeats) return diag_set(d, file, ln, "repeats 0: nothing was timed");
   if (lanes != 1) return diag_set(d, file, ln, "lanes %llu: the latency chases are one lane", (unsigned long long)lanes);
   if (!r->steps) return diag_set(d, file, ln, "steps 0: nothing was timed");
-  const char *v = field[col[H_CYCLES]];
+  if (r->nodes > KMICRO_LOADS || r->steps > KMICRO_LOADS || r->warmup > KMICRO_LOADS || r->repeats > KMICRO_LOADS ||
+      r->warmup + ((r->repeats - 1) / 2 + 1) * r->steps > KMICRO_LOADS)
+    return diag_set(d, file, ln, "%llu nodes, warmup %llu, %llu repeats of %llu steps: more than the %u loads a "
+                    "row may have", (unsigned long long)r->nodes, (unsigned long long)r->warmup,
+                    (unsigned long long)r->repeats, (unsigned long long)r->steps, KMICRO_LOADS);
+  const char *v = field[col[ROWS_CHASE_CYCLES]];
   if (num_real_in(v, 1e-6, 1e9, &r->measured) != NUM_OK)
     return diag_set(d, file, ln, "cycles_per_access '%s' is not positive", v);
   return 0;

@@ -9,16 +9,16 @@
  * is run at KMICRO_TRIPS / 2 and KMICRO_TRIPS trips and extrapolated
  * linearly in its trip count: the model's own time per trip of the loop
  * in its steady state, so a 64 GiB stream costs what a 2 GiB one does. A
- * chase's warm-up loads run untimed (state only), its timed steps timed:
- * cycles per access = the kernel's cycles / steps, what the GPU's two
- * clock reads around the steps measure. Chases run on every SM's share
+ * chase's warm-up and the repeats before the median one run untimed
+ * (state only), the median repeat timed: cycles per access = the kernel's
+ * cycles / steps, what the GPU's two clock reads around the steps measure. Chases run on every SM's share
  * (the L2 whole); streams on --groups. */
 #ifndef TLBSIM_CLI_VALIDATE_KMICRO_H
 #define TLBSIM_CLI_VALIDATE_KMICRO_H
 
 #include "tlbsim/machine.h"
 
-#define KMICRO_TRIPS 16
+#define KMICRO_TRIPS 32
 
 typedef enum { KMICRO_NONE, KMICRO_STREAM, KMICRO_CHASE } kmicro_kind;
 
