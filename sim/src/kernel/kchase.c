@@ -96,7 +96,7 @@ int kchase_next(void *ctx, ktrace_tb *tb, diag *d) {
            put(tb, 6, k->op[BRA], RZ, RZ, NULL);
   }
   if (!rc) rc = put(tb, 7, k->op[EXIT], RZ, RZ, NULL);
-  if (rc) return diag_set(d, k->file, 0, "chase: %llu loads do not fit a thread block's limits",
+  if (rc) return diag_set(d, k->file, 0, "chase: %llu loads: out of memory, or more than a thread block may hold",
                           (unsigned long long)k->s.loads);
   ktrace_tb_warp_end(tb);
   return 1;

@@ -166,8 +166,8 @@ int kstream_next(void *ctx, ktrace_tb *tb, diag *d) {
   gen g = {.k = k, .tb = tb};
   for (uint32_t w = 0; w < k->k.warps_per_block; w++) {
     if (ktrace_tb_warp(tb, w) || warp(&g, b * k->s.block_threads + 32ull * w, 0xffffffffu))
-      return diag_set(d, k->file, 0, "stream: block %llu does not fit a thread block's limits (trips %llu)",
-                      (unsigned long long)b, (unsigned long long)k->s.trips);
+      return diag_set(d, k->file, 0, "stream: block %llu: out of memory, or more than a thread block may hold",
+                      (unsigned long long)b);
   }
   ktrace_tb_warp_end(tb);
   return 1;
