@@ -214,7 +214,7 @@ static int predict_stream(const machine_spec *spec, const pt *table, uint32_t gr
     if (run_stream(spec, table, groups, &ks, &ns1, out, d)) return -1;
     ks.trips = KMICRO_TRIPS;
     if (run_stream(spec, table, groups, &ks, &ns, out, d)) return -1;
-    ns += (double)(trips - KMICRO_TRIPS) * (ns - ns1) / (KMICRO_TRIPS / 2);
+    ns += (double)(trips - KMICRO_TRIPS) * (ns - ns1) / (KMICRO_TRIPS / 2.0);
   }
   *gbps = (double)r->moved / ns;
   return 0;
