@@ -3,7 +3,9 @@
  * (booking out of time order), and the model on small traces written
  * here: a scoreboard that lets independent loads overlap and serializes a
  * dependent chain, DRAM and L2 latencies as the preset gives them, and an
- * address outside every mapping named by FILE:LINE. */
+ * address outside every mapping named by FILE:LINE; the suite's stream and
+ * chase kernels made in memory (kstream, kchase): every element read (and
+ * stored) once a pass, the chain the GPU walks, ld.global.cg past the L1. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,11 @@
 
 #include "harness.h"
 #include "tlbsim/engine.h"
+#include "gpu_embed.h"
+#include "tlbsim/kchase.h"
 #include "tlbsim/kmem.h"
 #include "tlbsim/kmodel.h"
+#include "tlbsim/kstream.h"
 #include "tlbsim/loader.h"
 
 static void test_coalesce(void) {
@@ -169,10 +174,94 @@ static void test_scoreboard(void) {
   machine_destroy(e.m);
 }
 
+/* Every element of a small stream is loaded once a pass (and stored once by
+ * copy), lanes past the end inactive; trips bounds a warp's loop. */
+static void test_stream_source(void) {
+  enum { N = 600, PASSES = 2 };
+  for (int copy = 0; copy < 2; copy++) {
+    kstream_spec s = {.copy = copy, .src_va = BASE, .dst_va = BASE + (1u << 20), .bytes = 16 * N, .passes = PASSES,
+                      .blocks = 2, .block_threads = 64};
+    diag d;
+    kstream *k = kstream_create(&s, &d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(kstream_trips(&s), 2); /* 600 elements, 4 x 128 threads a trip */
+    ktrace_tb *tb = ktrace_tb_new();
+    unsigned loads[N] = {0}, stores[N] = {0}, bad = 0;
+    while (kstream_next(k, tb, &d) == 1)
+      for (uint32_t i = 0; i < tb->ninst; i++)
+        for (uint32_t a = tb->addr_at[i]; a < tb->addr_at[i + 1]; a++) {
+          bool st = tb->cls[i] == KTRACE_GLOBAL_STORE;
+          uint64_t e = (tb->addr[a] - (st ? s.dst_va : s.src_va)) / 16;
+          CU_ASSERT_TRUE(tb->ops[tb->op[i]].l2_only != st); /* ld.global.cg: L2 only */
+          if (e >= N) bad++;
+          else (st ? stores : loads)[e]++;
+        }
+    CU_ASSERT_EQUAL(bad, 0);
+    for (unsigned e = 0; e < N; e++) CU_ASSERT_TRUE(loads[e] == PASSES && stores[e] == (copy ? PASSES : 0u));
+    kstream_rewind(k);
+    CU_ASSERT_EQUAL(kstream_next(k, tb, &d), 1);
+    CU_ASSERT_EQUAL(tb->x, 0);
+    kstream_destroy(k);
+    s.trips = 1; /* one trip a pass: warp 0 loads its elements 0 + 128u, u < 4, not 512 + 128u */
+    k = kstream_create(&s, &d);
+    CU_ASSERT_EQUAL_FATAL(kstream_next(k, tb, &d), 1);
+    unsigned ldg = 0;
+    for (uint32_t i = tb->first[0]; i < tb->first[0] + tb->count[0]; i++) ldg += tb->cls[i] == KTRACE_GLOBAL_LOAD;
+    CU_ASSERT_EQUAL(ldg, 4 * PASSES);
+    kstream_destroy(k);
+    ktrace_tb_free(tb);
+  }
+  diag d;
+  kstream_spec bad_launch = {.bytes = 17, .passes = 1, .blocks = 1, .block_threads = 32};
+  CU_ASSERT_PTR_NULL(kstream_create(&bad_launch, &d));
+}
+
+/* The DRAM chase walks the GPU's nodes in index order from position
+ * `first`; the L2 chase's cycle revisits lines, which ld.global.cg takes
+ * past the L1 (no L1 hits) to the L2. */
+static void test_chase_source(void) {
+  diag d;
+  kchase_spec s = {.kind = KCHASE_DRAM, .va_base = BASE, .footprint = 1u << 20, .nodes = 64, .seed = 1,
+                   .first = 60, .loads = 8};
+  kchase *k = kchase_create(&s, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  ktrace_tb *tb = ktrace_tb_new();
+  CU_ASSERT_EQUAL_FATAL(kchase_next(k, tb, &d), 1);
+  CU_ASSERT_EQUAL(kchase_next(k, tb, &d), 0);
+  gpu_rowperm p;
+  gpu_rowperm_init(&p, (1u << 20) / 128, 1);
+  unsigned j = 0;
+  for (uint32_t i = 0; i < tb->ninst; i++)
+    if (tb->cls[i] == KTRACE_GLOBAL_LOAD) {
+      CU_ASSERT_EQUAL(tb->addr_at[i + 1] - tb->addr_at[i], 1);
+      CU_ASSERT_EQUAL(tb->addr[tb->addr_at[i]], BASE + 128 * gpu_rowperm_at(&p, (60 + j++) % 64));
+    }
+  CU_ASSERT_EQUAL(j, 8);
+  kchase_destroy(k);
+  s.nodes = 1u << 14; /* more nodes than lines */
+  CU_ASSERT_PTR_NULL(kchase_create(&s, &d));
+  model_env e;
+  env_init(&e, 64u << 20);
+  kchase_spec l2 = {.kind = KCHASE_L2, .va_base = BASE, .footprint = 512, .nodes = 4, .seed = 1, .loads = 16};
+  k = kchase_create(&l2, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  kmodel_spec ms = {.sys = &e.spec.sys, .gpu = &e.spec.gpu, .table = machine_get_pt(e.m)};
+  kmodel_source src = {.next = kchase_next, .ctx = k, .kernel = kchase_kernel(k)};
+  kmodel_result r;
+  CU_ASSERT_EQUAL_FATAL(kmodel_run(&ms, NULL, &src, &r, &d), 0);
+  CU_ASSERT_EQUAL(r.l1_hits, 0);
+  CU_ASSERT_EQUAL(r.l2_lines, 16);
+  CU_ASSERT_EQUAL(r.l2_hits, 12); /* 4 lines, each from DRAM once */
+  kchase_destroy(k);
+  ktrace_tb_free(tb);
+  machine_destroy(e.m);
+}
+
 int main(void) {
   static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
-  static const test_case model[] = {{"scoreboard", test_scoreboard}, {NULL, NULL}};
+  static const test_case model[] = {{"scoreboard", test_scoreboard}, {"stream source", test_stream_source},
+                                    {"chase source", test_chase_source}, {NULL, NULL}};
   static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};
   return harness_run(suites);
 }

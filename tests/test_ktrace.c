@@ -257,6 +257,27 @@ static void check_op(const char *opcode, unsigned width, unsigned cls) {
   done_one();
 }
 
+/* Whether the L1 holds an opcode's loads: not when it is coherent at the
+ * GPU or the system (.STRONG.GPU, .STRONG.SYS: ld.global.cg, volatile). */
+static void check_l2_only(const char *opcode, bool want) {
+  ktrace_tb *tb = ktrace_tb_new();
+  char body[256];
+  snprintf(body, sizeof body, TB0("warp = 0\ninsts = 1\n0000 00000001 0 %s 1 R2 4 1 0x7f0000000040 4\n"), opcode);
+  read_one("4", "", body, tb);
+  CU_ASSERT(tb->ninst == 1 && tb->ops[tb->op[0]].l2_only == want);
+  ktrace_tb_free(tb);
+  done_one();
+}
+
+static void test_l2_only(void) {
+  check_l2_only("LDG.E.64.STRONG.GPU", true);
+  check_l2_only("LDG.E.STRONG.SYS", true);
+  check_l2_only("LDG.E.128.STRONG.GPU.PRIVATE", true);
+  check_l2_only("LDG.E.64.CONSTANT", false);
+  check_l2_only("LDG.E.128.SYS", false);
+  check_l2_only("LDG.E.STRONG.GPUX", false);
+}
+
 static void test_widths_and_classes(void) {
   check_op("LDG.E", 4, KTRACE_GLOBAL_LOAD);
   check_op("LDG.E.64", 8, KTRACE_GLOBAL_LOAD);
@@ -652,7 +673,7 @@ int main(void) {
                                       {"summary", test_summary},
                                       {"versions", test_versions},
                                       {"address formats", test_formats},
-                                      {"widths and classes", test_widths_and_classes},
+                                      {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only},
                                       {"gzip, zstd, xz", test_codecs},
                                       {"binary round trip", test_binary_round_trip},
                                       {NULL, NULL}};

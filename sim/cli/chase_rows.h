@@ -49,7 +49,7 @@ void chase_rows_free(chase_row *rows, size_t n);
 extern const char *const chase_data_latency_names[];
 #define CHASE_ROW_OPTS(f, data_latency)                                                                     \
   {.name = "min-footprint", .kind = OPT_SIZE, .dest = &(f)->min_footprint, .arg = "SIZE",                   \
-   .help = "only rows with at least this footprint"},                                                     \
+   .help = "only rows with at least this footprint (stream rows: size_bytes)"},                                                     \
       {.name = "min-nodes", .kind = OPT_WHOLE, .dest = &(f)->min_nodes, .arg = "N",                         \
        .help = "only rows with at least N nodes"},                                                         \
       {.name = "mapping", .kind = OPT_CHOICES, .dest = &(f)->mappings, .arg = "LIST",                       \

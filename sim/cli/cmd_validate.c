@@ -11,6 +11,7 @@
 #include "validate_layout.h"
 #include "validate_uvm.h"
 #include "validate_kernel.h"
+#include "validate_kmicro.h"
 #include "overlay.h"
 #include "cli_common.h"
 #include "cli_progress.h"
@@ -87,10 +88,13 @@ static int parse_validate(int argc, char **argv, validate_opts *o) {
                "leaves under the preset's allocator, its regions, chase and gather. Managed-memory rows\n"
                "(tlbsim-gpu uvm): each timed column through the managed-memory model (tlbsim uvm). Kernel\n"
                "rows (tlbsim-gpu embed): lookups per ns, the kernel rebuilt in memory and predicted by the\n"
-               "kernel model (tlbsim kernel; --groups). Rows of mappings the simulator does not know and\n"
-               "rows outside the filters are skipped and counted. A capture (libtlbsim-capture's native\n"
-               "trace): each allocation's recorded address (va=) against where the cuda, caching and\n"
-               "expandable models place it: offsets, allocations placed exactly, regions touched.",
+               "kernel model (tlbsim kernel; --groups). Stream rows (tlbsim-gpu stream: GB/s) and\n"
+               "latency-chase rows (dram-chase, l2-chase: cycles per access) the same way, the suite's\n"
+               "kernel made in memory as its trace would hold it (--groups for streams; a chase runs on\n"
+               "every SM's share). Rows of mappings the simulator does not know and rows outside the\n"
+               "filters are skipped and counted. A capture (libtlbsim-capture's native trace): each\n"
+               "allocation's recorded address (va=) against where the cuda, caching and expandable\n"
+               "models place it: offsets, allocations placed exactly, regions touched.",
       .notes = "Rows of several lanes or of L1-caching loads (load != cg) are skipped: the model is one\n"
                "thread's ld.global.cg chase. A machine file of tlbsim calibrate goes over the preset:\n"
                "--preset h200 --config MACHINE.ini.\n",
@@ -302,6 +306,19 @@ int cmd_validate(int argc, char **argv) {
     validate_kernel_opts ko = {.csv = o.csv, .label = label, .every = o.every, .groups = o.groups,
                                .max_mean = o.max_mean, .max_pct = o.max_pct};
     rc = validate_kernel(&spec, &ko);
+    cfg_destroy(c);
+    return rc;
+  }
+  kmicro_kind micro = validate_kmicro_sniff(o.csv);
+  if (micro != KMICRO_NONE) {
+    if (o.format != REPORT_TEXT) {
+      cfg_destroy(c);
+      return cli_usage_error("validate", "stream and latency-chase rows are compared as text only (no --format)");
+    }
+    validate_kmicro_opts mo = {.csv = o.csv, .label = label, .every = o.every, .groups = (uint32_t)o.groups,
+                               .min_footprint = o.filter.min_footprint,
+                               .max_mean = o.max_mean, .max_pct = o.max_pct};
+    rc = validate_kmicro(&spec, micro, &mo);
     cfg_destroy(c);
     return rc;
   }

@@ -177,6 +177,23 @@ printf '%s\n' 'pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,ste
   'chase,seq,contiguous,4096,9223372036854775808,0,16,100,4' >"$work/wrap.csv"
 check 1 "$work/wrap.csv:2: chase: 4 nodes at a 9223372036854775808-byte stride run past the top of memory" -- \
   "$tlbsim" validate --preset x86-64 "$work/wrap.csv"
+# Stream and latency-chase rows (validate_kmicro.c): bounded work, the suite's load, numbers.
+stream_head=pattern,kind,size_bytes,footprint_bytes,bytes_per_launch,passes,gbps,gbps_min,gbps_max,ns_per_launch,repeats,blocks,block_threads,load,va_base,device
+printf '%s\n' "$stream_head" 'stream,read,1048576,1048576,268435456,4294967295,1747,1703,1752,153632,5,1056,512,cg,0x7f1edc000000,H200' \
+  >"$work/spass.csv"
+check 1 "$work/spass.csv:2: 1056 blocks of 512 threads, 4294967295 passes: more than the 16777216 warp passes" -- \
+  timeout 20 "$tlbsim" validate "$work/spass.csv"
+printf '%s\n' "$stream_head" 'stream,read,1048576,1048576,268435456,256,fast,1703,1752,153632,5,1056,512,cg,0x7f1edc000000,H200' \
+  >"$work/sgbps.csv"
+check 1 "$work/sgbps.csv:2: gbps 'fast' is not positive" -- "$tlbsim" validate "$work/sgbps.csv"
+chase_head=pattern,order,mapping,page_bytes,stride_bytes,footprint_bytes,steps,cycles_per_access,load,repeats,seed,nodes,warmup,lanes,va_base
+printf '%s\n' "$chase_head" 'dram-chase,random,cudamalloc,2097152,128,33554432,8192,688.8,ca,7,1,65536,1024,1,0x7f3f96000000' \
+  >"$work/dca.csv"
+check 1 "$work/dca.csv:2: load 'ca': the kernels are ld.global.cg (load cg)" -- "$tlbsim" validate "$work/dca.csv"
+printf '%s\n' "$chase_head" 'dram-chase,random,cudamalloc,2097152,128,33554432,4294967295,688.8,cg,7,1,65536,1024,1,0x7f3f96000000' \
+  >"$work/dsteps.csv"
+check 1 "$work/dsteps.csv:2: 65536 nodes, warmup 1024, 7 repeats of 4294967295 steps: more than the 2097152 loads" -- \
+  timeout 20 "$tlbsim" validate "$work/dsteps.csv"
 
 # Issue #26: hostile input, round 3. Each of these was refused with the wrong
 # reason, answered wrongly or exited 0.

@@ -53,6 +53,9 @@ typedef struct gpu_config {
   uint64_t dram_row_bytes;      /* a DRAM row (page) */
   double dram_row_interval;     /* GPU-wide: the DRAM time a request to a row not open costs (activation) */
   double dram_sector_interval;  /* GPU-wide: the DRAM time per 32-byte sector moved */
+  double dram_write_sector_interval; /* GPU-wide: per 32-byte sector written (0: dram_sector_interval) */
+  double l2_sector_interval;    /* GPU-wide: the L2's time per sector of a line request (the longer of this
+                                   and data_interval) */
   double alu_cycles;            /* a non-memory instruction's result: cycles until a consumer may issue */
   uint32_t schedulers;          /* per SM: warp schedulers, each issuing one instruction a cycle */
 } gpu_config;

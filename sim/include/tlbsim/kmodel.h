@@ -21,19 +21,21 @@
  * consumer. A global memory instruction's 32 lanes are coalesced into
  * 128-byte lines of 32-byte sectors (kmem.h); each line passes the SM's
  * load path (issue_interval) and its L1 data cache (looked up by virtual
- * address: l1_hit_cycles on a hit). Lines that miss are translated — once
+ * address: l1_hit_cycles on a hit; a load the L1 does not hold, an
+ * ld.global.cg or volatile one: ktrace_op's l2_only, goes past it). Lines that miss are translated — once
  * per page the instruction touches, by the SM's own MMU (system_translate:
  * the real TLB levels, exact) and then timed through the stages the
  * serving level needs: the SM's L1-TLB miss path, its group's L2-TLB
  * look-ups, the GPU's third-level look-ups, the GPU's walker, each adding
  * its level's latencies from the outcome. Then each line goes to the L2
- * cache (data_interval GPU-wide; the L2 itself functional, sectored, by
- * physical address): a hit returns after data_cycles, a miss goes to DRAM
+ * cache (GPU-wide: data_interval a request, or its sectors at
+ * l2_sector_interval each when longer; the L2 itself functional, sectored,
+ * by physical address): a hit returns after data_cycles, a miss goes to DRAM
  * and returns after dram_cycles. DRAM is two GPU-wide resources: a request
  * to a row no bank has open takes an activation (dram_row_interval: how
  * fast the device opens rows, HBM's activation-window limits), then every
  * request its sectors' transfer (dram_sector_interval each: the bus, what
- * a stream reaches), so random small rows are bound by activations and
+ * a stream reaches; dram_write_sector_interval a sector written), so random small rows are bound by activations and
  * long rows and streams by the bus. Stores pass L2 and count their sectors, nobody waits on
  * them. A launch's time is its last warp's end plus [gpu] stream_launch_ns
  * (what a launch costs beyond its work when timed by events: the stream

@@ -85,6 +85,8 @@ typedef struct ktrace_op {
   uint8_t cls;   /* ktrace_class of the opcode (generic LD/ST stay generic) */
   uint8_t width; /* bytes per lane (traces/FORMAT.md: 1, 2, 4, 8 or 16); 0 when a width token
                     is not one of those, an error only for an instruction that has addresses */
+  bool l2_only;  /* a load the L1 neither serves nor fills: a .STRONG.GPU or .STRONG.SYS token
+                    (ld.global.cg and volatile loads: the PTX ISA's .cg caches in L2, not L1) */
 } ktrace_op;
 
 typedef struct ktrace_kernel {

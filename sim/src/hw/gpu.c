@@ -61,6 +61,11 @@ static const cfg_key gpu_table[] = {
          "GPU-wide: the DRAM time a request to a row not open costs beyond its sectors (tlbsim kernel)"),
     REAL("dram_sector_interval", dram_sector_interval, "cycles",
          "GPU-wide: the DRAM time per 32-byte sector moved (tlbsim kernel)"),
+    REAL("dram_write_sector_interval", dram_write_sector_interval, "cycles",
+         "GPU-wide: the DRAM time per 32-byte sector written (tlbsim kernel; 0: dram_sector_interval)"),
+    REAL("l2_sector_interval", l2_sector_interval, "cycles",
+         "GPU-wide: the L2's time per 32-byte sector of a line request; a request takes the longer of "
+         "data_interval and its sectors' (tlbsim kernel; 0: data_interval only)"),
     REAL("alu_cycles", alu_cycles, "cycles",
          "a non-memory instruction's result: cycles until a dependent instruction issues (tlbsim kernel)"),
     {"schedulers", CFG_KEY_U32, offsetof(gpu_config, schedulers), 4, 1, 64, 0, 0, 0, "count", "4",

@@ -6,3 +6,6 @@ tlbsim_module(kmodel SOURCES kmodel.c DEPS tlbsim_kmem tlbsim_hw tlbsim_gather t
 # kernel-trace module's block builder.
 tlbsim_module(kembed SOURCES kembed.c DEPS tlbsim_ktrace tlbsim_gpu_host)
 target_include_directories(tlbsim_kembed PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../ktrace ${CMAKE_CURRENT_LIST_DIR}/../trace)
+# The suite's stream and latency-chase kernels' blocks in memory (tlbsim/kstream.h, kchase.h).
+tlbsim_module(kmicro SOURCES kstream.c kchase.c DEPS tlbsim_ktrace tlbsim_gpu_host)
+target_include_directories(tlbsim_kmicro PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../ktrace ${CMAKE_CURRENT_LIST_DIR}/../trace)

@@ -235,14 +235,17 @@ static double l2_line(kmodel *m, double t, uint64_t pa_line, uint8_t sectors, bo
   kmodel_result *r = m->res;
   r->l2_lines++;
   r->l2_hits += !miss;
-  t = engine_band_take(&m->l2data, t, m->g->data_interval / m->share);
+  const gpu_config *g = m->g;
+  double bytes = kmem_sectors(sectors) * g->l2_sector_interval;
+  t = engine_band_take(&m->l2data, t, (bytes > g->data_interval ? bytes : g->data_interval) / m->share);
   if (!miss && !store) return t + m->spec->sys->mem.data_cycles;
   unsigned n = kmem_sectors(store ? sectors : miss);
   r->dram_sectors += n;
   r->dram_rows += !row_hit;
-  if (!row_hit) t = engine_band_take(&m->dram_rows, t, m->g->dram_row_interval / m->share);
-  t = engine_band_take(&m->dram, t, n * m->g->dram_sector_interval / m->share);
-  return t + m->g->dram_cycles;
+  if (!row_hit) t = engine_band_take(&m->dram_rows, t, g->dram_row_interval / m->share);
+  double per = store && g->dram_write_sector_interval > 0 ? g->dram_write_sector_interval : g->dram_sector_interval;
+  t = engine_band_take(&m->dram, t, n * per / m->share);
+  return t + g->dram_cycles;
 }
 
 /* A line's time in the SM's load path: one request, or its bytes at the
@@ -264,6 +267,7 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, doub
   uint32_t at = tb->addr_at[i], n = tb->addr_at[i + 1] - at;
   unsigned cls = tb->cls[i];
   bool store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC;
+  bool l2_only = tb->ops[tb->op[i]].l2_only;
   kmem_line line[KMEM_LINES_MAX];
   unsigned nl = kmem_coalesce(tb->addr + at, n, tb->ops[tb->op[i]].width, line);
   ksm *sm = &m->sm[smi];
@@ -275,7 +279,7 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, doub
   for (unsigned j = 0; j < nl; j++) {
     line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(m->g, line[j].sectors)) : -1;
     if (timed) m->res->lines++, m->res->sectors += kmem_sectors(line[j].sectors);
-    uint8_t held = !store && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors) : 0;
+    uint8_t held = !store && !l2_only && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors) : 0;
     bool l1hit = held == line[j].sectors;
     if (l1hit && timed) {
       m->res->l1_hits++;

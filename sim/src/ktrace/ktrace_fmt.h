@@ -87,6 +87,22 @@ int ktrace_tb_room(ktrace_tb *tb, uint32_t addrs);
 /* Empties tb for block (x, y, z). */
 void ktrace_tb_begin(ktrace_tb *tb, const ktrace_op *ops, uint32_t x, uint32_t y, uint32_t z);
 
+/* An instruction a generator appends (tlbsim/kstream.h, kchase.h): what a
+ * trace line gives, its class its opcode's. */
+typedef struct ktrace_tb_inst {
+  uint32_t pc, mask;
+  uint16_t op;
+  uint8_t ndst, nsrc;
+  uint8_t dst[KTRACE_DST_MAX], src[KTRACE_SRC_MAX];
+} ktrace_tb_inst;
+/* Begins warp w of the block (0 or -1 out of memory); its instructions are
+ * those pushed until the next ktrace_tb_warp or ktrace_tb_warp_end. */
+int ktrace_tb_warp(ktrace_tb *tb, uint32_t w);
+void ktrace_tb_warp_end(ktrace_tb *tb);
+/* Appends in with its naddr addresses (one per lane of in->mask, lowest
+ * first) to the current warp: 0, -1 out of memory, -2 past the limits. */
+int ktrace_tb_push(ktrace_tb *tb, const ktrace_tb_inst *in, const uint64_t *addr, uint32_t naddr);
+
 /* ---- the reader ------------------------------------------------------------ */
 
 typedef enum { KSRC_LIST, KSRC_TRACEG, KSRC_BINARY } ktrace_source;

@@ -11,6 +11,10 @@
  * else 4 bytes. tlbsim also reads S and digits ("S16"), which Accel-Sim
  * takes as the default 4: a signed load reads the bytes of an unsigned one.
  * A width token of another size (".48", ".U4") gives width 0.
+ *
+ * L2 only: a token pair .STRONG.GPU or .STRONG.SYS (a load coherent at the
+ * GPU or the system, which the L1 cannot hold: the PTX ISA's ld.global.cg
+ * caches in L2 only, and volatile loads are coherent at the system).
  */
 #include "ktrace_fmt.h"
 
@@ -88,6 +92,14 @@ static uint8_t width_of(const char *s, size_t len) {
   return 4;
 }
 
+/* Whether s[0, len) holds the tokens tok (".A.B") whole: followed by '.' or its end. */
+static bool has_token(const char *s, size_t len, const char *tok) {
+  size_t n = strlen(tok);
+  for (size_t at = 0; at + n <= len; at++)
+    if (!memcmp(s + at, tok, n) && (at + n == len || s[at + n] == '.')) return true;
+  return false;
+}
+
 static bool opcode_byte(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
 }
@@ -123,6 +135,7 @@ int ktrace_optab_find(ktrace_optab *t, const char *s, size_t len, uint32_t hash)
   op->name[len] = '\0';
   op->cls = (uint8_t)class_of(s, len);
   op->width = width_of(s, len);
+  op->l2_only = has_token(s, len, ".STRONG.GPU") || has_token(s, len, ".STRONG.SYS");
   t->slot[i] = (uint16_t)++t->n;
   return (int)t->n - 1;
 }

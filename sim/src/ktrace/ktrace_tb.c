@@ -3,6 +3,7 @@
 #include "ktrace_fmt.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 ktrace_tb *ktrace_tb_new(void) {
   ktrace_tb *tb = calloc(1, sizeof *tb);
@@ -87,4 +88,34 @@ void ktrace_tb_begin(ktrace_tb *tb, const ktrace_op *ops, uint32_t x, uint32_t y
   tb->nwarps = tb->ninst = 0;
   tb->addr_at[0] = 0;
   tb->ops = ops;
+}
+
+int ktrace_tb_warp(ktrace_tb *tb, uint32_t w) {
+  if (tb->nwarps) ktrace_tb_warp_end(tb);
+  if (ktrace_tb_room_warp(tb)) return -1;
+  tb->warp[tb->nwarps] = w;
+  tb->first[tb->nwarps] = tb->ninst;
+  tb->count[tb->nwarps++] = 0;
+  return 0;
+}
+
+void ktrace_tb_warp_end(ktrace_tb *tb) { tb->count[tb->nwarps - 1] = tb->ninst - tb->first[tb->nwarps - 1]; }
+
+int ktrace_tb_push(ktrace_tb *tb, const ktrace_tb_inst *in, const uint64_t *addr, uint32_t naddr) {
+  int rc = ktrace_tb_room(tb, naddr);
+  if (rc) return rc;
+  uint32_t i = tb->ninst++;
+  tb->pc[i] = in->pc;
+  tb->mask[i] = in->mask;
+  tb->op[i] = in->op;
+  tb->cls[i] = tb->ops[in->op].cls;
+  tb->ndst[i] = in->ndst;
+  tb->nsrc[i] = in->nsrc;
+  memcpy(tb->dst[i], in->dst, sizeof in->dst);
+  memcpy(tb->src[i], in->src, sizeof in->src);
+  tb->line[i] = 0;
+  uint32_t at = tb->addr_at[i];
+  if (naddr) memcpy(tb->addr + at, addr, naddr * sizeof *addr);
+  tb->addr_at[i + 1] = at + naddr;
+  return 0;
 }
