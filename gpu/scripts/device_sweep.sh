@@ -94,9 +94,10 @@ module_closure() {
   done
   echo $done
 }
-# What tlbsim_gpu_host links (gpu/CMakeLists.txt), and with it the trace
-# readers' libraries here: zlib and threads.
-sim_mods=$(module_closure base rows trace) || exit 1
+# What tlbsim_gpu_host links (gpu/CMakeLists.txt: the experiments' shared
+# definitions, exp, and the trace reader), and with it the trace readers'
+# libraries here: zlib and threads.
+sim_mods=$(module_closure base rows exp trace) || exit 1
 sim_srcs=$(for m in $sim_mods; do module_srcs "$m" || exit 1; done) || exit 1
 echo "sim modules: $sim_mods" >&2
 
@@ -196,7 +197,7 @@ env_full() {
 # The embed kernels' machine code (gpu_embed.sass, gpu_embed.res: what
 # gpu/src commits) and the trace writer's table made from it
 # (gpu/scripts/embed_sass.py, which also runs the address arithmetic against
-# the model). When the table differs from gpu/src/gpu_embed_sass.c, this
+# the model). When the table differs from sim/src/exp/gpu_embed_sass.c, this
 # build takes the new one (and relinks), so its traces follow the kernel it
 # runs; the new files come back in the archive to be committed.
 embed_sass() {
@@ -204,13 +205,13 @@ embed_sass() {
   cuobjdump -res-usage "$bld/gpu_embed.cu.o" >"$res/gpu_embed.res" 2>&1 || true
   if python3 gpu/scripts/embed_sass.py "$res/gpu_embed.sass" "$res/gpu_embed.res" "$("$nvcc" --version | tail -1)" \
     >"$res/gpu_embed_sass.c" 2>"$res/embed_sass.log"; then
-    if cmp -s "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c; then
-      echo "embed SASS table: matches gpu/src/gpu_embed_sass.c" | tee -a "$res/commands.txt"
+    if cmp -s "$res/gpu_embed_sass.c" sim/src/exp/gpu_embed_sass.c; then
+      echo "embed SASS table: matches sim/src/exp/gpu_embed_sass.c" | tee -a "$res/commands.txt"
     else
-      echo "embed SASS table: differs from gpu/src/gpu_embed_sass.c; rebuilt with the new one" | tee -a "$res/commands.txt"
-      cp "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c
+      echo "embed SASS table: differs from sim/src/exp/gpu_embed_sass.c; rebuilt with the new one" | tee -a "$res/commands.txt"
+      cp "$res/gpu_embed_sass.c" sim/src/exp/gpu_embed_sass.c
       "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
-        -c gpu/src/gpu_embed_sass.c -o "$bld/gpu_embed_sass.o" && link
+        -c sim/src/exp/gpu_embed_sass.c -o "$bld/gpu_embed_sass.o" && link
     fi
   else
     echo "embed SASS table: embed_sass.py failed ($(tail -1 "$res/embed_sass.log"))" | tee -a "$res/commands.txt"
