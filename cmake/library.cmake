@@ -5,9 +5,9 @@
 # tlbsim::tlbsim_static).
 include(CMakePackageConfigHelpers)
 
+# The modules are sim/'s alone (the experiments tlbsim-gpu shares with the
+# simulator are its exp module): nothing of gpu/ is in the library.
 get_property(tlbsim_lib_modules GLOBAL PROPERTY TLBSIM_MODULES)
-list(APPEND tlbsim_lib_modules tlbsim_gpu_host)
-set_property(TARGET tlbsim_gpu_host PROPERTY POSITION_INDEPENDENT_CODE ON)
 set(tlbsim_lib_objects)
 foreach(m ${tlbsim_lib_modules})
   list(APPEND tlbsim_lib_objects $<TARGET_OBJECTS:${m}>)

@@ -2,12 +2,12 @@
 # Writes tlbsim's man pages from the sources they document, so they never
 # drift from the programs (run at build time by man/man.cmake):
 #   tlbsim.1        `tlbsim --help` and `tlbsim COMMAND --help` of every command
-#   tlbsim-gpu.1    tlbsim-gpu's --help text (man_source gpu-usage)
+#   tlbsim-gpu.1    tlbsim-gpu's --help text (GPU_USAGE: gpu/'s tlbsim_gpu_usage)
 #   tlbsim.ini.5    every module's key table (man_source config-keys)
 #   tlbsim-trace.5  traces/FORMAT.md
-# Usage: man/gen_man.sh OUTDIR VERSION TLBSIM MAN_SOURCE SOURCE_DIR
+# Usage: man/gen_man.sh OUTDIR VERSION TLBSIM MAN_SOURCE SOURCE_DIR GPU_USAGE
 set -euo pipefail
-out=$1 version=$2 tlbsim=$3 man_source=$4 src=$5
+out=$1 version=$2 tlbsim=$3 man_source=$4 src=$5 gpu_usage=$6
 mkdir -p "$out"
 
 # roff-safe text: backslashes, leading dots and quotes, hyphens of options.
@@ -112,7 +112,7 @@ tlbsim_gpu_1() {
   header tlbsim-gpu 1 "User Commands"
   printf '.SH NAME\ntlbsim\\-gpu \\- measure address-translation cost and allocation behaviour on an NVIDIA GPU\n'
   echo ".SH DESCRIPTION"
-  "$man_source" gpu-usage | help_roff
+  "$gpu_usage" | help_roff
   printf '.SH SEE ALSO\ntlbsim(1), tlbsim.ini(5)\n'
 }
 

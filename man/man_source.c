@@ -1,13 +1,12 @@
 /* man_source — prints what the man pages are generated from that no
- * installed program prints: the --help of tlbsim-gpu (built only where
- * CUDA is) and every configuration key, from the very tables the modules
- * read them through (man/gen_man.sh; not installed).
- *   man_source gpu-usage | config-keys
+ * installed program prints: every configuration key, from the very tables
+ * the modules read them through (man/gen_man.sh; not installed; tlbsim-gpu's
+ * --help comes from gpu/'s tlbsim_gpu_usage).
+ *   man_source config-keys
  * config-keys: SECTION|KEY|UNIT|DEFAULT|WHAT IT MEANS, section by section. */
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_opts.h"
 #include "tlbsim/loader.h"
 
 static void print_key(void *ctx, const char *section, const char *key, const char *unit, const char *def,
@@ -17,8 +16,7 @@ static void print_key(void *ctx, const char *section, const char *key, const cha
 }
 
 int main(int argc, char **argv) {
-  if (argc == 2 && !strcmp(argv[1], "gpu-usage")) return fputs(gpu_usage, stdout) == EOF;
-  if (argc != 2 || strcmp(argv[1], "config-keys")) return fputs("usage: man_source gpu-usage|config-keys\n", stderr), 2;
+  if (argc != 2 || strcmp(argv[1], "config-keys")) return fputs("usage: man_source config-keys\n", stderr), 2;
   loader_each_key(print_key, NULL);
   return 0;
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 #include "harness.h"
 #include "tlbsim/chase.h"
 

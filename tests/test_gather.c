@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "harness.h"
 #include "tlbsim/gather.h"
 

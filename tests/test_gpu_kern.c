@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu_accel.h"
+#include "tlbsim/gpu_accel.h"
 #include "gpu_csv.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 #include "gpu_opts.h"
-#include "gpu_uvm.h"
+#include "tlbsim/gpu_uvm.h"
 #include "harness.h"
 
 #define MiB (1ull << 20)

@@ -14,7 +14,7 @@
 
 #include "harness.h"
 #include "tlbsim/engine.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 #include "tlbsim/kchase.h"
 #include "tlbsim/kmem.h"
 #include "tlbsim/kmodel.h"

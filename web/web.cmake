@@ -28,7 +28,6 @@ endforeach()
 
 set(TLBSIM_GPU OFF)
 add_subdirectory(sim)
-add_subdirectory(gpu) # its host library, which chase and gather use
 
 # emcc's link step runs Debian's node-acorn, which a Node.js not from
 # Debian (NodeSource's) does not look for in /usr/share/nodejs.

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds tlbsim-gpu on the GPU machine with plain nvcc (gpu/src and the
-# sources of the base module, read from sim/src/base/base.cmake) and runs one
+# sources of the sim modules it links, read from their sim/src/*/*.cmake:
+# module_srcs below) and runs one
 # mode, writing into $OUT:
 #   smoke      a few points of every experiment + the 128 GiB allocation
 #   full       the committed chase sweep (tlbsim-gpu full) into $OUT
@@ -39,21 +40,66 @@ deadline=$(($(date +%s) + limit))
   nvidia-smi
 } >"$out/env.txt" 2>&1 || true
 
-# The sources of the sim modules the host library links (base, rows), as
-# their .cmake files list them: tlbsim_module(NAME SOURCES a.c b.c DEPS ...)
-module_srcs() {
+# The sources of the sim modules the host library links, as their .cmake
+# files list them: tlbsim_module(NAME SOURCES a.c ${list} DEPS tlbsim_x ...),
+# each call read whole (it may span lines; # comments dropped). A ${list}
+# among the sources is that file's list_device: the set this machine has
+# the libraries for (trace.cmake: gzip through zlib, no zstd or xz).
+module_call() {
   local f
   for f in sim/src/*.cmake sim/src/*/*.cmake; do
-    if [ -f "$f" ] && grep -q "tlbsim_module($1[[:space:]]" "$f"; then
-      sed -n "s/.*tlbsim_module($1[[:space:]]*SOURCES[[:space:]]*\([^)]*\)).*/\1/p" "$f" |
-        sed 's/[[:space:]]DEPS[[:space:]].*//' | tr ' ' '\n' | sed "/^$/d; s|^|$(dirname "$f")/|"
-      return 0
-    fi
+    [ -f "$f" ] || continue
+    local call
+    call=$(sed 's/#.*//' "$f" | tr '\n' ' ' | grep -o "tlbsim_module($1[[:space:]][^)]*)") || continue
+    echo "$f ${call#*(}"
+    return 0
   done
   echo "device_sweep: no tlbsim_module($1 ...) under sim/src" >&2
   return 1
 }
-sim_srcs="$(module_srcs base) $(module_srcs rows)" || exit 1
+module_srcs() {
+  local call f w list
+  call=$(module_call "$1") || return 1
+  f=${call%% *}
+  list=$(echo "${call#* }" | sed 's/)$//; s/^[^ ]* *SOURCES//; s/ DEPS .*//')
+  for w in $list; do
+    case "$w" in
+    '${'*'}')
+      w=${w#\$\{}
+      w=${w%\}}_device
+      w=$(sed 's/#.*//' "$f" | tr '\n' ' ' | grep -o "set($w[[:space:]][^)]*)" | sed "s/^set($w//; s/)$//") || {
+        echo "device_sweep: $f has no set(${w} ...) for this machine" >&2
+        return 1
+      }
+      for x in $w; do echo "$(dirname "$f")/$x"; done
+      ;;
+    *) echo "$(dirname "$f")/$w" ;;
+    esac
+  done
+}
+# A module and every sim module it depends on (DEPS tlbsim_NAME), each once.
+module_closure() {
+  local todo="$*" done="" m call
+  while [ -n "$todo" ]; do
+    set -- $todo
+    m=$1
+    shift
+    todo="$*"
+    case " $done " in *" $m "*) continue ;; esac
+    done="$done $m"
+    call=$(module_call "$m") || return 1
+    for dep in $(echo "$call" | sed -n 's/.* DEPS \(.*\))$/\1/p'); do
+      case "$dep" in tlbsim_*) todo="$todo ${dep#tlbsim_}" ;; esac
+    done
+  done
+  echo $done
+}
+# What tlbsim_gpu_host links (gpu/CMakeLists.txt: the experiments' shared
+# definitions, exp, and the trace reader), and with it the trace readers'
+# libraries here: zlib and threads.
+sim_mods=$(module_closure base rows exp trace) || exit 1
+sim_srcs=$(for m in $sim_mods; do module_srcs "$m" || exit 1; done) || exit 1
+echo "sim modules: $sim_mods" >&2
 
 t0=$(date +%s)
 for f in $sim_srcs gpu/src/gpu_*.c; do
@@ -67,7 +113,7 @@ done
 fail=0
 for job in $(jobs -p); do wait "$job" || fail=1; done
 [ "$fail" = 0 ] || { echo "device_sweep: build failed" >&2; exit 1; }
-link() { "$nvcc" -arch=sm_90 "$bld"/*.o -o "$bld/tlbsim-gpu" -lm; }
+link() { "$nvcc" -arch=sm_90 "$bld"/*.o -o "$bld/tlbsim-gpu" -lz -lpthread -lm; }
 link
 echo "build: $(($(date +%s) - t0)) s" >&2
 gpu="$bld/tlbsim-gpu"
@@ -93,7 +139,8 @@ run() {
   tail -3 "$res/$name.log"
 }
 
-# The committed traces, unpacked (the reader takes plain text).
+# The committed traces, unpacked: churn-gather reads gzip too, but its rows
+# name the file (source column), and the measured rows name churn_below.trace.
 unpack_traces() {
   for t in traces/churn/*.trace.gz; do gzip -dc "$t" >"$bld/$(basename "$t" .gz)"; done
 }
@@ -150,7 +197,7 @@ env_full() {
 # The embed kernels' machine code (gpu_embed.sass, gpu_embed.res: what
 # gpu/src commits) and the trace writer's table made from it
 # (gpu/scripts/embed_sass.py, which also runs the address arithmetic against
-# the model). When the table differs from gpu/src/gpu_embed_sass.c, this
+# the model). When the table differs from sim/src/exp/gpu_embed_sass.c, this
 # build takes the new one (and relinks), so its traces follow the kernel it
 # runs; the new files come back in the archive to be committed.
 embed_sass() {
@@ -158,13 +205,13 @@ embed_sass() {
   cuobjdump -res-usage "$bld/gpu_embed.cu.o" >"$res/gpu_embed.res" 2>&1 || true
   if python3 gpu/scripts/embed_sass.py "$res/gpu_embed.sass" "$res/gpu_embed.res" "$("$nvcc" --version | tail -1)" \
     >"$res/gpu_embed_sass.c" 2>"$res/embed_sass.log"; then
-    if cmp -s "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c; then
-      echo "embed SASS table: matches gpu/src/gpu_embed_sass.c" | tee -a "$res/commands.txt"
+    if cmp -s "$res/gpu_embed_sass.c" sim/src/exp/gpu_embed_sass.c; then
+      echo "embed SASS table: matches sim/src/exp/gpu_embed_sass.c" | tee -a "$res/commands.txt"
     else
-      echo "embed SASS table: differs from gpu/src/gpu_embed_sass.c; rebuilt with the new one" | tee -a "$res/commands.txt"
-      cp "$res/gpu_embed_sass.c" gpu/src/gpu_embed_sass.c
+      echo "embed SASS table: differs from sim/src/exp/gpu_embed_sass.c; rebuilt with the new one" | tee -a "$res/commands.txt"
+      cp "$res/gpu_embed_sass.c" sim/src/exp/gpu_embed_sass.c
       "$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Isim/include -Igpu/src \
-        -c gpu/src/gpu_embed_sass.c -o "$bld/gpu_embed_sass.o" && link
+        -c sim/src/exp/gpu_embed_sass.c -o "$bld/gpu_embed_sass.o" && link
     fi
   else
     echo "embed SASS table: embed_sass.py failed ($(tail -1 "$res/embed_sass.log"))" | tee -a "$res/commands.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns `cuobjdump -sass` of gpu_embed.cu.o into gpu/src/gpu_embed_sass.c: the
+"""Turns `cuobjdump -sass` of gpu_embed.cu.o into sim/src/exp/gpu_embed_sass.c: the
 instructions every warp of each embed kernel executes, as the NVBit tracer of
 Accel-Sim (tracer version 4) reports them, with the role of each memory
 instruction (which ids, rows or output words its lanes address).
@@ -393,7 +393,7 @@ def step(ln, ins, mem):
 def check(name, r_bytes, l_ids, insts, bags=(0, 1, 7, 8, 1029)):
     """Runs the kernel's instructions on every lane of a few warps and
     compares each memory instruction's addresses with the model's
-    (gpu/src/gpu_embed.h), for ids spread over a 2^31-row table."""
+    (sim/include/tlbsim/gpu_embed.h), for ids spread over a 2^31-row table."""
     import random
     lpr = min(32, r_bytes // 8)
     rps = 32 // lpr
@@ -499,7 +499,7 @@ def main():
     print(f" * gpu_embed.cu.o ({origin}, sm_90): do not edit; regenerate when the")
     print(" * kernels or the toolkit change (gpu/scripts/device_sweep.sh does, and says")
     print(" * whether the result matches this file). */")
-    print('#include "gpu_accel.h"')
+    print('#include "tlbsim/gpu_accel.h"')
     for i, (r_bytes, l_ids, name, insts) in enumerate(found):
         print(f"\n/* {name}: {len(insts)} instructions per warp */")
         print(f"static const gpu_sass_inst k{i}[] = {{")

@@ -253,16 +253,9 @@ static const char *base_name(const char *path) {
 }
 
 int gpu_cmd_churn_gather(const gpu_ctx *c, const gpu_opts *o, FILE *csv) {
-  FILE *f = fopen(o->trace, "r");
-  if (!f) {
-    fprintf(stderr, "tlbsim-gpu: %s: %s\n", o->trace, strerror(errno));
-    return GPU_EXIT_FAIL;
-  }
   gpu_trace t;
   diag d;
-  int bad = gpu_trace_read(f, o->trace, &t, &d);
-  fclose(f);
-  if (bad) {
+  if (gpu_trace_load(o->trace, &t, &d)) {
     fprintf(stderr, "%s\n", d.msg);
     return GPU_EXIT_FAIL;
   }

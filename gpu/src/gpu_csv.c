@@ -1,6 +1,6 @@
 #include "gpu_csv.h"
 
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "tlbsim/rows.h"
 
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 
 #include <stdio.h>
 
-#include "gpu_plan.h"
+#include "tlbsim/gpu_plan.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,9 +20,9 @@
 
 #include "gpu_bufset.h"
 #include "gpu_csv.h"
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "gpu_opts.h"
-#include "gpu_plan.h"
+#include "tlbsim/gpu_plan.h"
 #include "gpu_pool.h"
 
 #define GPU_EXIT_FAIL 1

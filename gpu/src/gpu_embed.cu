@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "gpu_accel.h"
+#include "tlbsim/gpu_accel.h"
 #include "gpu_cuda.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 
 struct embed_args {
   const uint64_t *table;

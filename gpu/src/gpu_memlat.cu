@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "gpu_cuda.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 
 #define MEMLAT_FLUSH_BYTES (512ull << 20)
 #define MEMLAT_LINE 128u

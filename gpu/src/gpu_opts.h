@@ -13,9 +13,9 @@
 #ifndef TLBSIM_GPU_OPTS_H
 #define TLBSIM_GPU_OPTS_H
 
-#include "gpu_gather.h"
-#include "gpu_plan.h"
-#include "gpu_uvm.h"
+#include "tlbsim/gpu_gather.h"
+#include "tlbsim/gpu_plan.h"
+#include "tlbsim/gpu_uvm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,83 +5,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- one line --------------------------------------------------------- */
+/* ---- what churn replays ------------------------------------------------ */
 
-#define MAX_FIELDS 8
-
-/* Splits text at blanks into at most MAX_FIELDS fields (NUL-terminated in
- * buf), stopping at a field that starts with '#'. Returns the count, or
- * MAX_FIELDS + 1 when there are more. */
-static int split_fields(char *buf, char **f) {
-  int n = 0;
-  char *p = buf;
-  for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!*p || *p == '#') return n;
-    if (n == MAX_FIELDS) return MAX_FIELDS + 1;
-    f[n++] = p;
-    while (*p && *p != ' ' && *p != '\t') p++;
-    if (*p) *p++ = '\0';
-  }
+/* A record's options churn cannot honour, by the field that says it was
+ * given: each set only when the option named something other than its
+ * default (stream=0 and kind=device are what cudaMalloc does). */
+static const char *refused_option(const trace_record *rec) {
+  static const struct {
+    uint64_t attr;
+    const char *name;
+  } cap[] = {{TRACE_HAS_POOL, "pool"}, {TRACE_HAS_VA, "va"}, {TRACE_HAS_DEV, "dev"},
+             {TRACE_HAS_TIME, "t"},    {TRACE_HAS_DUR, "dur"}};
+  if (rec->align) return "align";
+  if (rec->stream) return "stream";
+  if (rec->cap.mem != TRACE_MEM_DEVICE) return "kind";
+  for (size_t i = 0; i < sizeof cap / sizeof cap[0]; i++)
+    if (rec->cap.attrs & cap[i].attr) return cap[i].name;
+  return NULL;
 }
 
-static int is_other_record(const char *w) {
-  static const char *const other[] = {"r", "w", "x", "map", "unmap", "protect", "ctx", "mark"};
-  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-    if (!strcmp(w, other[i])) return 1;
+/* The op a record stands for: 0, or -1 with a diag for one churn cannot
+ * replay. */
+static int to_op(const trace_record *rec, const char *name, gpu_trace_op *op, diag *d) {
+  static const char access_word[] = {[TRACE_READ] = 'r', [TRACE_WRITE] = 'w', [TRACE_EXEC] = 'x'};
+  if (rec->kind == REC_ACCESS)
+    return diag_set(d, name, rec->line, "record '%c' is not supported here (churn-gather replays alloc and free only)",
+                    access_word[rec->access]);
+  if (rec->kind != REC_ALLOC && rec->kind != REC_FREE)
+    return diag_set(d, name, rec->line, "record '%s' is not supported here (churn-gather replays alloc and free only)",
+                    trace_rec_kind_names[rec->kind]);
+  const char *opt = refused_option(rec);
+  if (opt)
+    return diag_set(d, name, rec->line,
+                    "option '%s=' is not supported here (churn-gather replays plain cudaMalloc and cudaFree)", opt);
+  *op = (gpu_trace_op){rec->kind == REC_ALLOC ? GPU_TRACE_ALLOC : GPU_TRACE_FREE, rec->alloc_id, rec->size, 0,
+                       rec->line};
   return 0;
-}
-
-/* "#tlbsim-trace V": only version 1 exists. */
-static int check_version(const char *text, const char *name, unsigned long line, diag *d) {
-  const char *tag = "#tlbsim-trace";
-  size_t n = strlen(tag);
-  while (*text == ' ' || *text == '\t') text++;
-  if (strncmp(text, tag, n) || (text[n] != ' ' && text[n] != '\t')) return 0;
-  char buf[64];
-  snprintf(buf, sizeof buf, "%s", text + n);
-  char *f[MAX_FIELDS + 1];
-  int k = split_fields(buf, f);
-  if (k != 1 || strcmp(f[0], "1"))
-    return diag_set(d, name, line, "unsupported trace version line (only '#tlbsim-trace 1' exists)");
-  return 0;
-}
-
-int gpu_trace_parse_line(const char *text, const char *name, unsigned long line, gpu_trace_op *op, diag *d) {
-  if (strlen(text) > GPU_TRACE_LINE_MAX)
-    return diag_set(d, name, line, "line longer than %d bytes", GPU_TRACE_LINE_MAX);
-  if (check_version(text, name, line, d)) return -1;
-  char buf[GPU_TRACE_LINE_MAX + 1];
-  strcpy(buf, text);
-  char *f[MAX_FIELDS + 1];
-  int n = split_fields(buf, f);
-  if (n == 0) return 0;
-  int alloc = !strcmp(f[0], "alloc");
-  if (!alloc && strcmp(f[0], "free")) {
-    if (is_other_record(f[0]))
-      return diag_set(d, name, line, "record '%s' is not supported here (churn-gather replays alloc and free only)",
-                      f[0]);
-    return diag_set(d, name, line, "unknown record '%s'", f[0]);
-  }
-  const char *usage = alloc ? "alloc ID SIZE" : "free ID";
-  if (n < 2) return diag_set(d, name, line, "missing ID (usage: %s)", usage);
-  memset(op, 0, sizeof *op);
-  op->kind = alloc ? GPU_TRACE_ALLOC : GPU_TRACE_FREE;
-  op->line = line;
-  if (num_parse_whole(f[1], &op->id)) return diag_set(d, name, line, "bad ID '%s'", f[1]);
-  if (alloc) {
-    if (n < 3) return diag_set(d, name, line, "missing SIZE (usage: %s)", usage);
-    if (num_parse_size(f[2], &op->size)) return diag_set(d, name, line, "bad SIZE '%s'", f[2]);
-    if (!op->size) return diag_set(d, name, line, "SIZE must not be zero");
-  }
-  int used = alloc ? 3 : 2;
-  if (n > used) {
-    if (alloc && strchr(f[used], '='))
-      return diag_set(d, name, line, "option '%s' is not supported here (cudaMalloc takes no alignment or stream)",
-                      f[used]);
-    return diag_set(d, name, line, "extra field '%s' (usage: %s)", n > MAX_FIELDS ? "..." : f[used], usage);
-  }
-  return 1;
 }
 
 /* ---- the plan ----------------------------------------------------------- */
@@ -178,38 +137,34 @@ static int push_op(gpu_trace *t, size_t *cap, const gpu_trace_op *op) {
   return 0;
 }
 
-/* Reads one line into *buf (getline), without its LF and a CR before it.
- * Returns its length, or -1 at the end of the file. */
-static long read_line(FILE *f, char **buf, size_t *cap) {
-  ssize_t n = getline(buf, cap, f);
-  if (n < 0) return -1;
-  if (n && (*buf)[n - 1] == '\n') (*buf)[--n] = '\0';
-  if (n && (*buf)[n - 1] == '\r') (*buf)[--n] = '\0';
-  return (long)n;
-}
-
-int gpu_trace_read(FILE *f, const char *name, gpu_trace *t, diag *d) {
+int gpu_trace_read(trace_reader *r, gpu_trace *t, diag *d) {
   memset(t, 0, sizeof *t);
   builder b;
   memset(&b, 0, sizeof b);
-  char *buf = NULL;
-  size_t bufcap = 0, opcap = 0;
-  int rc = 0;
-  unsigned long line = 0;
-  while (!rc && read_line(f, &buf, &bufcap) >= 0) {
-    gpu_trace_op op;
-    int k = gpu_trace_parse_line(buf, name, ++line, &op, d);
-    if (k < 0 || (k > 0 && apply_op(&b, t, &op, name, d))) rc = -1;
-    else if (k > 0 && push_op(t, &opcap, &op)) rc = diag_set(d, name, line, "out of memory");
+  const char *name = trace_get_path(r);
+  size_t opcap = 0;
+  trace_record rec;
+  gpu_trace_op op;
+  int rc = 0, got;
+  while (!rc && (got = trace_next(r, &rec, d)) == 1) {
+    if (to_op(&rec, name, &op, d) || apply_op(&b, t, &op, name, d)) rc = -1;
+    else if (push_op(t, &opcap, &op)) rc = diag_set(d, name, rec.line, "out of memory");
   }
-  if (!rc && ferror(f)) rc = diag_set(d, name, 0, "read error");
+  if (!rc && got < 0) rc = -1;
   if (!rc) rc = collect_live(&b, t, d);
   t->slots = (uint32_t)b.nslots;
-  free(buf);
   gpu_idmap_free(&b.ids);
   free(b.slot);
   free(b.free_slots);
   if (rc) gpu_trace_free(t);
+  return rc;
+}
+
+int gpu_trace_load(const char *path, gpu_trace *t, diag *d) {
+  trace_reader *r = trace_open(path, TRACE_NATIVE, d);
+  if (!r) return -1;
+  int rc = gpu_trace_read(r, t, d);
+  trace_close(r);
   return rc;
 }
 

@@ -1,13 +1,17 @@
-/* gpu_trace.h — the `alloc`/`free` subset of tlbsim's native trace format
- * (traces/FORMAT.md), read for `tlbsim-gpu churn-gather`, which replays it
- * with real cudaMalloc/cudaFree.
+/* gpu_trace.h — an allocation history for `tlbsim-gpu churn-gather`, which
+ * replays it with real cudaMalloc/cudaFree.
  *
- * Accepted: `alloc ID SIZE` and `free ID` (ID decimal or 0x hex, SIZE also
- * with a unit: 64K, 2MiB), blank lines, `#` comments (a `#` that starts a
- * field), a `#tlbsim-trace 1` version line, CRLF line ends. Everything else
- * is an error "FILE:LINE: what is wrong": the other records (accesses,
- * map, ctx, ...), alloc options (cudaMalloc takes no alignment or stream),
- * an alloc of a live ID, a free of an ID that is not live.
+ * The input is a native tlbsim trace (traces/FORMAT.md), read by the
+ * simulator's trace reader (tlbsim/trace.h): the one grammar (ids and sizes
+ * in every form num.h reads, comments, the version line, CRLF) and the one
+ * set of codecs (gzip, zstd and xz where the build has them: the GPU
+ * machine's plain build reads gzip, and names zstd and xz as unreadable).
+ * What churn adds is its own: which records it can replay and the plan.
+ * Everything else is an error "FILE:LINE: what is wrong": a record other
+ * than alloc and free (accesses, map, ctx, ...), an alloc option (cudaMalloc
+ * takes no alignment, stream, kind or pool; a capture's t=, dur=, va= and
+ * dev= are refused too, as it is not replayed as captured), an alloc of a
+ * live ID, a free of an ID that is not live.
  *
  * gpu_trace  the replay plan: each op names a slot (a buffer index that
  *            is reused once freed, so slots = the most buffers alive at
@@ -17,15 +21,12 @@
 #ifndef TLBSIM_GPU_TRACE_H
 #define TLBSIM_GPU_TRACE_H
 
-#include <stdio.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #include "tlbsim/base.h"
-
-#define GPU_TRACE_LINE_MAX 65536
+#include "tlbsim/trace.h"
 
 typedef enum gpu_trace_kind { GPU_TRACE_ALLOC, GPU_TRACE_FREE } gpu_trace_kind;
 
@@ -53,13 +54,12 @@ typedef struct gpu_trace {
   uint64_t peak_live_bytes;
 } gpu_trace;
 
-/* One line (without its newline). Returns 1 with op's kind, id and size
- * set, 0 for a line with no record, -1 with a diag "name:line: ...". */
-int gpu_trace_parse_line(const char *text, const char *name, unsigned long line, gpu_trace_op *op, diag *d);
-
-/* Reads a whole trace and builds the plan. -1 with a diag on the first
- * bad line or impossible record. */
-int gpu_trace_read(FILE *f, const char *name, gpu_trace *t, diag *d);
+/* Reads the rest of r (opened TRACE_NATIVE or TRACE_AUTO; the caller closes
+ * it) and builds the plan. -1 with a diag on the first bad line or
+ * impossible record. */
+int gpu_trace_read(trace_reader *r, gpu_trace *t, diag *d);
+/* gpu_trace_read of the trace at path ("-": stdin). */
+int gpu_trace_load(const char *path, gpu_trace *t, diag *d);
 void gpu_trace_free(gpu_trace *t);
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@
 #include "cli_common.h"
 #include "cli_progress.h"
 #include "cmds.h"
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "tlbsim/launch.h"
 #include "tlbsim/gather.h"
 #include "tlbsim/layout.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "tlbsim/csv.h"
 #include "tlbsim/rows.h"
 

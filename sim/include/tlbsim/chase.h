@@ -5,7 +5,7 @@
  *               in `chunk`-sized pieces as tlbsim-gpu maps it (region.h:
  *               contiguous, shuffled, cudamalloc, aliased beyond memory,
  *               managed), nodes at i*stride visited in seq or seeded
- *               random order (gpu/src/gpu_chain.h builds the very same
+ *               random order (tlbsim/gpu_chain.h builds the very same
  *               chain), `warmup` untimed loads, then `repeats` passes of
  *               `steps` loads.
  * chase_result  the median pass's cycles per load and where the loads'

@@ -1,7 +1,7 @@
 /* tlbsim/kembed.h — the embedding-bag kernel of `tlbsim-gpu embed` as a
  * source of thread blocks for the kernel model (tlbsim/kmodel.h), made in
  * memory: the same blocks its Accel-Sim trace holds (the kernel's SASS,
- * gpu/src/gpu_embed_sass.c; the ids of gpu_embed.h, so each lane's address
+ * sim/src/exp/gpu_embed_sass.c; the ids of gpu_embed.h, so each lane's address
  * is the kernel's), without writing or parsing a gigabyte of text. What
  * `tlbsim validate` predicts an embed row with.
  *

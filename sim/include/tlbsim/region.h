@@ -23,7 +23,7 @@
 #ifndef TLBSIM_REGION_H
 #define TLBSIM_REGION_H
 
-#include "gpu_plan.h" /* gpu_population: how tlbsim-gpu populates a managed region */
+#include "tlbsim/gpu_plan.h" /* gpu_population: how tlbsim-gpu populates a managed region */
 #include "tlbsim/pt.h"
 #include "tlbsim/rows.h" /* region_mapping: the mapping column's values */
 #include "tlbsim/uvm.h"

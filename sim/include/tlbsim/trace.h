@@ -67,6 +67,10 @@ typedef enum {
   REC_ADVISE     /* addr, size, cap.op = the advice: a uvm_advice (uvm_advice_names) */
 } trace_rec_kind;
 
+/* "access", "alloc", ..., "advise" by trace_rec_kind: the native format's
+ * keywords (an access's are r, w and x), for messages and logs. */
+extern const char *const trace_rec_kind_names[];
+
 typedef enum { TRACE_READ, TRACE_WRITE, TRACE_EXEC } trace_access;
 
 #define TRACE_LABEL_MAX 64

@@ -3,7 +3,7 @@
  * `tlbsim uvm` predicts and `tlbsim validate` compares with uvm rows.
  *
  * uvm_suite_spec    one row: how the buffer is populated (init: malloc,
- *                   gpu, host, host_prefetch, advise; gpu/src/gpu_uvm.h),
+ *                   gpu, host, host_prefetch, advise; tlbsim/gpu_uvm.h),
  *                   which kernel touches it first (stream or gather), its
  *                   size.
  * uvm_suite_result  the row's columns (prefetch_ms, cold_ms, stream_ms,
@@ -30,7 +30,7 @@
 #ifndef TLBSIM_UVM_SUITE_H
 #define TLBSIM_UVM_SUITE_H
 
-#include "gpu_uvm.h"
+#include "tlbsim/gpu_uvm.h"
 #include "tlbsim/machine.h"
 
 typedef struct uvm_suite_spec {

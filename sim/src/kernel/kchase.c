@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_chain.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_chain.h"
+#include "tlbsim/gpu_embed.h"
 #include "ktrace_fmt.h"
 
 #define LINE 128u /* MEMLAT_LINE of gpu_memlat.cu */

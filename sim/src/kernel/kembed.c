@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_accel.h"
-#include "gpu_embed.h"
+#include "tlbsim/gpu_accel.h"
+#include "tlbsim/gpu_embed.h"
 #include "ktrace_fmt.h"
 
 struct kembed {

@@ -4,8 +4,8 @@ tlbsim_module(kmem SOURCES kmem_coalesce.c kmem_cache.c kmem_dram.c DEPS tlbsim_
 tlbsim_module(kmodel SOURCES kmodel.c DEPS tlbsim_kmem tlbsim_hw tlbsim_gather tlbsim_ktrace m)
 # The embed kernel's blocks in memory (tlbsim/kembed.h), built with the
 # kernel-trace module's block builder.
-tlbsim_module(kembed SOURCES kembed.c DEPS tlbsim_ktrace tlbsim_gpu_host)
+tlbsim_module(kembed SOURCES kembed.c DEPS tlbsim_ktrace tlbsim_exp)
 target_include_directories(tlbsim_kembed PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../ktrace ${CMAKE_CURRENT_LIST_DIR}/../trace)
 # The suite's stream and latency-chase kernels' blocks in memory (tlbsim/kstream.h, kchase.h).
-tlbsim_module(kmicro SOURCES kstream.c kchase.c DEPS tlbsim_ktrace tlbsim_gpu_host)
+tlbsim_module(kmicro SOURCES kstream.c kchase.c DEPS tlbsim_ktrace tlbsim_exp)
 target_include_directories(tlbsim_kmicro PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../ktrace ${CMAKE_CURRENT_LIST_DIR}/../trace)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 
 const char *const chase_order_names[] = {[CHASE_SEQ] = "seq", [CHASE_RANDOM] = "random", NULL};
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 #include "tlbsim/engine.h"
 
 #define WARP 32u

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 
 #define LINE 128u             /* the kernels load each buffer's first 128-byte line */
 #define POOL_ALIGN 512u       /* tlbsim-gpu carves the pool in 512-byte steps (pool_align) */

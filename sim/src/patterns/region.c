@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 
 uint64_t region_node_va(const region *r, uint32_t i) {
   uint64_t va = r->base + (uint64_t)i * r->stride;

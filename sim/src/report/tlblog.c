@@ -227,10 +227,6 @@ static tally take(const machine *m) {
                  st->page_faults, st->uvm};
 }
 
-static const char *const kind_names[] = {"access",  "alloc",     "free",   "map",     "unmap",   "protect",
-                                         "ctx",     "mark",      "thread", "pool",    "reserve", "unreserve",
-                                         "handle",  "release",   "meminfo", "prefetch", "advise"};
-_Static_assert(sizeof kind_names / sizeof *kind_names == REC_ADVISE + 1, "a name for every record kind");
 static const char access_chars[] = "rwx";
 
 static void prot_text(unsigned prot, char out[4]) {
@@ -257,14 +253,14 @@ static void record_text(tlblog *l, const trace_record *r) {
   case REC_MAP:
   case REC_UNMAP:
   case REC_PROTECT:
-    add(l, "%s %#llx %#llx", kind_names[r->kind], (unsigned long long)r->addr, (unsigned long long)r->size);
+    add(l, "%s %#llx %#llx", trace_rec_kind_names[r->kind], (unsigned long long)r->addr, (unsigned long long)r->size);
     if (r->kind == REC_MAP && r->page_size) add(l, " page=%llu", (unsigned long long)r->page_size);
     if (r->kind != REC_UNMAP) prot_text(r->prot, p), add(l, " prot=%s", p);
     break;
   case REC_CTX: add(l, "ctx %u", r->asid); break;
   case REC_MARK: add(l, "mark %s", r->label); break;
   case REC_THREAD: add(l, "thread %u", r->thread); break;
-  default: add(l, "%s", kind_names[r->kind]); break; /* a capture's driver bookkeeping: no effect here */
+  default: add(l, "%s", trace_rec_kind_names[r->kind]); break; /* a capture's driver bookkeeping: no effect here */
   }
 }
 
@@ -395,7 +391,7 @@ int tlblog_apply(tlblog *l, const trace_record *r, const char *file, diag *d) {
     l->levels = json_object_new_array();
     l->pages = json_object_new_array();
     put_u64(l->obj, "line", r->line);
-    json_object_object_add(l->obj, "record", json_object_new_string(kind_names[r->kind]));
+    json_object_object_add(l->obj, "record", json_object_new_string(trace_rec_kind_names[r->kind]));
   }
   bool before = r->kind == REC_FREE || r->kind == REC_UNMAP || r->kind == REC_PROTECT;
   range g = before ? range_of(l, r) : (range){0};

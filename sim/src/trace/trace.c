@@ -411,6 +411,11 @@ _Static_assert(TRACE_LABEL_MAX == 64, "trace_label_problem names the length limi
 _Static_assert(sizeof(trace_capture) == 8 * 8 + 4 + 2 + 2 + 6 * 4, "trace_capture has no padding: memcmp compares it");
 
 const char *const trace_pool_op_names[] = {"create", "trim", "destroy", NULL};
+const char *const trace_rec_kind_names[] = {"access",  "alloc",     "free",   "map",     "unmap",   "protect",
+                                             "ctx",     "mark",      "thread", "pool",    "reserve", "unreserve",
+                                             "handle",  "release",   "meminfo", "prefetch", "advise"};
+_Static_assert(sizeof trace_rec_kind_names / sizeof *trace_rec_kind_names == REC_ADVISE + 1,
+               "a name for every record kind");
 const char *const trace_mem_kind_names[] = {"device", "managed", "host", "pinned", NULL};
 
 int trace_name_index(const char *const *names, const char *s) {

@@ -5,12 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const uvm_side_names[] = {"gpu", "host", NULL};
-const char *const uvm_advice_names[] = {
-    "read_mostly",     "unset_read_mostly",     "preferred_gpu",         "preferred_host",
-    "unset_preferred", "accessed_by_gpu",       "accessed_by_host",      "unset_accessed_by_gpu",
-    "unset_accessed_by_host", NULL};
-
 #define NO_FRAME UINT64_MAX
 
 /* Advice kept per big page, one bitmap each. */

@@ -1,4 +1,4 @@
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 
 #include <math.h>
 #include <stdlib.h>

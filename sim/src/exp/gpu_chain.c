@@ -1,4 +1,4 @@
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -42,7 +42,7 @@ extern "C" {
 
 #include <stdio.h>
 
-#include "gpu_embed.h"
+#include "tlbsim/gpu_embed.h"
 
 typedef enum gpu_sass_role {
   GPU_SASS_ALU,  /* no memory operand */

@@ -1,4 +1,4 @@
-#include "gpu_accel.h"
+#include "tlbsim/gpu_accel.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "gpu_uvm.h"
+#include "tlbsim/gpu_uvm.h"
 
 #include <stdio.h>
 #include <string.h>

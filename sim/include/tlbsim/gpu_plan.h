@@ -17,7 +17,7 @@
 #ifndef TLBSIM_GPU_PLAN_H
 #define TLBSIM_GPU_PLAN_H
 
-#include "gpu_chain.h"
+#include "tlbsim/gpu_chain.h"
 #include "tlbsim/rows.h"
 
 #ifdef __cplusplus

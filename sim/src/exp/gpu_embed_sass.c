@@ -2,7 +2,7 @@
  * gpu_embed.cu.o (Build cuda_13.0.r13.0/compiler.36424714_0, sm_90): do not edit; regenerate when the
  * kernels or the toolkit change (gpu/scripts/device_sweep.sh does, and says
  * whether the result matches this file). */
-#include "gpu_accel.h"
+#include "tlbsim/gpu_accel.h"
 
 /* _Z12embed_kernelILj64ELj32EEv10embed_args: 98 instructions per warp */
 static const gpu_sass_inst k0[] = {

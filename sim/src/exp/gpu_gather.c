@@ -1,4 +1,4 @@
-#include "gpu_gather.h"
+#include "tlbsim/gpu_gather.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "gpu_plan.h"
+#include "tlbsim/gpu_plan.h"
 
 #include <math.h>
 #include <stdio.h>
