@@ -19,15 +19,6 @@
 #define NPOL 4 /* recorded first: the others are compared with it */
 static const char *const policies[NPOL] = {"recorded", "cuda", "caching", "expandable"};
 
-typedef struct range {
-  uint64_t lo, hi; /* regions, inclusive */
-} range;
-
-typedef struct ranges {
-  range *r;
-  size_t n, cap;
-} ranges;
-
 /* One policy's tally over the run. */
 typedef struct tally {
   bool any;
@@ -36,38 +27,19 @@ typedef struct tally {
   uint64_t steps, same_step; /* allocations after its first; of them as far from the one before as recorded */
   double abs_error;         /* sum of |offset - recorded offset|, bytes */
   uint64_t max_error;
-  ranges r2m, r32m;         /* the regions each allocation touched */
+  allocreplay_buf *touched; /* every allocation it served, as it placed it: the regions they touched */
+  size_t ntouched, cap;
 } tally;
 
-static int push(ranges *s, uint64_t va, uint64_t size, unsigned shift) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 1024;
-    range *g = realloc(s->r, cap * sizeof *g);
+static int touch(tally *t, uint64_t va, uint64_t size) {
+  if (t->ntouched == t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    allocreplay_buf *g = realloc(t->touched, cap * sizeof *g);
     if (!g) return -1;
-    s->r = g, s->cap = cap;
+    t->touched = g, t->cap = cap;
   }
-  s->r[s->n++] = (range){va >> shift, (va + (size ? size : 1) - 1) >> shift};
+  t->touched[t->ntouched++] = (allocreplay_buf){.va = va, .size = size};
   return 0;
-}
-
-static int by_lo(const void *a, const void *b) {
-  uint64_t x = ((const range *)a)->lo, y = ((const range *)b)->lo;
-  return (x > y) - (x < y);
-}
-
-/* Distinct regions in the union of the ranges. */
-static uint64_t union_count(ranges *s) {
-  if (!s->n) return 0;
-  qsort(s->r, s->n, sizeof *s->r, by_lo);
-  uint64_t count = 0, end = 0;
-  bool any = false;
-  for (size_t i = 0; i < s->n; i++) {
-    uint64_t lo = any && s->r[i].lo <= end ? end + 1 : s->r[i].lo;
-    if (any && s->r[i].hi <= end) continue;
-    count += s->r[i].hi - lo + 1;
-    end = s->r[i].hi, any = true;
-  }
-  return count;
 }
 
 bool validate_capture_sniff(const char *path) {
@@ -93,7 +65,7 @@ static int count_alloc(const allocreplay *r, const alloctrace_event *ev, tally *
     uint64_t err = got > want ? (uint64_t)(got - want) : (uint64_t)(want - got);
     t[p].compared++, t[p].exact += !err, t[p].abs_error += (double)err;
     if (err > t[p].max_error) t[p].max_error = err;
-    if (push(&t[p].r2m, va, ev->size, 21) || push(&t[p].r32m, va, ev->size, 25)) return -1;
+    if (touch(&t[p], va, ev->size)) return -1;
   }
   return 0;
 }
@@ -110,8 +82,10 @@ static json_object *policy_doc(const allocreplay *r, unsigned p, tally *t, const
   json_object_object_add(o, "max_offset_error_bytes", json_object_new_uint64(t->max_error));
   json_object_object_add(o, "same_step", json_object_new_uint64(t->same_step));
   json_object_object_add(o, "same_step_ratio", report_ratio(t->same_step, t->steps));
-  json_object_object_add(o, "regions_2m_touched", json_object_new_uint64(union_count(&t->r2m)));
-  json_object_object_add(o, "regions_32m_touched", json_object_new_uint64(union_count(&t->r32m)));
+  allocreplay_live all;
+  allocreplay_measure(t->touched, t->ntouched, &all); /* every allocation over the run, live or not */
+  json_object_object_add(o, "regions_2m_touched", json_object_new_uint64(all.regions_2m));
+  json_object_object_add(o, "regions_32m_touched", json_object_new_uint64(all.regions_32m));
   size_t n;
   allocreplay_buf *b = allocreplay_buffers(r, p, &n);
   allocreplay_live live = {0};
@@ -179,7 +153,7 @@ int validate_capture(const machine_spec *spec, const validate_capture_opts *o) {
   if (got < 0) rc = cli_input_error(&d);
   else if (!tl[0].compared) rc = (diag_set(&d, o->path, 0, "no device allocations to compare"), cli_input_error(&d));
   else rc = report(r, tl, o);
-  for (unsigned p = 0; p < NPOL; p++) free(tl[p].r2m.r), free(tl[p].r32m.r);
+  for (unsigned p = 0; p < NPOL; p++) free(tl[p].touched);
   allocreplay_destroy(r);
   alloctrace_close(t);
   return rc;
