@@ -48,3 +48,7 @@ add_test(NAME validate_h200_l2_chase
           ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/l2_chase.csv)
 set_tests_properties(validate_h200_dram_chase validate_h200_stream_dram validate_h200_stream_sample
                      validate_h200_l2_chase PROPERTIES TIMEOUT 600)
+
+# validate's --format text, json and csv on kernel-model rows agree (one row of each kind).
+add_test(NAME validate_kformats COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/validate_kformats.sh $<TARGET_FILE:tlbsim>
+  ${PROJECT_SOURCE_DIR})
