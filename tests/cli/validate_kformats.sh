@@ -45,7 +45,7 @@ assert float(r[0]["mean_abs_error_pct"]) == d["mean_abs_error_pct"] and int(r[0]
 ' "$name" "$rows" "$skipped" "$summary" "$json" "$csv" && ok || bad "$name: formats disagree: $json / $csv"
 }
 
-check kernel "lookups per ns" 1 0 --every 220 "$res/embed.csv"
+check kernel "lookups per ns" 1 0 "$res/embed_trace_r64.csv"
 check stream "GB/s" 1 0 "$work/stream1.csv"
 check latency-chase "cycles per access" 3 8 --min-footprint 16G "$res/dram_chase.csv"
 check latency-chase "cycles per access" 2 0 --every 9 "$res/l2_chase.csv"
