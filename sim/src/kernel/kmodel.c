@@ -23,10 +23,26 @@
 
 const char *const kmodel_stage_names[KMODEL_STAGES] = {"issue", "l2_tlb", "l3_tlb", "walk", "l2", "dram_rows", "dram"};
 
+/* An event's kind: bit 0 EV_WARP or EV_LOAD; a warp's carries its next
+ * instruction above it (schedule_warp), for prefetch only. */
 enum { EV_WARP, EV_LOAD };
+
+/* What the issue of one instruction reads, decoded when its block starts
+ * (decode): the registers the scoreboard tests, in one record, rather than
+ * the block's eight arrays and the opcode table on every issue. */
+#define KINST_REGS (KTRACE_SRC_MAX + 8)
+typedef struct kinst {
+  uint8_t nd;              /* destination registers (dest_regs): reg[0 .. nd - 1] */
+  uint8_t ntest;           /* registers the scoreboard tests: reg[0 .. ntest - 1], RZ left out */
+  uint8_t cls;             /* tb->cls */
+  bool mem;                /* translated, with addresses: memory() */
+  uint8_t reg[KINST_REGS];
+} kinst;
 
 typedef struct kslot { /* a resident block */
   ktrace_tb *tb;
+  kinst *inst;             /* [tb->ninst] */
+  uint32_t cap_inst;
   uint32_t sm, warps_left;
   bool busy;
 } kslot;
@@ -38,6 +54,7 @@ typedef struct kwarp {
   bool waiting;    /* on a register a load writes */
   bool draining;   /* past its last instruction, waiting for its loads */
   double since;
+  uint64_t set[REGS / 64]; /* bit r: ready[r] written since the block started (else it reads 0) */
 } kwarp;
 
 typedef struct kload { /* a load in flight: whose registers it writes */
@@ -170,7 +187,10 @@ static void teardown(kmodel *m) {
   engine_band_free(&m->dram);
   kmem_cache_destroy(m->l2);
   kmem_dram_destroy(m->banks);
-  for (size_t s = 0; m->slot && s < (size_t)m->nsms * m->resident; s++) ktrace_tb_free(m->slot[s].tb);
+  for (size_t s = 0; m->slot && s < (size_t)m->nsms * m->resident; s++) {
+    ktrace_tb_free(m->slot[s].tb);
+    free(m->slot[s].inst);
+  }
   ktrace_tb_free(m->skip);
   free(m->sm);
   free(m->grp_l2);
@@ -335,7 +355,58 @@ static unsigned dest_regs(const ktrace_tb *tb, uint32_t i, uint8_t out[8]) {
   return n;
 }
 
+/* The block's instructions as issue reads them, into its slot. */
+static int decode(kmodel *m, kslot *sl) {
+  const ktrace_tb *tb = sl->tb;
+  if (tb->ninst > sl->cap_inst) {
+    kinst *grown = realloc(sl->inst, tb->ninst * sizeof *grown);
+    if (!grown) return oom(m);
+    sl->inst = grown;
+    sl->cap_inst = tb->ninst;
+  }
+  for (uint32_t i = 0; i < tb->ninst; i++) {
+    kinst *k = &sl->inst[i];
+    k->nd = (uint8_t)dest_regs(tb, i, k->reg);
+    unsigned n = k->nd;
+    for (unsigned j = 0; j < tb->nsrc[i]; j++)
+      if (tb->src[i][j] != REG_NONE) k->reg[n++] = tb->src[i][j];
+    k->ntest = (uint8_t)n;
+    k->cls = tb->cls[i];
+    k->mem = ktrace_class_is_translated(k->cls) && tb->addr_at[i + 1] > tb->addr_at[i];
+  }
+  return 0;
+}
+
+/* Register r's ready time: 0 until written in the block (kwarp's set). */
+static inline double reg_ready(const kwarp *w, const double *ready, unsigned r) {
+  return w->set[r >> 6] >> (r & 63) & 1 ? ready[r] : 0;
+}
+
+static inline void reg_write(kwarp *w, double *ready, unsigned r, double t) {
+  w->set[r >> 6] |= 1ull << (r & 63);
+  ready[r] = t;
+}
+
 static int start_block(kmodel *m, uint32_t s, double t);
+
+/* Warp wi's next issue at t. */
+static int schedule_warp(kmodel *m, double t, uint32_t wi) {
+  uint32_t pc = m->warp[wi].pc & (UINT32_MAX >> 1);
+  return engine_schedule(&m->ev, t, wi, EV_WARP | pc << 1) ? oom(m) : 0;
+}
+
+/* What the next event will read, asked for now: with one block's warps on
+ * every SM interleaved, a warp's state and its next instruction are out of
+ * the caches by its turn. Changes nothing but when memory is fetched. */
+static void prefetch(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) != EV_WARP) return;
+  const kwarp *w = &m->warp[ev->id];
+  __builtin_prefetch(w);
+  __builtin_prefetch((const char *)(w + 1) - 1);
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  uint32_t pc = ev->kind >> 1;
+  if (pc < sl->cap_inst) __builtin_prefetch(&sl->inst[pc]);
+}
 
 /* A warp's block is done with it at t: the block's slot takes the next
  * block once all its warps are. */
@@ -380,58 +451,58 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     return 0;
   }
   uint32_t i = w->pc;
-  uint8_t dst[8];
-  unsigned nd = dest_regs(tb, i, dst);
+  const kinst *in = &sl->inst[i];
+  const uint8_t *dst = in->reg;
+  unsigned nd = in->nd;
   double at = t;
-  for (unsigned k = 0; k < tb->nsrc[i] + nd; k++) {
-    unsigned r = k < tb->nsrc[i] ? tb->src[i][k] : dst[k - tb->nsrc[i]];
-    if (r == REG_NONE) continue;
-    if (isinf(ready[r])) { /* a load's register: wait for it (the scoreboard) */
+  for (unsigned k = 0; k < in->ntest; k++) { /* the order is the max's: none */
+    double r = reg_ready(w, ready, in->reg[k]);
+    if (isinf(r)) { /* a load's register: wait for it (the scoreboard) */
       w->waiting = true;
       w->since = t;
       return 0;
     }
-    if (ready[r] > at) at = ready[r];
+    if (r > at) at = r;
   }
   double *sf = &m->sm[w->sm].sched_free[w->sched];
   if (*sf > at) at = *sf;
   *sf = at + 1;
   m->res->warp_instructions++;
-  unsigned cls = tb->cls[i];
+  unsigned cls = in->cls;
   w->pc++;
-  if (ktrace_class_is_translated(cls) && tb->addr_at[i + 1] > tb->addr_at[i]) {
+  if (in->mem) {
     m->res->memory_instructions++;
     double done;
     if (memory(m, w->sm, tb, i, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
       if (new_load(m, wi, dst, nd, &id)) return -1;
-      for (unsigned k = 0; k < nd; k++) ready[dst[k]] = INFINITY;
+      for (unsigned k = 0; k < nd; k++) reg_write(w, ready, dst[k], INFINITY);
       w->loads++;
       if (engine_schedule(&m->ev, done, id, EV_LOAD)) return oom(m);
     }
   } else {
     if (cls != KTRACE_NONE) m->res->memory_instructions++;
     double lat = cls == KTRACE_NONE ? m->g->alu_cycles : m->g->l1_hit_cycles;
-    for (unsigned k = 0; k < nd; k++) ready[dst[k]] = at + lat;
+    for (unsigned k = 0; k < nd; k++) reg_write(w, ready, dst[k], at + lat);
   }
-  return engine_schedule(&m->ev, at + 1, wi, EV_WARP) ? oom(m) : 0;
+  return schedule_warp(m, at + 1, wi);
 }
 
 static int load_back(kmodel *m, uint32_t id, double t) {
   kload *l = &m->load[id];
   uint32_t wi = l->warp;
   double *ready = regs_of(m, wi);
-  for (unsigned k = 0; k < l->nreg; k++) ready[l->reg[k]] = t;
+  kwarp *w = &m->warp[wi];
+  for (unsigned k = 0; k < l->nreg; k++) reg_write(w, ready, l->reg[k], t);
   l->next_free = m->free_load;
   m->free_load = id;
-  kwarp *w = &m->warp[wi];
   w->loads--;
   if (w->draining) return w->loads ? 0 : warp_done(m, wi, t);
   if (!w->waiting) return 0;
   w->waiting = false;
   m->res->stall_cycles += t - w->since;
-  return engine_schedule(&m->ev, t, wi, EV_WARP) ? oom(m) : 0;
+  return schedule_warp(m, t, wi);
 }
 
 /* Slot s takes the next block of its SM at t, or waits in the queue. */
@@ -444,6 +515,7 @@ static int start_block(kmodel *m, uint32_t s, double t) {
     m->src_done = true;
     return 0;
   }
+  if (decode(m, sl)) return -1;
   sl->busy = true;
   sl->warps_left = sl->tb->nwarps;
   m->res->blocks++;
@@ -453,10 +525,8 @@ static int start_block(kmodel *m, uint32_t s, double t) {
     kwarp *w = &m->warp[wi];
     *w = (kwarp){.slot = s, .w = k, .pc = sl->tb->first[k], .end = sl->tb->first[k] + sl->tb->count[k],
                  .sm = sl->sm, .sched = sl->tb->warp[k] % (m->g->schedulers ? m->g->schedulers : 1)};
-    double *r = regs_of(m, wi);
-    for (unsigned x = 0; x < REGS; x++) r[x] = 0;
-    m->res->warps++;
-    if (engine_schedule(&m->ev, t, wi, EV_WARP)) return oom(m);
+    m->res->warps++; /* its registers read 0 (set is clear) */
+    if (schedule_warp(m, t, wi)) return -1;
   }
   if (sl->tb->nwarps > m->wpb) return diag_set(m->d, m->file, 0, "a thread block lists more warps than its block dim holds");
   return 0;
@@ -494,7 +564,10 @@ static int timed(kmodel *m, const kmodel_source *src) {
     if (start_block(m, s, 0)) return -1;
   engine_event ev;
   while (engine_next(&m->ev, &ev)) {
-    int rc = ev.kind == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
+    size_t n;
+    const engine_event *soon = engine_soon(&m->ev, 3, &n);
+    for (size_t k = 0; k < n; k++) prefetch(m, &soon[k]);
+    int rc = (ev.kind & 1) == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
     if (rc) return -1;
   }
   return 0;
