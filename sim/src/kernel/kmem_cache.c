@@ -2,7 +2,9 @@
  *
  * Set-associative (ways > 0): the set is a multiplicative hash of the line
  * number (GPU L1 caches hash addresses over their sets, so strides do not
- * fall on one set), each set's ways scanned. Fully associative (ways 0):
+ * fall on one set), each set's ways scanned; a way is its line and one
+ * word of when it was last used and its sectors, so that a look-up reads
+ * one cache line of the host's (four ways), not four. Fully associative (ways 0):
  * an open-addressing table (linear probing) finds a line's slot, the slots
  * form one list from most to least recently used, the last one replaced. */
 #include "tlbsim/kmem.h"
@@ -13,15 +15,29 @@
 #define NO_LINE UINT64_MAX
 #define NO_SLOT UINT32_MAX
 
+/* A way's use word: the clock when last used (LRU: the least replaced;
+ * 2^56 look-ups of one cache are out of reach), the sectors written and
+ * not yet written back, the sectors held. */
+#define USE_CLOCK_SHIFT 8
+#define USE_DIRTY_SHIFT 4
+#define USE_SECTORS 0xfu
+_Static_assert(KMEM_LINE_SHIFT - KMEM_SECTOR_SHIFT <= 2, "a line's sectors fit a use word's 4 bits");
+
+typedef struct kway {
+  uint64_t tag; /* the line, or NO_LINE */
+  uint64_t use;
+} kway;
+
 struct kmem_cache {
-  uint64_t sets;  /* set-associative: sets x ways slots */
-  uint32_t ways;  /* 0: fully associative */
+  uint64_t sets;     /* set-associative: sets x ways slots */
+  uint64_t set_mask; /* sets - 1 when a power of two, else 0 */
+  uint32_t ways;     /* 0: fully associative */
   uint64_t slots;
-  uint64_t *tag;  /* per slot: the line, or NO_LINE */
+  kway *way;      /* set-associative: [sets x ways], a set's ways together */
+  uint64_t *tag;  /* fully associative, per slot: the line, or NO_LINE */
   uint8_t *valid; /* its sectors held */
   uint8_t *dirty; /* those written and not yet written back */
-  uint64_t *used; /* set-associative: when last used (the clock) */
-  uint64_t clock;
+  uint64_t clock; /* set-associative: look-ups so far */
   uint32_t *prev, *next, head, tail; /* fully associative: the LRU list, head most recent */
   uint32_t *table;                   /* fully associative: slot of a line (NO_SLOT: empty) */
   uint64_t mask;                     /* table size - 1 */
@@ -33,13 +49,21 @@ static uint64_t mix(uint64_t line) {
   return h ^ (h >> 32);
 }
 
+static bool alloc_ways(kmem_cache *c) {
+  size_t bytes = (c->slots * sizeof *c->way + 63) & ~(size_t)63;
+  if (!(c->way = aligned_alloc(64, bytes))) return false;
+  for (uint64_t i = 0; i < c->slots; i++) c->way[i] = (kway){.tag = NO_LINE};
+  c->set_mask = (c->sets & (c->sets - 1)) ? 0 : c->sets - 1;
+  return true;
+}
+
 static bool alloc_slots(kmem_cache *c) {
+  if (c->ways) return alloc_ways(c);
   c->tag = malloc(c->slots * sizeof *c->tag);
   c->valid = calloc(c->slots, 1);
   c->dirty = calloc(c->slots, 1);
   if (!c->tag || !c->valid || !c->dirty) return false;
   for (uint64_t i = 0; i < c->slots; i++) c->tag[i] = NO_LINE;
-  if (c->ways) return (c->used = calloc(c->slots, sizeof *c->used)) != NULL;
   uint64_t size = 2;
   while (size < 2 * c->slots) size <<= 1;
   c->mask = size - 1;
@@ -74,10 +98,10 @@ kmem_cache *kmem_cache_create(uint64_t bytes, uint32_t ways, diag *d) {
 
 void kmem_cache_destroy(kmem_cache *c) {
   if (!c) return;
+  free(c->way);
   free(c->tag);
   free(c->valid);
   free(c->dirty);
-  free(c->used);
   free(c->prev);
   free(c->next);
   free(c->table);
@@ -151,25 +175,29 @@ static uint64_t full_slot(kmem_cache *c, uint64_t line, bool *found) {
 
 /* --- set-associative ------------------------------------------------------ */
 
-static uint64_t set_slot(kmem_cache *c, uint64_t line, bool *found) {
-  uint64_t base = (mix(line) % c->sets) * c->ways, victim = base;
-  c->clock++;
-  for (uint64_t i = base; i < base + c->ways; i++) {
-    if (c->tag[i] == line) {
-      *found = true;
-      c->used[i] = c->clock;
-      return i;
+static uint8_t set_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
+  uint64_t h = mix(line);
+  kway *set = &c->way[(c->set_mask ? h & c->set_mask : h % c->sets) * c->ways], *victim = set;
+  uint64_t now = ++c->clock << USE_CLOCK_SHIFT, wrote = write ? (uint64_t)sectors << USE_DIRTY_SHIFT : 0;
+  if (evict) *evict = (kmem_evict){0};
+  for (kway *w = set; w < set + c->ways; w++) {
+    if (w->tag == line) {
+      uint8_t held = (uint8_t)(w->use & USE_SECTORS & sectors);
+      w->use = now | (w->use & ((1u << USE_CLOCK_SHIFT) - 1)) | wrote | sectors;
+      return held;
     }
-    if (c->used[i] < c->used[victim]) victim = i;
+    if (w->use >> USE_CLOCK_SHIFT < victim->use >> USE_CLOCK_SHIFT) victim = w;
   }
-  *found = false;
-  c->used[victim] = c->clock;
-  return victim;
+  uint8_t dirty = (uint8_t)(victim->use >> USE_DIRTY_SHIFT & USE_SECTORS);
+  if (evict && victim->tag != NO_LINE && dirty) *evict = (kmem_evict){.line = victim->tag, .dirty = dirty};
+  *victim = (kway){.tag = line, .use = now | wrote | sectors};
+  return 0;
 }
 
 uint8_t kmem_cache_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
+  if (c->ways) return set_access(c, line, sectors, write, evict);
   bool found;
-  uint64_t s = c->ways ? set_slot(c, line, &found) : full_slot(c, line, &found);
+  uint64_t s = full_slot(c, line, &found);
   uint8_t held = 0;
   if (evict) *evict = (kmem_evict){0};
   if (found) {

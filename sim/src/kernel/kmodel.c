@@ -37,9 +37,20 @@ enum { EV_WARP, EV_LOAD };
  *           memory() runs)
  *   byte 1: nd | ns << 4: destination registers (dest_regs), then the
  *           sources the scoreboard tests (RZ left out)
- *   then the nd + ns register numbers. */
+ *   then the nd + ns register numbers;
+ *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
+ *   that memory() reads nothing else of the block but its addresses. */
 #define KCODE_MEM 0x80
-#define KCODE_MAX (2 + 8 + KTRACE_SRC_MAX)
+#define KACCESS_BYTES 7
+#define KCODE_MAX (2 + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
+
+/* What memory() reads of one instruction: addr[at .. at + n - 1], each
+ * lane `width` bytes. */
+typedef struct kaccess {
+  uint32_t at;
+  uint8_t n, width; /* n: its active lanes, at most 32 */
+  bool store, l2_only;
+} kaccess;
 
 typedef struct kslot { /* a resident block */
   ktrace_tb *tb;
@@ -337,6 +348,27 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
   return data > g->issue_interval ? data : g->issue_interval;
 }
 
+/* Instruction i's kaccess. */
+static kaccess access_of(const ktrace_tb *tb, uint32_t i) {
+  unsigned cls = tb->cls[i];
+  return (kaccess){.at = tb->addr_at[i], .n = (uint8_t)(tb->addr_at[i + 1] - tb->addr_at[i]),
+                   .width = tb->ops[tb->op[i]].width, .l2_only = tb->ops[tb->op[i]].l2_only,
+                   .store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC};
+}
+
+static void access_put(uint8_t *c, const kaccess *a) {
+  memcpy(c, &a->at, 4);
+  c[4] = a->n;
+  c[5] = a->width;
+  c[6] = (uint8_t)(a->store | a->l2_only << 1);
+}
+
+static kaccess access_get(const uint8_t *c) {
+  kaccess a = {.n = c[4], .width = c[5], .store = c[6] & 1, .l2_only = c[6] >> 1 & 1};
+  memcpy(&a.at, c, 4);
+  return a;
+}
+
 /* Instruction i of tb on SM smi, issued at t (t < 0: the warm-up, state
  * only): when its data is back; -1 (m->d) on an address outside every
  * mapping. Its lines pass the load path and the L1 one by one; those the
@@ -344,13 +376,11 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
  * TLB the instruction goes on whole: every page it needs is looked up in
  * the L2 TLB, hits included (gather.csv: the cost follows the distinct
  * entries of a missing instruction, tlbsim/gather.h). */
-static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, double t, double *done) {
-  uint32_t at = tb->addr_at[i], n = tb->addr_at[i + 1] - at;
-  unsigned cls = tb->cls[i];
-  bool store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC;
-  bool l2_only = tb->ops[tb->op[i]].l2_only;
+static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, const kaccess *a, double t,
+                  double *done) {
+  bool store = a->store, l2_only = a->l2_only;
   kmem_line line[KMEM_LINES_MAX];
-  unsigned nl = kmem_coalesce(tb->addr + at, n, tb->ops[tb->op[i]].width, line);
+  unsigned nl = kmem_coalesce(tb->addr + a->at, a->n, a->width, line);
   ksm *sm = &m->sm[smi];
   bool timed = t >= 0, any_miss = false;
   double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
@@ -449,6 +479,11 @@ static int decode(kmodel *m, kslot *sl) {
     c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0));
     c[1] = (uint8_t)(nd | ns << 4);
     c += 2 + nd + ns;
+    if (mem) {
+      kaccess a = access_of(tb, i);
+      access_put(c, &a);
+      c += KACCESS_BYTES;
+    }
   }
   return 0;
 }
@@ -481,6 +516,19 @@ static void prefetch(const kmodel *m, const engine_event *ev) {
   const kslot *sl = &m->slot[ev->id / m->wpb];
   uint32_t at = ev->kind >> 1;
   if (at < sl->cap_code) __builtin_prefetch(&sl->code[at]);
+}
+
+/* The addresses the next event's instruction reads, asked for while the
+ * event before it runs (its code was fetched by prefetch() already). */
+static void prefetch_addr(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) != EV_WARP) return;
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  uint32_t at = ev->kind >> 1;
+  if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
+  const uint8_t *c = sl->code + at;
+  kaccess a = access_get(c + 2 + (c[1] & 15) + (c[1] >> 4));
+  const char *p = (const char *)(sl->tb->addr + a.at), *e = (const char *)(sl->tb->addr + a.at + a.n);
+  for (; p < e; p += 64) __builtin_prefetch(p);
 }
 
 /* A warp's block is done with it at t: the block's slot takes the next
@@ -547,8 +595,10 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   w->at += 2 + ntest;
   if (code[0] & KCODE_MEM) {
     m->res->memory_instructions++;
+    w->at += KACCESS_BYTES;
+    kaccess a = access_get(code + 2 + ntest);
     double done;
-    if (memory(m, sl->sm, tb, i, at, &done)) return -1;
+    if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
       if (new_load(m, wi, dst, nd, &id)) return -1;
@@ -621,10 +671,10 @@ static int warm(kmodel *m, const kmodel_source *src) {
     uint32_t sm;
     kept(m, b, &sm);
     for (uint32_t i = 0; i < tb->ninst; i++) {
+      if (!ktrace_class_is_translated(tb->cls[i]) || tb->addr_at[i + 1] <= tb->addr_at[i]) continue;
+      kaccess a = access_of(tb, i);
       double done;
-      if (ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i] &&
-          memory(m, sm, tb, i, -1, &done))
-        return -1;
+      if (memory(m, sm, tb, i, &a, -1, &done)) return -1;
     }
   }
   return got;
@@ -643,6 +693,7 @@ static int timed(kmodel *m, const kmodel_source *src) {
     size_t n;
     const engine_event *soon = engine_soon(&m->ev, 3, &n);
     for (size_t k = 0; k < n; k++) prefetch(m, &soon[k]);
+    if (n) prefetch_addr(m, &soon[0]);
     int rc = (ev.kind & 1) == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
     if (rc) return -1;
   }
