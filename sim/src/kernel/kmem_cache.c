@@ -200,6 +200,12 @@ static uint8_t set_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool wr
   return 0;
 }
 
+void kmem_cache_prefetch(const kmem_cache *c, uint64_t line) {
+  uint64_t h = mix(line);
+  if (c->ways) __builtin_prefetch(&c->way[(c->set_mask ? h & c->set_mask : h % c->sets) * c->ways]);
+  else __builtin_prefetch(&c->table[h & c->mask]);
+}
+
 uint8_t kmem_cache_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
   if (c->ways) return set_access(c, line, sectors, write, evict);
   bool found;

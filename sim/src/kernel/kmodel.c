@@ -387,10 +387,12 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
   uint64_t page_va[KMEM_LINES_MAX];
   mmu_outcome page_o[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
+  bool l1 = !store && !l2_only && sm->l1;
+  for (unsigned j = 0; l1 && j < nl; j++) kmem_cache_prefetch(sm->l1, line[j].line); /* the look-ups overlap */
   for (unsigned j = 0; j < nl; j++) {
     line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(m->g, line[j].sectors)) : -1;
     if (timed) m->res->lines++, m->res->sectors += kmem_sectors(line[j].sectors);
-    uint8_t held = !store && !l2_only && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors, false, NULL) : 0;
+    uint8_t held = l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors, false, NULL) : 0;
     bool l1hit = held == line[j].sectors;
     if (l1hit && timed) {
       m->res->l1_hits++;
@@ -418,10 +420,16 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
     m->res->translations++;
     page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where);
   }
+  uint64_t pa_of[KMEM_LINES_MAX];
   for (unsigned k = 0; k < nmiss; k++) {
     unsigned j = miss[k], p = page_of[k];
     uint64_t off = (line[j].line << KMEM_LINE_SHIFT) & ((1ull << page_o[p].page_shift) - 1);
-    uint64_t pa_line = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    pa_of[k] = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    if (!store) kmem_l2_prefetch(m->l2, sm->part, pa_of[k]);
+  }
+  for (unsigned k = 0; k < nmiss; k++) {
+    unsigned j = miss[k], p = page_of[k];
+    uint64_t pa_line = pa_of[k];
     double ready = timed ? (page_t[p] > line_t[j] ? page_t[p] : line_t[j]) : -1;
     if (timed) m->res->translation_cycles += ready - line_t[j];
     double back = l2_line(m, smi, ready, pa_line, line[j].sectors, store);
