@@ -15,6 +15,9 @@ add_test(NAME validate_h200_embed_sample
   COMMAND tlbsim validate --preset h200 --groups 4 --every 37 --max-mean-error 4.2 --max-error-pct 8.5
           ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/embed.csv)
 set_tests_properties(validate_h200_embed_smoke validate_h200_embed_sample PROPERTIES TIMEOUT 600)
+# The stream kernel's instruction tables (kstream.c) against its committed listing (gpu_stream.sass).
+add_test(NAME kstream_sass COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/kstream_sass.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(kstream_sass PROPERTIES SKIP_RETURN_CODE 77)
 # tlbsim kernel --preset on the fixture and the measured embed trace (tests/cli/kernel_model.sh).
 add_test(NAME kernel_model COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/kernel_model.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 # The suite's memory microbenchmarks run as kernels through the model (tlbsim/kstream.h, kchase.h; issue

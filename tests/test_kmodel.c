@@ -208,6 +208,9 @@ static void test_stream_source(void) {
     unsigned ldg = 0;
     for (uint32_t i = tb->first[0]; i < tb->first[0] + tb->count[0]; i++) ldg += tb->cls[i] == KTRACE_GLOBAL_LOAD;
     CU_ASSERT_EQUAL(ldg, 4 * PASSES);
+    /* the listing's instructions (gpu_stream.sass): the read 8 before the passes, 76 a pass of one trip
+       (its S2R, LDCs, compares, four loads, XORs, BSSY/BSYNC), 2 after; the copy 12, 67, 1 */
+    CU_ASSERT_EQUAL(tb->count[0], copy ? 12 + 67 * PASSES + 1 : 8 + 76 * PASSES + 2);
     kstream_destroy(k);
     ktrace_tb_free(tb);
   }
