@@ -44,16 +44,76 @@ static void test_cache(void) {
   kmem_cache *c = kmem_cache_create(256, 2, &d); /* one set of 2 lines */
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
   CU_ASSERT_EQUAL(kmem_cache_lines(c), 2);
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0);   /* miss: fetched */
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3), 0x1); /* sector 0 held, 1 not */
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3), 0x3);
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0xf), 0);
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0x1); /* 10 most recent: 11 goes next */
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 12, 0xf), 0);
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1), 0x1);
-  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0x1), 0);   /* evicted */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1, false, NULL), 0);   /* miss: fetched */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3, false, NULL), 0x1); /* sector 0 held, 1 not */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x3, false, NULL), 0x3);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0xf, false, NULL), 0);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1, false, NULL), 0x1); /* 10 most recent: 11 goes next */
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 12, 0xf, false, NULL), 0);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 10, 0x1, false, NULL), 0x1);
+  CU_ASSERT_EQUAL(kmem_cache_access(c, 11, 0x1, false, NULL), 0);   /* evicted */
   kmem_cache_destroy(c);
   CU_ASSERT_PTR_NULL(kmem_cache_create(128, 2, &d)); /* no whole set */
+}
+
+/* Fully associative: the least recently used of every line goes, over
+ * enough lines and evictions to move entries of the look-up table's runs
+ * (its deletion); a dirty line evicted names its written sectors. */
+static void test_cache_full(void) {
+  diag d;
+  enum { N = 1000 };
+  kmem_cache *c = kmem_cache_create(N * 128, 0, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  CU_ASSERT_EQUAL(kmem_cache_lines(c), N);
+  unsigned bad = 0;
+  kmem_evict e;
+  for (uint64_t l = 0; l < 5 * N; l++) /* a cycle over 1.25 N lines misses every time; the last N stay */
+    bad += kmem_cache_access(c, (l % (N + N / 4)) * 7919, 0x1, false, NULL) != 0;
+  CU_ASSERT_EQUAL(bad, 0);
+  for (uint64_t l = 5 * N - N; l < 5 * N; l++) bad += kmem_cache_access(c, (l % (N + N / 4)) * 7919, 0x1, false, NULL) != 1;
+  CU_ASSERT_EQUAL(bad, 0); /* the last N lines, all held */
+  kmem_cache_destroy(c);
+  c = kmem_cache_create(256, 0, &d); /* 2 lines */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  kmem_cache_access(c, 1, 0x3, true, &e);
+  CU_ASSERT_EQUAL(e.dirty, 0);
+  kmem_cache_access(c, 2, 0x1, false, &e);
+  kmem_cache_access(c, 1, 0x4, false, &e); /* 1 most recent: 2 goes next, clean */
+  kmem_cache_access(c, 3, 0x1, false, &e);
+  CU_ASSERT_EQUAL(e.dirty, 0);
+  kmem_cache_access(c, 4, 0x1, false, &e); /* 1 goes: sectors 0 and 1 written */
+  CU_ASSERT_TRUE(e.line == 1 && e.dirty == 0x3);
+  kmem_cache_destroy(c);
+  CU_ASSERT_PTR_NULL(kmem_cache_create(64, 0, &d)); /* not a line */
+}
+
+/* The L2's partitions: a line one partition read is near there, far from
+ * the other, from DRAM when the whole L2 lost it; a store stays dirty in
+ * the whole L2 until evicted. */
+static void test_l2(void) {
+  diag d;
+  const uint64_t near[2] = {256, 256}; /* 2 lines each */
+  kmem_l2 *l = kmem_l2_create(512, 0, 2, near, &d); /* 4 lines whole */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+  kmem_l2_got g;
+  kmem_l2_read(l, 0, 10, 0x3, &g);
+  CU_ASSERT_TRUE(g.near == 0 && g.far == 0); /* from DRAM */
+  kmem_l2_read(l, 0, 10, 0x3, &g);
+  CU_ASSERT_EQUAL(g.near, 0x3);
+  kmem_l2_read(l, 1, 10, 0x7, &g); /* the other partition: sectors 0-1 far, 2 from DRAM */
+  CU_ASSERT_TRUE(g.near == 0 && g.far == 0x3);
+  kmem_l2_read(l, 0, 11, 0x1, &g);
+  kmem_l2_read(l, 0, 12, 0x1, &g); /* partition 0's copies: 11, 12 (10 gone); the whole L2 holds 10-12 */
+  kmem_l2_read(l, 0, 10, 0x1, &g);
+  CU_ASSERT_TRUE(g.near == 0 && g.far == 0x1);
+  kmem_evict e;
+  kmem_l2_write(l, 20, 0xf, true, &e);
+  CU_ASSERT_EQUAL(e.dirty, 0);
+  for (uint64_t x = 30; x < 33; x++) kmem_l2_read(l, 1, x, 0x1, &g); /* push 11, 12, 10 out of the whole L2 */
+  kmem_l2_read(l, 1, 33, 0x1, &g);
+  CU_ASSERT_TRUE(g.evict.line == 20 && g.evict.dirty == 0xf);
+  kmem_l2_destroy(l);
+  CU_ASSERT_PTR_NULL(kmem_l2_create(512, 0, 3, near, &d));
 }
 
 static void test_dram(void) {
@@ -174,6 +234,33 @@ static void test_scoreboard(void) {
   machine_destroy(e.m);
 }
 
+/* A copy that fits the L2, run warm: written through, DRAM takes its
+ * stores' sectors (the reads all hit); write-back, nothing reaches DRAM,
+ * and the launch lasts at least DRAM's work (nobody waits on a store). */
+static void test_write_back(void) {
+  model_env e;
+  env_init(&e, 64u << 20);
+  kstream_spec s = {.copy = true, .src_va = BASE, .dst_va = BASE + (32u << 20), .bytes = 1u << 20, .passes = 2,
+                    .blocks = 132, .block_threads = 512};
+  diag d;
+  kstream *k = kstream_create(&s, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  kmodel_source src = {.next = kstream_next, .rewind = kstream_rewind, .ctx = k, .kernel = kstream_kernel(k)};
+  kmodel_result r[2];
+  for (int back = 0; back < 2; back++) {
+    e.spec.gpu.l2_write_back = back;
+    kmodel_spec ms = {.sys = &e.spec.sys, .gpu = &e.spec.gpu, .table = machine_get_pt(e.m), .groups = 1};
+    CU_ASSERT_EQUAL_FATAL(kmodel_run(&ms, &src, &src, &r[back], &d), 0);
+    kstream_rewind(k);
+  }
+  /* 6 SMs' share of 2 passes of 1 MiB stored: about 6/132 x 2 x 32768 sectors */
+  CU_ASSERT_TRUE(r[0].dram_sectors > 2500 && r[0].dram_sectors < 3500);
+  CU_ASSERT_EQUAL(r[1].dram_sectors, 0);
+  CU_ASSERT_TRUE(r[0].busy[6] <= 1.0 + 1e-9 && r[0].cycles > r[1].cycles);
+  kstream_destroy(k);
+  machine_destroy(e.m);
+}
+
 /* Every element of a small stream is loaded once a pass (and stored once by
  * copy), lanes past the end inactive; trips bounds a warp's loop. */
 static void test_stream_source(void) {
@@ -261,9 +348,11 @@ static void test_chase_source(void) {
 }
 
 int main(void) {
-  static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"dram", test_dram},
+  static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"cache_full", test_cache_full},
+                                    {"l2", test_l2}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
-  static const test_case model[] = {{"scoreboard", test_scoreboard}, {"stream source", test_stream_source},
+  static const test_case model[] = {{"scoreboard", test_scoreboard}, {"write-back", test_write_back},
+                                    {"stream source", test_stream_source},
                                     {"chase source", test_chase_source}, {NULL, NULL}};
   static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};
   return harness_run(suites);

@@ -299,25 +299,17 @@ int cmd_validate(int argc, char **argv) {
     return rc;
   }
   if (validate_kernel_sniff(o.csv)) {
-    if (o.format != REPORT_TEXT) {
-      cfg_destroy(c);
-      return cli_usage_error("validate", "kernel rows are compared as text only (no --format)");
-    }
     validate_kernel_opts ko = {.csv = o.csv, .label = label, .every = o.every, .groups = o.groups,
-                               .max_mean = o.max_mean, .max_pct = o.max_pct};
+                               .max_mean = o.max_mean, .max_pct = o.max_pct, .format = o.format};
     rc = validate_kernel(&spec, &ko);
     cfg_destroy(c);
     return rc;
   }
   kmicro_kind micro = validate_kmicro_sniff(o.csv);
   if (micro != KMICRO_NONE) {
-    if (o.format != REPORT_TEXT) {
-      cfg_destroy(c);
-      return cli_usage_error("validate", "stream and latency-chase rows are compared as text only (no --format)");
-    }
     validate_kmicro_opts mo = {.csv = o.csv, .label = label, .every = o.every, .groups = (uint32_t)o.groups,
                                .min_footprint = o.filter.min_footprint,
-                               .max_mean = o.max_mean, .max_pct = o.max_pct};
+                               .max_mean = o.max_mean, .max_pct = o.max_pct, .format = o.format};
     rc = validate_kmicro(&spec, micro, &mo);
     cfg_destroy(c);
     return rc;

@@ -11,6 +11,7 @@
 #include "tlbsim/kembed.h"
 #include "tlbsim/kmodel.h"
 #include "tlbsim/rows.h"
+#include "validate_tally.h"
 
 bool validate_kernel_sniff(const char *path) {
   static const char *const names[3] = {"pattern", "row_bytes", "ids_per_bag"};
@@ -92,11 +93,35 @@ static int predict(const machine_spec *spec, const kembed_spec *s, uint32_t grou
   return rc;
 }
 
-typedef struct errors {
-  size_t n;
-  double sum, worst;
-  unsigned long worst_line;
-} errors;
+static json_object *kernel_point(unsigned long line, const kembed_spec *s, double measured, double predicted,
+                                 const kmodel_result *r) {
+  unsigned limit = kmodel_limit(r);
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "line", json_object_new_uint64(line));
+  json_object_object_add(o, "table_bytes", json_object_new_uint64(s->table_bytes));
+  json_object_object_add(o, "row_bytes", json_object_new_uint64(s->row_bytes));
+  json_object_object_add(o, "alpha", report_real(s->alpha));
+  json_object_object_add(o, "measured_lookups_per_ns", report_real(measured));
+  json_object_object_add(o, "predicted_lookups_per_ns", report_real(predicted));
+  json_object_object_add(o, "l1_hit_ratio", report_ratio(r->l1_hits, r->lines));
+  json_object_object_add(o, "l2_hit_ratio", report_ratio(r->l2_hits, r->l2_lines));
+  json_object_object_add(o, "tlb_l1_ratio", report_ratio(r->served[0], r->translations));
+  json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[limit]));
+  json_object_object_add(o, "limit_busy", report_real(r->busy[limit]));
+  return o;
+}
+
+static void print_row(const kembed_spec *s, double measured, double p, const kmodel_result *r) {
+  char size[32];
+  unsigned limit = kmodel_limit(r);
+  double tr = r->translations ? (double)r->translations : 1;
+  printf("%9s %5u %5g %10.3f %10.3f %+7.2f%% %6.3f %6.3f %6.3f  %s (%.2f)\n",
+         num_format_size(s->table_bytes, size, sizeof size), s->row_bytes, s->alpha, measured, p,
+         100.0 * (p - measured) / measured, r->lines ? (double)r->l1_hits / (double)r->lines : 0,
+         r->l2_lines ? (double)r->l2_hits / (double)r->l2_lines : 0, (double)r->served[0] / tr,
+         kmodel_stage_names[limit], r->busy[limit]);
+  fflush(stdout);
+}
 
 int validate_kernel(const machine_spec *spec, const validate_kernel_opts *o) {
   diag d;
@@ -108,13 +133,16 @@ int validate_kernel(const machine_spec *spec, const validate_kernel_opts *o) {
   for (int i = 0; i < ROWS_EMBED_COLUMNS; i++) required[i] = true;
   csv_table *t = csv_table_open(o->csv, names, required, col, ROWS_EMBED_COLUMNS, &d);
   if (!t) return cli_input_error(&d);
-  printf("%9s %5s %5s %10s %10s %8s %6s %6s %6s  %s\n", "table", "row", "alpha", "measured", "predicted", "error",
-         "l1_hit", "l2_hit", "tlb_l1", "limit (busy)");
+  bool text = o->format == REPORT_TEXT;
+  if (text)
+    printf("%9s %5s %5s %10s %10s %8s %6s %6s %6s  %s\n", "table", "row", "alpha", "measured", "predicted", "error",
+           "l1_hit", "l2_hit", "tlb_l1", "limit (busy)");
   char **field;
   unsigned long ln;
   int got;
   uint64_t seen = 0;
-  errors e = {0};
+  validate_tally e;
+  validate_tally_start(&e, o->format);
   while ((got = csv_table_next(t, &field, &ln, &d)) == 1) {
     kembed_spec s;
     double measured, p;
@@ -131,30 +159,14 @@ int validate_kernel(const machine_spec *spec, const validate_kernel_opts *o) {
       got = -1;
       break;
     }
-    double err = 100.0 * (p - measured) / measured;
-    char size[32];
-    unsigned limit = kmodel_limit(&r);
-    double tr = r.translations ? (double)r.translations : 1;
-    printf("%9s %5u %5g %10.3f %10.3f %+7.2f%% %6.3f %6.3f %6.3f  %s (%.2f)\n",
-           num_format_size(s.table_bytes, size, sizeof size), s.row_bytes, s.alpha, measured, p, err,
-           r.lines ? (double)r.l1_hits / (double)r.lines : 0, r.l2_lines ? (double)r.l2_hits / (double)r.l2_lines : 0,
-           (double)r.served[0] / tr, kmodel_stage_names[limit], r.busy[limit]);
-    fflush(stdout);
-    e.n++;
-    e.sum += fabs(err);
-    if (fabs(err) >= e.worst) e.worst = fabs(err), e.worst_line = ln;
+    if (text) print_row(&s, measured, p, &r);
+    validate_tally_add(&e, 100.0 * (p - measured) / measured, ln,
+                       o->format == REPORT_JSON ? kernel_point(ln, &s, measured, p, &r) : NULL);
   }
   csv_table_close(t);
-  if (got < 0) return cli_input_error(&d);
-  if (!e.n) return fprintf(stderr, "%s: no kernel rows to compare\n", o->csv), EXIT_INPUT;
-  double mean = e.sum / (double)e.n;
-  printf("\n%zu kernel rows compared with preset %s (lookups per ns): mean absolute error %.2f%%, worst %.2f%% (line %lu)\n",
-         e.n, o->label, mean, e.worst, e.worst_line);
-  int rc = EXIT_OK;
-  if (o->max_mean >= 0 && mean > o->max_mean)
-    fprintf(stderr, "%s: model error above the target (mean %.2f%% > %.2f%%)\n", o->csv, mean, o->max_mean), rc = EXIT_INPUT;
-  if (o->max_pct >= 0 && e.worst > o->max_pct)
-    fprintf(stderr, "%s: a row off by more than the target (%.2f%% > %.2f%%, line %lu)\n", o->csv, e.worst, o->max_pct,
-            e.worst_line), rc = EXIT_INPUT;
-  return rc;
+  if (got < 0) {
+    validate_tally_free(&e);
+    return cli_input_error(&d);
+  }
+  return validate_tally_finish(&e, o->csv, o->label, "kernel", "lookups per ns", o->max_mean, o->max_pct);
 }

@@ -12,6 +12,7 @@ typedef struct validate_kernel_opts {
   uint64_t every;    /* every Nth row (0, 1: all) */
   uint32_t groups;   /* L2-TLB groups simulated (0: every SM) */
   double max_mean, max_pct; /* < 0: no target */
+  int format;               /* report_format: text (every row, the summary), json (the summary and the rows), csv (the summary) */
 } validate_kernel_opts;
 
 /* Whether path's header is the embed schema (pattern, kernel, ... row_bytes). */

@@ -15,6 +15,7 @@
 #include "tlbsim/kstream.h"
 #include "tlbsim/num.h"
 #include "tlbsim/rows.h"
+#include "validate_tally.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)
 /* What a row may ask of the model (bad input ends in an error, not a hang):
@@ -261,6 +262,31 @@ static void print_row(kmicro_kind k, const krow *r, double p, const kmodel_resul
   fflush(stdout);
 }
 
+static json_object *kmicro_point(kmicro_kind k, const krow *r, double p, const kmodel_result *x) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "line", json_object_new_uint64(r->line));
+  if (k == KMICRO_STREAM) {
+    unsigned limit = kmodel_limit(x);
+    json_object_object_add(o, "kind", json_object_new_string(r->copy ? "copy" : "read"));
+    json_object_object_add(o, "size_bytes", json_object_new_uint64(r->size));
+    json_object_object_add(o, "passes", json_object_new_uint64(r->passes));
+    json_object_object_add(o, "measured_gbps", report_real(r->measured));
+    json_object_object_add(o, "predicted_gbps", report_real(p));
+    json_object_object_add(o, "l2_hit_ratio", report_ratio(x->l2_hits, x->l2_lines));
+    json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[limit]));
+    json_object_object_add(o, "limit_busy", report_real(x->busy[limit]));
+  } else {
+    json_object_object_add(o, "pattern", json_object_new_string(r->l2 ? "l2-chase" : "dram-chase"));
+    json_object_object_add(o, "footprint_bytes", json_object_new_uint64(r->footprint));
+    json_object_object_add(o, "nodes", json_object_new_uint64(r->nodes));
+    json_object_object_add(o, "measured_cycles", report_real(r->measured));
+    json_object_object_add(o, "predicted_cycles", report_real(p));
+    json_object_object_add(o, "l2_hit_ratio", report_ratio(x->l2_hits, x->l2_lines));
+    json_object_object_add(o, "tlb_l1_ratio", report_ratio(x->served[0], x->translations));
+  }
+  return o;
+}
+
 int validate_kmicro(const machine_spec *spec, kmicro_kind k, const validate_kmicro_opts *o) {
   diag d;
   if (!spec->gpu.sms) return fprintf(stderr, "%s: preset %s has no [gpu] section\n", o->csv, o->label), EXIT_INPUT;
@@ -274,15 +300,17 @@ int validate_kmicro(const machine_spec *spec, kmicro_kind k, const validate_kmic
   uint64_t bytes, half; /* of every row: the filters keep the buffer the suite allocated */
   buffer_of(all, nall, k, &bytes, &half);
   free(all);
-  if (k == KMICRO_STREAM)
+  size_t skipped = nall - n;
+  bool text = o->format == REPORT_TEXT;
+  if (text && k == KMICRO_STREAM)
     printf("%5s %9s %6s %10s %10s %8s %6s  %s\n", "kind", "size", "passes", "GB/s", "predicted", "error", "l2_hit",
            "limit (busy)");
-  else
+  else if (text)
     printf("%10s %9s %8s %10s %10s %8s %6s %6s\n", "pattern", "footprint", "nodes", "cycles", "predicted", "error",
            "l2_hit", "tlb_l1");
-  size_t done = 0;
-  double sum = 0, worst = 0;
-  unsigned long worst_line = 0;
+  validate_tally e;
+  validate_tally_start(&e, o->format);
+  e.skipped = skipped;
   int rc = EXIT_OK;
   for (size_t i = 0; i < n; i += o->every ? o->every : 1) {
     const krow *r = &rows[i];
@@ -299,23 +327,15 @@ int validate_kmicro(const machine_spec *spec, kmicro_kind k, const validate_kmic
       rc = cli_input_error(&d);
       break;
     }
-    print_row(k, r, p, &x);
-    double err = fabs(100.0 * (p - r->measured) / r->measured);
-    done++;
-    sum += err;
-    if (err >= worst) worst = err, worst_line = r->line;
+    if (text) print_row(k, r, p, &x);
+    validate_tally_add(&e, 100.0 * (p - r->measured) / r->measured, r->line,
+                       o->format == REPORT_JSON ? kmicro_point(k, r, p, &x) : NULL);
   }
   free(rows);
-  if (rc != EXIT_OK) return rc;
-  if (!done) return fprintf(stderr, "%s: no rows to compare\n", o->csv), EXIT_INPUT;
-  double mean = sum / (double)done;
-  printf("\n%zu %s rows compared with preset %s (%s): mean absolute error %.2f%%, worst %.2f%% (line %lu)\n", done,
-         k == KMICRO_STREAM ? "stream" : "latency-chase", o->label, k == KMICRO_STREAM ? "GB/s" : "cycles per access",
-         mean, worst, worst_line);
-  if (o->max_mean >= 0 && mean > o->max_mean)
-    fprintf(stderr, "%s: model error above the target (mean %.2f%% > %.2f%%)\n", o->csv, mean, o->max_mean), rc = EXIT_INPUT;
-  if (o->max_pct >= 0 && worst > o->max_pct)
-    fprintf(stderr, "%s: a row off by more than the target (%.2f%% > %.2f%%, line %lu)\n", o->csv, worst, o->max_pct,
-            worst_line), rc = EXIT_INPUT;
-  return rc;
+  if (rc != EXIT_OK) {
+    validate_tally_free(&e);
+    return rc;
+  }
+  return validate_tally_finish(&e, o->csv, o->label, k == KMICRO_STREAM ? "stream" : "latency-chase",
+                               k == KMICRO_STREAM ? "GB/s" : "cycles per access", o->max_mean, o->max_pct);
 }

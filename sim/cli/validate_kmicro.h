@@ -28,6 +28,7 @@ typedef struct validate_kmicro_opts {
   uint64_t min_footprint;   /* keep rows of at least this footprint (a stream's size_bytes) */
   uint32_t groups;          /* stream rows: L2-TLB groups simulated (0: every SM) */
   double max_mean, max_pct; /* < 0: no target */
+  int format;               /* report_format: text (every row, the summary), json (the summary and the rows), csv (the summary) */
 } validate_kmicro_opts;
 
 /* Whether path holds stream rows, latency-chase rows (its first row's

@@ -54,6 +54,15 @@ void engine_free(engine *e);
 int engine_schedule(engine *e, double t, uint32_t id, uint32_t kind);
 /* The earliest event (removed) into *out; false when none is left. */
 bool engine_next(engine *e, engine_event *out);
+/* Events about to come, left in place: the first *n (at most `want`) of
+ * the queue's heap order, the earliest first and then the two candidates
+ * to follow it, and so on. A model reads them to prefetch the state those
+ * events will touch while it handles the ones before; nothing else may
+ * depend on them. */
+static inline const engine_event *engine_soon(const engine *e, size_t want, size_t *n) {
+  *n = e->n < want ? e->n : want;
+  return e->e;
+}
 
 typedef struct engine_stage {
   double interval, latency;

@@ -54,7 +54,11 @@ typedef struct gpu_config {
   double stream_launch_ns;      /* and a streaming launch's time beyond its bytes at that rate */
   /* The kernel model's memory and issue (tlbsim/kmodel.h, tlbsim/kmem.h). */
   uint64_t l1_bytes;            /* per SM: the L1 data cache (loads through it: LDG, its .CONSTANT form) */
-  uint32_t l1_ways, l2_ways;    /* their associativity */
+  uint32_t l1_ways, l2_ways;    /* their associativity (the L2's 0: fully associative) */
+  uint32_t l2_parts;            /* the L2's partitions: 2 when l2_partition names the first's SMs, else 1 */
+  uint8_t l2_part[GPU_MAX_SMS]; /* each SM's partition (by SM number) */
+  bool l2_write_back;           /* stores stay in the L2 until evicted (else written through to DRAM) */
+  double l2_far_cycles;         /* a read its SM's partition misses and the rest of the L2 holds: the extra cycles */
   double l1_bytes_per_cycle;    /* per SM: what the L1's data path moves a cycle (a line's sectors take their share) */
   uint32_t dram_banks;          /* DRAM banks of the device, one row open in each */
   uint64_t dram_row_bytes;      /* a DRAM row (page) */

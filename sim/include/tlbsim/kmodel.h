@@ -30,16 +30,20 @@
  * its level's latencies from the outcome. Then each line goes to the L2
  * cache (GPU-wide: data_interval a request, or its sectors at
  * l2_sector_interval each when longer; the L2 itself functional, sectored,
- * by physical address): a hit returns after data_cycles, a miss goes to DRAM
- * and returns after dram_cycles. DRAM is two GPU-wide resources: a request
+ * by physical address, with the partitions of kmem.h's kmem_l2: the SM's
+ * own, [gpu] l2_partition): a hit in the SM's partition returns after
+ * data_cycles, one elsewhere in the L2 l2_far_cycles later, a miss goes to
+ * DRAM and returns after dram_cycles. DRAM is two GPU-wide resources: a request
  * to a row no bank has open takes an activation (dram_row_interval: how
  * fast the device opens rows, HBM's activation-window limits), then every
  * request its sectors' transfer (dram_sector_interval each: the bus, what
  * a stream reaches; dram_write_sector_interval a sector written), so random small rows are bound by activations and
- * long rows and streams by the bus. Stores pass L2 and count their sectors, nobody waits on
- * them. A launch's time is its last warp's end plus [gpu] stream_launch_ns
- * (what a launch costs beyond its work when timed by events: the stream
- * sweep's intercept). A kernel is run twice: once without timing (warm-up: the TLBs and
+ * long rows and streams by the bus. Stores pass the L2 and DRAM (or, with
+ * l2_write_back, stay in the L2 until evicted), nobody waits on them. A
+ * launch's time is its last warp's end, or the L2's or DRAM's work when
+ * that is longer (the stores' too: back-to-back launches absorb it), plus
+ * [gpu] stream_launch_ns (what a launch costs beyond its work when timed
+ * by events: the stream sweep's intercept). A kernel is run twice: once without timing (warm-up: the TLBs and
  * caches hold what the previous launch left, as a measured kernel's warm
  * launches see), then timed.
  *
@@ -47,8 +51,8 @@
  * (their blocks: each block of the grid belongs to the SM the measured
  * rule gives it, one wave's worth at a time); every GPU-wide stage then
  * runs at the simulated SMs' share of its rate and the L2 cache holds
- * that share of its bytes, so each sees what the whole GPU would at
- * that scale. The time is the sample's.
+ * that share of its bytes (each partition's copies the share of its own
+ * SMs simulated), so each sees what the whole GPU would at that scale. The time is the sample's.
  */
 #ifndef TLBSIM_KMODEL_H
 #define TLBSIM_KMODEL_H

@@ -216,7 +216,8 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out);
 bool mmu_translate_hit(mmu *m, uint64_t va, acc_kind kind);
 /* The addresses whose translation now would repeat the last one for
  * free: a first-level hit on the same entry, which only counts (the
- * entry is the newest already). [lo, lo + span] is that page; kinds has
+ * entry is the newest already). [lo, lo + span] is that page (span is
+ * its offset mask, one less than a power of two); kinds has
  * bit (1 << acc_kind) for each kind that takes that path (the level it
  * enters at, and the page's protection allows it); 0 when none does.
  * A replay's loop tests its accesses against the window and counts a run

@@ -57,8 +57,18 @@ static const cfg_key gpu_table[] = {
     REAL("l1_bytes_per_cycle", l1_bytes_per_cycle, "bytes",
          "per SM: bytes the L1 data path moves a cycle; a line takes max(issue_interval, its bytes / this) "
          "(tlbsim kernel; 0: issue_interval only)"),
-    {"l2_ways", CFG_KEY_U32, offsetof(gpu_config, l2_ways), 16, 1, 1024, 0, 0, 0, "count", "16",
-     "the L2 cache's ways (tlbsim kernel)"},
+    {"l2_ways", CFG_KEY_U32, offsetof(gpu_config, l2_ways), 16, 0, 1024, 0, 0, 0, "count", "16",
+     "the L2 cache's ways (tlbsim kernel; 0: fully associative)"},
+    {"l2_partition", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "none",
+     "the SMs on the L2's first partition (SM numbers and ranges A-B), the others on its second: each partition "
+     "holds half the L2 as copies of what its SMs read, a read it misses costs l2_far_cycles more when the rest "
+     "of the L2 holds it (tlbsim kernel; unset: one partition)"},
+    {"l2_write_back", CFG_KEY_BOOL, offsetof(gpu_config, l2_write_back), 0, 0, 1, 0, 0, 0, "bool", "false",
+     "stores stay in the L2, their sectors written to DRAM when the line is evicted (tlbsim kernel; false: "
+     "written through to DRAM as they come)"},
+    REAL("l2_far_cycles", l2_far_cycles, "cycles",
+         "a read its SM's L2 partition misses and the rest of the L2 holds: cycles beyond [latency] data_cycles "
+         "(tlbsim kernel)"),
     {"dram_banks", CFG_KEY_U32, offsetof(gpu_config, dram_banks), 1024, 1, 1u << 20, 0, 0, 0, "count", "1024",
      "DRAM banks of the device, one open row each (tlbsim kernel)"},
     {"dram_row_bytes", CFG_KEY_SIZE, offsetof(gpu_config, dram_row_bytes), 1024, 128, UINT64_C(1) << 20, 0, 0, 0,
@@ -120,6 +130,28 @@ static int read_block_order(cfg *c, gpu_config *g, diag *d) {
   return 0;
 }
 
+/* An item of l2_partition: an SM or a range A-B of them, on the first partition. */
+static int part_item(void *ctx, const char *item, diag *why) {
+  gpu_config *g = ctx;
+  const char *dash = strchr(item, '-');
+  uint64_t lo, hi;
+  if (dash ? num_span_whole(item, dash, &lo) || num_parse_whole(dash + 1, &hi) : num_parse_whole(item, &lo))
+    return diag_set(why, NULL, 0, "'%s' is not an SM or a range A-B of SMs", item);
+  if (!dash) hi = lo;
+  if (lo > hi || hi >= g->sms) return diag_set(why, NULL, 0, "'%s': the SMs are 0 to %u", item, g->sms - 1);
+  for (uint64_t s = lo; s <= hi; s++) g->l2_part[s] = 0;
+  return 0;
+}
+
+/* [gpu] l2_partition: every SM on the second partition but those named. */
+static int read_partitions(cfg *c, gpu_config *g, diag *d) {
+  g->l2_parts = 1;
+  if (!cfg_has(c, "gpu", "l2_partition")) return 0;
+  g->l2_parts = 2;
+  for (uint32_t s = 0; s < g->sms; s++) g->l2_part[s] = 1;
+  return cfg_get_list(c, "gpu", "l2_partition", part_item, g, NULL, d);
+}
+
 int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
   *g = (gpu_config){0};
   if (!cfg_has_section(c, "gpu")) return 0;
@@ -134,7 +166,7 @@ int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
   if (!cfg_has(c, "gpu", "sms")) return cfg_section_error(c, "gpu", d, "missing key 'sms'");
   for (size_t i = 0; i < n; i++) g->group[i] = (uint32_t)group[i];
   g->ngroup = (uint32_t)n;
-  if (read_block_order(c, g, d)) return -1;
+  if (read_block_order(c, g, d) || read_partitions(c, g, d)) return -1;
   diag why;
   return gpu_config_check(g, &why) ? cfg_section_error(c, "gpu", d, "%s", why.msg) : 0;
 }

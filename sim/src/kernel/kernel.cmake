@@ -1,6 +1,6 @@
 # The kernel model (tlbsim/kmodel.h) and the memory below a GPU kernel's
-# load path (tlbsim/kmem.h: coalescing, sector caches, DRAM rows).
-tlbsim_module(kmem SOURCES kmem_coalesce.c kmem_cache.c kmem_dram.c DEPS tlbsim_base)
+# load path (tlbsim/kmem.h: coalescing, sector caches, the L2's partitions, DRAM rows).
+tlbsim_module(kmem SOURCES kmem_coalesce.c kmem_cache.c kmem_l2.c kmem_dram.c DEPS tlbsim_base)
 tlbsim_module(kmodel SOURCES kmodel.c DEPS tlbsim_kmem tlbsim_hw tlbsim_gather tlbsim_ktrace m)
 # The embed kernel's blocks in memory (tlbsim/kembed.h), built with the
 # kernel-trace module's block builder.

@@ -319,24 +319,40 @@ static void count_misses(machine *m, acc_kind kind, uint32_t missed) {
   }
 }
 
-static int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+/* translate_access's one-page access that did not hit the entry level's
+ * first array at once: the whole translation. Out of line, so the hit path
+ * sets up no frame for it. */
+__attribute__((noinline)) static int translate_one(machine *m, acc_kind kind, uint64_t va) {
   mmu_outcome o;
+  mmu_translate(m->cpu, va, kind, &o);
+  if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
+  if (o.status != MMU_OK) m->stats.faults++;
+  if (o.missed) count_misses(m, kind, o.missed);
+  if (o.status == MMU_OK || !m->host_oom) return 0;
+  m->host_oom = false; /* reported once; what failed was undone */
+  return -2;
+}
+
+/* An access over several pages (translate_access). */
+__attribute__((noinline)) static int translate_span(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
   uint64_t first, pages = trace_pages(va, size, m->min_shift, &first);
   if (pages > m->max_pages) return -1;
   m->stats.accesses++;
   m->stats.accesses_by_kind[kind]++;
-  if (pages > 1) translate_pages(m, kind, va, size);
-  else if (mmu_translate_hit(m->cpu, va, kind)) return 0; /* most accesses the window does not take */
-  else {
-    mmu_translate(m->cpu, va, kind, &o);
-    if (o.status == MMU_FAULT_PROT) machine_retry_managed(m, va, kind, &o);
-    if (o.status != MMU_OK) m->stats.faults++;
-    if (o.missed) count_misses(m, kind, o.missed);
-    if (o.status == MMU_OK) return 0;
-  }
+  translate_pages(m, kind, va, size);
   if (!m->host_oom) return 0;
-  m->host_oom = false; /* reported once; what failed was undone */
+  m->host_oom = false;
   return -2;
+}
+
+/* One access: 0, or what access_error reads. A one-page access (within
+ * max_pages, which is at least 1) asks mmu_translate_hit first: most
+ * accesses the repeat window does not take end there. */
+static inline int translate_access(machine *m, acc_kind kind, uint64_t va, uint64_t size) {
+  if ((va ^ (va + (size - 1))) >> m->min_shift) return translate_span(m, kind, va, size);
+  m->stats.accesses++;
+  m->stats.accesses_by_kind[kind]++;
+  return mmu_translate_hit(m->cpu, va, kind) ? 0 : translate_one(m, kind, va);
 }
 
 /* What translate_access's rc (not 0) says about the access at line. */
@@ -633,7 +649,8 @@ void machine_agent_stats(const machine *m, unsigned a, machine_stats *out) {
  * its kind takes that path and all its bytes lie in the window's page. A
  * TRACE_ACC_OTHER entry never does (its kind's bit is never set). */
 static inline bool in_window(const mmu_window *w, const trace_acc *a) {
-  return (w->kinds >> a->kind & 1) && a->addr - w->lo <= w->span && a->addr + (a->size - 1) - w->lo <= w->span;
+  uint64_t ends = (a->addr - w->lo) | (a->addr + (a->size - 1) - w->lo); /* both <= span, a page's mask */
+  return (w->kinds >> a->kind & 1) && !(ends & ~w->span);
 }
 
 /* Counts the run of n accesses the window took (their kinds are counted
@@ -653,10 +670,11 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
   bool skip_fetches = (b->kinds & 1u << TRACE_EXEC) && !m->serves[ACC_EXEC];
   size_t other = 0;
   const mmu_window *win = mmu_repeat_window(m->cpu);
-  uint64_t run = 0; /* accesses the window took, not counted yet */
+  mmu_window w = *win; /* a copy the counters' stores cannot alias: renewed after every call that may change it */
+  uint64_t run = 0;    /* accesses the window took, not counted yet */
   for (size_t i = 0; i < b->n; i++) {
     const trace_acc *a = &b->acc[i];
-    if (in_window(win, a)) { /* most of a trace: one page's accesses in a row */
+    if (in_window(&w, a)) { /* most of a trace: one page's accesses in a row */
       m->stats.accesses_by_kind[a->kind]++;
       run++;
       continue;
@@ -665,6 +683,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
     if (a->kind == TRACE_ACC_OTHER) {
       if (machine_apply(m, &b->other[other++], file, d)) return -1;
       win = mmu_repeat_window(m->cpu); /* a thread switch changes the agent */
+      w = *win;
     } else {
       m->stats.records++;
       m->fresh = false;
@@ -672,6 +691,7 @@ int machine_run_block(machine *m, const trace_block *b, const char *file, diag *
       if (wide && beyond_va_bits(m, a->addr, a->size)) return machine_width_error(m, a->addr, a->size, file, b->line[i], d);
       int rc = translate_access(m, (acc_kind)a->kind, a->addr, a->size);
       if (rc) return access_error(m, rc, a->addr, a->size, file, b->line[i], d);
+      w = *win;
     }
   }
   count_run(m, &run);

@@ -550,15 +550,19 @@ void mmu_translate(mmu *m, uint64_t va, acc_kind kind, mmu_outcome *out) {
 bool mmu_translate_hit(mmu *m, uint64_t va, acc_kind kind) {
   int l = m->entry[kind == ACC_EXEC];
   if (l < 0 || m->obs || !m->data_fixed) return false;
-  tlb_hit h;
-  if (!tlb_lookup(m->lv[l].arr[0], va, m->asid, &h) || !(h.prot & kind_prot[kind])) return false;
   mmu_level *lv = &m->lv[l];
+  tlb_hit h;
+  if (!tlb_lookup(lv->arr[0], va, m->asid, &h) || !(h.prot & kind_prot[kind])) return false;
   m->st.translations++;
   lv->st.accesses++;
   lv->st.hits++;
   lv->st.array[0].hits++;
   m->st.cycles += m->data_cycles + lv->latency;
-  remember(m, l, 0, va, &h);
+  if (!lv->shared) { /* remember's, with its other tests passed above */
+    uint64_t span = (1ull << h.page_shift) - 1;
+    m->rep = (mmu_repeat){.win = {.lo = va & ~span, .span = span, .kinds = lv->enters & h.prot}, .array = 0,
+                          .page_shift = h.page_shift, .level = l, .pa_base = h.pa & ~span};
+  }
   return true;
 }
 

@@ -68,6 +68,8 @@ struct tlb {
   uint32_t *older, *newer;   /* wide LRU sets: each slot's neighbours in its set's recency list (NO_SLOT: none) */
   uint32_t *oldest, *newest; /* wide LRU sets, per set: the ends of its list */
   uint32_t *in_use;          /* wide LRU sets, per set: ways that hold a key */
+  bool plain_hits;           /* a hit restamps (narrow LRU) or changes nothing (FIFO, random), and
+                                the entry holds its page base: tlb_lookup's inline path */
 };
 
 #define NO_SLOT UINT32_MAX
@@ -227,6 +229,7 @@ tlb *tlb_create(const tlb_geometry *g, diag *d) {
     if (!t->widx) goto oom;
   }
   if (g->ways > WIDE_WAYS && g->policy == TLB_LRU && list_create(t)) goto oom;
+  t->plain_hits = !t->spa && !t->newest && g->policy != TLB_PLRU;
   if (g->policy == TLB_PLRU) {
     t->plru_words = (g->ways + 63) / 64;
     t->plru = calloc((size_t)t->sets * t->plru_words, sizeof *t->plru);
@@ -456,7 +459,9 @@ static void fill_hit(const tlb *t, size_t slot, uint64_t va, unsigned page, unsi
   out->prot = e->prot;
 }
 
-bool tlb_lookup(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
+/* tlb_lookup past its hinted path: the hint missed, or the array is one
+ * whose hits do more than restamp (see plain_hits). */
+__attribute__((noinline)) static bool lookup_slow(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
   unsigned page, shift;
   int64_t slot = find_hinted(t, va, asid, &page, &shift);
   if (slot < 0) {
@@ -466,6 +471,24 @@ bool tlb_lookup(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
   }
   touch(t, (size_t)slot);
   if (out) fill_hit(t, (size_t)slot, va, page, shift, out);
+  return true;
+}
+
+/* The hinted hit of an array with plain_hits is find_hinted, touch and
+ * fill_hit written out with nothing else to keep: no stack frame, no call,
+ * on the look-up most translations end with. Anything else is lookup_slow's. */
+bool tlb_lookup(tlb *t, uint64_t va, uint32_t asid, tlb_hit *out) {
+  unsigned s0 = t->g.page_shift[0];
+  uint64_t tag0 = va >> s0; /* unsectored: the page number */
+  uint32_t slot = t->hint[hint_of(tag0)];
+  const tlb_key *k = &t->key[slot];
+  tlb_entry *e = &t->e[slot];
+  if (!t->plain_hits || !out || k->tag != tag0 || k->meta != meta_of(asid, s0) || !e->valid)
+    return lookup_slow(t, va, asid, out);
+  if (t->g.policy == TLB_LRU) e->stamp = ++t->clock;
+  out->pa = e->pa | (va & ((1ull << s0) - 1));
+  out->page_shift = (uint8_t)s0;
+  out->prot = e->prot;
   return true;
 }
 
