@@ -615,9 +615,10 @@ static int timed(kmodel *m, const kmodel_source *src) {
   uint32_t slots = m->nsms * m->resident, *used = calloc(m->nsms, sizeof *used);
   if (!used) return oom(m);
   for (uint32_t k = 0; k < slots && !m->src_done; k++) {
-    uint32_t sm = 0, s = 0;
-    for (uint64_t b = m->next_block; b < m->plan.grid && !kept(m, b, &sm); b++) continue;
-    if (used[sm] < m->resident) s = sm + m->nsms * used[sm]++;
+    uint32_t sm = m->nsms, s = 0; /* the SM of the next kept block, if any */
+    for (uint64_t b = m->next_block; b < m->plan.grid && sm == m->nsms; b++)
+      if (!kept(m, b, &sm)) sm = m->nsms;
+    if (sm < m->nsms && used[sm] < m->resident) s = sm + m->nsms * used[sm]++;
     else while (m->slot[s].busy) s++; /* not the rule's: any free slot */
     if (start_block(m, s, 0)) return free(used), -1;
   }
