@@ -524,7 +524,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   w->pc++;
   if (in->mem) {
     m->res->memory_instructions++;
-    double done;
+    double done = 0;
     if (memory(m, w->sm, tb, i, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
