@@ -149,6 +149,12 @@ static void test_errors(void) {
   CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 100}, &p, &d), -1); /* not whole warps */
   CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 4096}, &p, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "32 to 2048 threads"));
+  gpu_config lead = g;
+  lead.wave_lead = g.sms; /* the lead entries are fewer than the SMs, and have gaps */
+  CU_ASSERT_EQUAL(gpu_config_check(&lead, &d), -1);
+  lead.wave_lead = 8, lead.nwave_gaps = 0;
+  CU_ASSERT_EQUAL(gpu_config_check(&lead, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "wave_lead 8"));
   gpu_config none = {0};
   CU_ASSERT_EQUAL(launch_place(&none, &(launch_geometry){4, 256}, &p, &d), -1);
 }
