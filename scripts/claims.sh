@@ -478,7 +478,7 @@ val man $R/gather_managed.csv
 val man3 $R/run3/gather_managed.csv
 val sms $R/gather_sms.csv
 val s16 --every 16 $R/run3/gather.csv
-val s512 --every 6 --min-threads-per-sm 512 $R/run3/gather.csv
+val s512 --every 13 --min-threads-per-sm 512 $R/run3/gather.csv
 val sa3 --every 3 $R/run3/gather_aliased.csv
 val sl4 --every 4 $R/gather_locality.csv
 grow() { # grow ID KEY MEAN_DIGITS WORST_DIGITS: the gather table's row
@@ -497,7 +497,7 @@ grow man "| \`gather_managed.csv\` (64 KiB pages) |" 2 1
 grow man3 "| \`run3/gather_managed.csv\` |" 1 1
 grow sms "| \`gather_sms.csv\` (pinned SM sets) |" 1 0
 say $V "| \`validate_h200_gather\` |" "(49) | $(gather_figs s16) |"
-say $V "| \`validate_h200_gather_512\` |" "(56) | $(gather_figs s512 2) |"
+say $V "| \`validate_h200_gather_512\` |" "(26: 512, 1024 and 2048 threads, each mapping) | $(gather_figs s512 2) |"
 say $V "| \`validate_h200_gather_aliased\` |" "(8) | $(gather_figs sa3 2) |"
 say $V "| \`validate_h200_gather_locality\` |" "(14) | $(gather_figs sl4) |"
 say $V "| \`validate_h200_gather_loads64\`, \`_loads1024\` |" "| $(gather_figs l64) / $(gather_figs l1024) |"
