@@ -398,6 +398,30 @@ val cal_more --config "$work/banks124.ini" --order seq $R/chase_aliased_more.csv
 say $V "| \`calibrate\` |" "| $(f 3 "$(q cal_run2 .mean_abs_error_pct)") %; $(f 1 "$(q cal_run2 .worst_error_cycles)") cycles / $(f 3 "$(q cal_more .mean_abs_error_pct)") %; $(f 1 "$(q cal_more .worst_error_cycles)") |"
 say $V "validates the fitted preset on the same rows" "($(f 3 "$(q cal_run2 .mean_abs_error_pct)") %, $(f 1 "$(q cal_run2 .worst_error_cycles)") cycles)"
 say $V "sequential rows of \`chase_banks.csv\` (third level" "level $(awk '$1 == "tlb.l3" { print $4 }' "$work/banks124.fit"))"
+# "Sampled under the sanitizers": what the sanitizer build's samples of these tests give
+# (sample_row ID KEY: "ROWS of ALL | MEAN %; WORST; TRANSLATION %"; the same tests' whole selections above)
+sample_row() { say $V "$2" "| $(q "$1" .rows) of $(c "$3") | $(f 3 "$(q "$1" .mean_abs_error_pct)") %; $(f 1 "$(q "$1" .worst_error_cycles)")${4:-}; $(f 2 "$(q "$1" .translation.mean_abs_error_pct)") % ($(q "$1" .translation.rows)) |"; }
+tg_s=(--mapping contiguous,shuffled,cudamalloc --min-footprint 32M --min-nodes 64)
+val s_t "${tg_s[@]}" --every 5 $R/run2/chase.csv
+val s_t1 "${tg_s[@]}" $R/run2/chase.csv
+sample_row s_t "| \`validate_h200\` | \`run2/chase.csv\` target rows | every 5th" "$(q s_t1 .rows)" " cycles"
+val s_as --mapping aliased --order seq --every 5 $R/run2/chase.csv
+sample_row s_as "| \`validate_h200_aliased_seq\` |" "$(q r2_seq .rows)"
+val s_ar --mapping aliased --order random --every 5 $R/run2/chase.csv
+sample_row s_ar "| \`validate_h200_aliased_random\` |" "$(q r2_rand .rows)"
+val s_64 --every 3 $R/run3/chase_64k.csv
+sample_row s_64 "| \`validate_h200_64k\` |" "$(q k64_3 .rows)"
+two() { echo "$(f 3 "$(q "$1" .mean_abs_error_pct)") %; $(f 1 "$(q "$1" .worst_error_cycles)")"; }
+held s_bs banks --order seq --every 5 "$work/banks.rest.csv"
+held s_br banks --order random --every 5 "$work/banks.rest.csv"
+say $V "| \`validate_h200_probe\` | \`chase_banks.csv\`'s rest" "| $(q s_bs .rows) of $(q p_bs .rows) each | $(two s_bs) (seq) / $(two s_br) (random) | $(two p_bs) / $(two p_br) |"
+held s_ms more --order seq --every 3 "$work/more.rest.csv"
+held s_mr more --order random --every 3 "$work/more.rest.csv"
+say $V "| | \`chase_aliased_more.csv\`'s rest" "| $(q s_ms .rows) of $(q p_ms .rows) each | $(two s_ms) / $(two s_mr) | $(two p_ms) / $(two p_mr) |"
+val s_c1 --config "$work/fit.ini" --mapping contiguous,shuffled --min-footprint 64G --every 3 $R/run2/chase.csv
+say $V "| \`calibrate\` | the fit's held-out" "| $(q s_c1 .rows) of $(q cal_run2 .rows) | $(two s_c1) | $(two cal_run2) |"
+val s_c2 --config "$work/banks124.ini" --order seq --every 2 $R/chase_aliased_more.csv
+say $V "| | \`chase_aliased_more.csv\` sequential | every 2nd" "| $(q s_c2 .rows) of $(q cal_more .rows) | $(two s_c2) | $(two cal_more) |"
 say $V "\`chase_aliased_more.csv\`'s sequential rows (" "($(f 3 "$(q cal_more .mean_abs_error_pct)") %, $(f 1 "$(q cal_more .worst_error_cycles)") cycles)"
 
 # 64 KiB pages
@@ -454,7 +478,7 @@ val man $R/gather_managed.csv
 val man3 $R/run3/gather_managed.csv
 val sms $R/gather_sms.csv
 val s16 --every 16 $R/run3/gather.csv
-val s512 --every 6 --min-threads-per-sm 512 $R/run3/gather.csv
+val s512 --every 13 --min-threads-per-sm 512 $R/run3/gather.csv
 val sa3 --every 3 $R/run3/gather_aliased.csv
 val sl4 --every 4 $R/gather_locality.csv
 grow() { # grow ID KEY MEAN_DIGITS WORST_DIGITS: the gather table's row
@@ -473,7 +497,7 @@ grow man "| \`gather_managed.csv\` (64 KiB pages) |" 2 1
 grow man3 "| \`run3/gather_managed.csv\` |" 1 1
 grow sms "| \`gather_sms.csv\` (pinned SM sets) |" 1 0
 say $V "| \`validate_h200_gather\` |" "(49) | $(gather_figs s16) |"
-say $V "| \`validate_h200_gather_512\` |" "(56) | $(gather_figs s512 2) |"
+say $V "| \`validate_h200_gather_512\` |" "(26: 512, 1024 and 2048 threads, each mapping) | $(gather_figs s512 2) |"
 say $V "| \`validate_h200_gather_aliased\` |" "(8) | $(gather_figs sa3 2) |"
 say $V "| \`validate_h200_gather_locality\` |" "(14) | $(gather_figs sl4) |"
 say $V "| \`validate_h200_gather_loads64\`, \`_loads1024\` |" "| $(gather_figs l64) / $(gather_figs l1024) |"

@@ -1,7 +1,7 @@
 # Command-line behaviour: exit codes and one-line FILE:LINE errors.
 add_test(NAME cli_errors COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/cli_errors.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME calibrate COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/calibrate.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
-set_tests_properties(calibrate PROPERTIES TIMEOUT 1800)
+set_tests_properties(calibrate PROPERTIES TIMEOUT 1800 ENVIRONMENT ${tlbsim_test_sample})
 add_test(NAME validate_plot COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/plot.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})
 add_test(NAME explain_h200 COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/explain.sh $<TARGET_FILE:tlbsim>)
 add_test(NAME run_report COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/run_report.sh $<TARGET_FILE:tlbsim> ${PROJECT_SOURCE_DIR})

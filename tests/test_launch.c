@@ -2,7 +2,8 @@
  * block placement against every launch of the measured sweep that fits at
  * once (gpu/results/h200/run4/blocks.csv.gz: which SMs ran its blocks, how
  * many each), the sizes the issue names (16, 66, 264 blocks of 256) by
- * hand, and the errors. */
+ * hand, the first wave of a launch of more (the 1 MiB stream's, from
+ * stream_pass/warps_1m.csv.gz), and the errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "tlbsim/loader.h"
 
 #define BLOCKS TLBSIM_SOURCE_DIR "/gpu/results/h200/run4/blocks.csv.gz"
+#define WARPS_1M TLBSIM_SOURCE_DIR "/gpu/results/h200/stream_pass/warps_1m.csv.gz"
 
 static gpu_config h200(void) {
   loader_request q = {.preset = "h200"};
@@ -93,6 +95,44 @@ static void test_measured(void) {
   CU_ASSERT_EQUAL(checked, 80 * 3); /* 80 (grid, block) cases fit at once (of 22 x 4), 3 repeats each */
 }
 
+/* The 1056 x 512 launch of the 1 MiB read (4 blocks a SM at once, two
+ * waves): SMs 124-131 take blocks 0-7 and 84-91, so its first 128 blocks
+ * (those with elements) put two on each of them and one on 112 others, as
+ * the recorded launch ran them; the first 256, three. */
+static void test_wave(void) {
+  gpu_config g = h200();
+  launch_plan p = place(&g, 1056, 512);
+  CU_ASSERT_EQUAL(p.waves, 2);
+  CU_ASSERT_EQUAL(g.block_order[launch_entry(&p, &g, 84)], 124);
+  CU_ASSERT_EQUAL(g.block_order[launch_entry(&p, &g, 91)], 131);
+  CU_ASSERT_TRUE(launch_entry(&p, &g, 92) >= 8);
+  uint32_t per;
+  CU_ASSERT_TRUE(launch_even(&p, &g, &per));
+  CU_ASSERT_EQUAL(per, 4);
+  gzFile f = gzopen(WARPS_1M, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char line[256];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gzgets(f, line, sizeof line)); /* warp,sm,working,cycles,ns */
+  static uint32_t sm_of[1056];
+  unsigned long w, sm, rows = 0;
+  while (gzgets(f, line, sizeof line) && sscanf(line, "%lu,%lu", &w, &sm) == 2 && w / 16 < 1056 && sm < GPU_MAX_SMS)
+    sm_of[w / 16] = (uint32_t)sm, rows++;
+  gzclose(f);
+  CU_ASSERT_EQUAL_FATAL(rows, 1056 * 16);
+  for (uint64_t working = 128; working <= 256; working *= 2) {
+    uint32_t ran[GPU_MAX_SMS] = {0}, rule[GPU_MAX_SMS] = {0}, most = 0, used = 0, most_rule = 0, used_rule = 0;
+    for (uint64_t b = 0; b < working; b++) ran[sm_of[b]]++, rule[g.block_order[launch_entry(&p, &g, b)]]++;
+    for (uint32_t s = 0; s < g.sms; s++) {
+      used += ran[s] > 0, used_rule += rule[s] > 0;
+      most = ran[s] > most ? ran[s] : most, most_rule = rule[s] > most_rule ? rule[s] : most_rule;
+      if (s >= 124) CU_ASSERT_EQUAL(rule[s], ran[s]);
+    }
+    CU_ASSERT_EQUAL(most_rule, most);
+    CU_ASSERT_EQUAL(used_rule, used);
+    CU_ASSERT_EQUAL(most, working == 128 ? 2u : 3u);
+  }
+}
+
 static void test_errors(void) {
   gpu_config g = h200();
   launch_geometry l;
@@ -109,12 +149,19 @@ static void test_errors(void) {
   CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 100}, &p, &d), -1); /* not whole warps */
   CU_ASSERT_EQUAL(launch_place(&g, &(launch_geometry){4, 4096}, &p, &d), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "32 to 2048 threads"));
+  gpu_config lead = g;
+  lead.wave_lead = g.sms; /* the lead entries are fewer than the SMs, and have gaps */
+  CU_ASSERT_EQUAL(gpu_config_check(&lead, &d), -1);
+  lead.wave_lead = 8, lead.nwave_gaps = 0;
+  CU_ASSERT_EQUAL(gpu_config_check(&lead, &d), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "wave_lead 8"));
   gpu_config none = {0};
   CU_ASSERT_EQUAL(launch_place(&none, &(launch_geometry){4, 256}, &p, &d), -1);
 }
 
 int main(void) {
-  static const test_case cases[] = {{"rule", test_rule}, {"measured", test_measured}, {"errors", test_errors}, {NULL, NULL}};
+  static const test_case cases[] = {{"rule", test_rule}, {"measured", test_measured}, {"wave", test_wave},
+                                     {"errors", test_errors}, {NULL, NULL}};
   static const test_suite suites[] = {{"launch", cases}, {NULL, NULL}};
   return harness_run(suites);
 }

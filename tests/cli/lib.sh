@@ -16,6 +16,9 @@
 #   need TOOL...     skip unless every TOOL is on PATH
 #   have TOOL        whether TOOL is on PATH, for a part of a test that needs it;
 #                    with TLBSIM_TOOLS_REQUIRED=1 a missing one fails instead
+#   every N          "--every N" where TLBSIM_TEST_SAMPLE=1 (ctest sets it on a
+#                    sanitizer build, tests/CMakeLists.txt), else nothing: used
+#                    unquoted, a validate samples its rows there, checks all elsewhere
 #   finish [NAME]    print "NAME: P passed, F failed"; exit 1 when any failed
 # Counters are `passes` and `failures`.
 set -u
@@ -52,6 +55,10 @@ need() {
   for t in "$@"; do
     command -v "$t" >/dev/null 2>&1 || skip "needs $t (scripts/deps.sh installs it)"
   done
+}
+every() {
+  [ -n "${TLBSIM_TEST_SAMPLE:-}" ] && printf '%s %s\n' --every "$1"
+  return 0
 }
 have() {
   command -v "$1" >/dev/null 2>&1 && return 0

@@ -14,6 +14,7 @@
 #include "tlbsim/config.h"
 #include "tlbsim/rows.h"
 
+#define GPU_MAX_WAVE_GAPS 16
 #define GPU_MAX_GROUP_SMS 16 /* GPU_MAX_SMS: tlbsim/rows.h (the SM numbers rows may name) */
 
 typedef struct gpu_config {
@@ -38,6 +39,12 @@ typedef struct gpu_config {
   uint32_t max_threads_per_sm;  /* resident threads an SM holds (blocks it takes at once: launch.h) */
   uint32_t max_blocks_per_sm;   /* resident blocks an SM holds */
   uint16_t block_order[GPU_MAX_SMS]; /* the SMs in the order the block scheduler fills them (launch.h) */
+  /* A launch of two or more blocks per SM (launch.h): the first wave_lead
+   * entries of block_order take their blocks in runs of wave_lead, the
+   * next run after wave_gaps[i] blocks to the other entries (the gaps
+   * after the first repeated); 0: block k on entry k mod sms throughout. */
+  uint32_t wave_lead;
+  uint32_t wave_gaps[GPU_MAX_WAVE_GAPS], nwave_gaps;
   /* The memory behind the L2 cache, for kernels over buffers larger than it
    * (the managed-memory experiment's stream and gather: tlbsim/uvm_suite.h). */
   uint64_t l2_bytes;            /* the L2 cache: a gather's lines hit it with share l2_bytes / footprint */

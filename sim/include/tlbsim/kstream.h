@@ -9,13 +9,20 @@
  * loops i = t, t + 4 nt, ... while i < n, loading the elements i + u nt
  * (u < 4, those below n) with 16-byte ld.global.cg, then consuming them:
  * read XORs them into one register, copy stores each to the same element
- * of the second buffer. The instruction stream is the PTX's loop (nvcc -ptx
- * of gpu_stream.cu) in SASS opcodes: per element an ISETP, a LEA/LEA.HI.X
- * pair and the LDG.E.128.STRONG.GPU (ld.global.cg: L2 only), then per
- * element two 3-input LOP3s (read) or an address add and an STG.E.128
- * (copy), then the loop's add, compare and branch. A lane whose element is
- * past n is inactive for that instruction; an instruction no lane runs is
- * not in the stream (the PTX branches around it).
+ * of the second buffer. The instruction stream is the kernel's machine code
+ * (gpu/results/h200/stream_pass/gpu_stream.sass, cuobjdump of gpu_stream.cu
+ * with tlbsim-gpu's flags), as the Accel-Sim tracer would show a warp
+ * running it: the read re-reads SR_TID.X (S2R) and SR_CTAID.X (S2UR)
+ * every pass, both the constant bank (LDC of `passes`, ULDC of the grid's
+ * size, an LDC.64 of the pointer before each load and, for copy, each
+ * store), compare 64-bit
+ * indices (ISETP.GE.U32 and .EX), loads with LDG.E.128.STRONG.GPU
+ * (ld.global.cg: L2 only), under a BSSY/BSYNC pair. A guarded instruction
+ * runs on the lanes its predicate passes: a load, store or XOR of element u
+ * on the lanes whose element is below n, so one no lane needs is in the
+ * stream with an empty mask (the machine code predicates, it does not
+ * branch); lanes with no element branch past the loop.
+ * tests/cli/kstream_sass.sh checks the tables against the listing.
  *
  * kstream_spec  one launch: read or copy, the buffers' addresses, bytes,
  *               passes, the launch geometry, and `trips`: 0 for the whole

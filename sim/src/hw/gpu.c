@@ -38,6 +38,12 @@ static const cfg_key gpu_table[] = {
     {"block_order", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "0, 1, 2, ...",
      "the SMs in the order the block scheduler fills them: SM numbers, and 'even' or 'odd' for every SM of that "
      "parity not named yet, ascending; every SM once (a launch that fits at once puts block k on entry k mod sms)"},
+    {"wave_lead", CFG_KEY_U32, offsetof(gpu_config, wave_lead), 0, 0, GPU_MAX_SMS - 1, 0, 0, 0, "count", "0",
+     "a launch of two or more blocks per SM: the first this many entries of block_order take their blocks in "
+     "runs (wave_gaps); 0: block k on entry k mod sms"},
+    {"wave_gaps", CFG_KEY_BY_CODE, 0, 0, 0, 0, 0, 0, 0, "list", "none",
+     "with wave_lead: blocks to the other entries between two runs of the lead entries, the gaps after the "
+     "first repeated"},
     {"l2_bytes", CFG_KEY_SIZE, offsetof(gpu_config, l2_bytes), 0, 0, UINT64_C(1) << 40, 0, 0, 0, "bytes", "0",
      "the L2 cache: the share of a gather's random lines it holds is l2_bytes / footprint (tlbsim uvm)"},
     REAL("dram_cycles", dram_cycles, "cycles", "a line from DRAM, translation hitting (tlbsim uvm)"),
@@ -149,11 +155,14 @@ static int read_partitions(cfg *c, gpu_config *g, diag *d) {
 int gpu_config_read(cfg *c, gpu_config *g, diag *d) {
   *g = (gpu_config){0};
   if (!cfg_has_section(c, "gpu")) return 0;
-  uint64_t group[GPU_MAX_GROUP_SMS];
-  size_t n;
+  uint64_t group[GPU_MAX_GROUP_SMS], gaps[GPU_MAX_WAVE_GAPS];
+  size_t n, ngaps;
   if (cfg_get_u32(c, "gpu", "sms", 0, 1, GPU_MAX_SMS, &g->sms, d) || cfg_read_keys(c, "gpu", &gpu_keys, g, d) ||
-      cfg_get_size_list(c, "gpu", "group", 0, GPU_MAX_SMS - 1, group, GPU_MAX_GROUP_SMS, &n, d))
+      cfg_get_size_list(c, "gpu", "group", 0, GPU_MAX_SMS - 1, group, GPU_MAX_GROUP_SMS, &n, d) ||
+      cfg_get_size_list(c, "gpu", "wave_gaps", 0, 1u << 20, gaps, GPU_MAX_WAVE_GAPS, &ngaps, d))
     return -1;
+  for (size_t i = 0; i < ngaps; i++) g->wave_gaps[i] = (uint32_t)gaps[i];
+  g->nwave_gaps = (uint32_t)ngaps;
   if (!cfg_has(c, "gpu", "sms")) return cfg_section_error(c, "gpu", d, "missing key 'sms'");
   for (size_t i = 0; i < n; i++) g->group[i] = (uint32_t)group[i];
   g->ngroup = (uint32_t)n;
@@ -167,5 +176,7 @@ int gpu_config_check(const gpu_config *g, diag *d) {
   if (g->sms > GPU_MAX_SMS) return diag_set(d, NULL, 0, "sms %u: at most %d", g->sms, GPU_MAX_SMS);
   if (!(g->clock_ghz > 0)) return diag_set(d, NULL, 0, "clock_ghz must be positive");
   if (!g->l1_miss_slots || !g->l2_miss_slots) return diag_set(d, NULL, 0, "miss slots must be at least 1");
+  if (g->wave_lead && (g->wave_lead >= g->sms || !g->nwave_gaps))
+    return diag_set(d, NULL, 0, "wave_lead %u: fewer than the %u SMs, and wave_gaps with it", g->wave_lead, g->sms);
   return 0;
 }

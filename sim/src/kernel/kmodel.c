@@ -97,6 +97,7 @@ typedef struct kmodel {
   int where[MMU_MAX_LEVELS];
   hwsystem *sys;
   uint32_t nsms, ngroups, resident, wpb;
+  launch_plan plan; /* where the first wave's blocks run (launch.h) */
   double share;
   ksm *sm;
   engine_band *grp_l2; /* per group */
@@ -165,13 +166,12 @@ static int build(kmodel *m, const ktrace_kernel *k) {
     if (m->levels.level[i] >= 0) m->where[m->levels.level[i]] = (int)i;
   /* a block of threads not whole warps takes its last warp's room whole */
   launch_geometry lg = {.grid = k->blocks, .block = k->warps_per_block * 32};
-  launch_plan plan;
-  if (launch_place(g, &lg, &plan, m->d)) {
+  if (launch_place(g, &lg, &m->plan, m->d)) {
     char why[DIAG_MSG_MAX];
     snprintf(why, sizeof why, "%s", m->d->msg);
     return diag_set(m->d, k->file, 0, "kernel %s: %s", k->name, why);
   }
-  m->resident = plan.resident;
+  m->resident = m->plan.resident;
   m->wpb = k->warps_per_block;
   uint32_t gs = m->levels.group_sms ? m->levels.group_sms : 1, all = (g->sms + gs - 1) / gs;
   m->ngroups = m->spec->groups && m->spec->groups < all ? m->spec->groups : all;
@@ -249,10 +249,10 @@ static void teardown(kmodel *m) {
 
 /* --- the block stream -------------------------------------------------- */
 
-/* Whether block b runs on a simulated SM, and on which (the measured rule:
- * block b on entry b mod sms of block_order; simulated SM i is entry i). */
+/* Whether block b runs on a simulated SM, and on which (the measured rule,
+ * launch_entry: its entry of block_order; simulated SM i is entry i). */
 static bool kept(const kmodel *m, uint64_t b, uint32_t *sm) {
-  uint32_t e = (uint32_t)(b % m->g->sms);
+  uint32_t e = launch_entry(&m->plan, m->g, b);
   *sm = e;
   return e < m->nsms;
 }
@@ -605,7 +605,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     m->res->memory_instructions++;
     w->at += KACCESS_BYTES;
     kaccess a = access_get(code + 2 + ntest);
-    double done;
+    double done = 0;
     if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
@@ -693,9 +693,18 @@ static int timed(kmodel *m, const kmodel_source *src) {
   m->next_block = 0;
   m->src_done = false;
   system_reset_stats(m->sys);
-  /* the first wave: slot s is SM s mod nsms, as many blocks per SM as it holds */
-  for (uint32_t s = 0; s < m->nsms * m->resident && !m->src_done; s++)
-    if (start_block(m, s, 0)) return -1;
+  /* the first wave: each block on a slot of its SM (SM i's slots: i, i + nsms, ...) */
+  uint32_t slots = m->nsms * m->resident, *used = calloc(m->nsms, sizeof *used);
+  if (!used) return oom(m);
+  for (uint32_t k = 0; k < slots && !m->src_done; k++) {
+    uint32_t sm = m->nsms, s = 0; /* the SM of the next kept block, if any */
+    for (uint64_t b = m->next_block; b < m->plan.grid && sm == m->nsms; b++)
+      if (!kept(m, b, &sm)) sm = m->nsms;
+    if (sm < m->nsms && used[sm] < m->resident) s = sm + m->nsms * used[sm]++;
+    else while (m->slot[s].busy) s++; /* not the rule's: any free slot */
+    if (start_block(m, s, 0)) return free(used), -1;
+  }
+  free(used);
   engine_event ev;
   while (engine_next(&m->ev, &ev)) {
     size_t n;

@@ -1,5 +1,7 @@
 /* kstream.c — the stream kernel's thread blocks made in memory (see
- * tlbsim/kstream.h), through the kernel-trace module's block builder. */
+ * tlbsim/kstream.h), through the kernel-trace module's block builder: its
+ * machine code (gpu/results/h200/stream_pass/gpu_stream.sass) walked as a
+ * warp runs it. */
 #include "tlbsim/kstream.h"
 
 #include <stdio.h>
@@ -11,20 +13,233 @@
 #define UNROLL 4 /* STREAM_UNROLL of gpu_stream.cu */
 #define RZ 255
 
-enum { S2R, IMAD_WIDE, MOV, ISETP, BRA, IADD3, IADD3_X, LEA, LEA_HI_X, LDG, LOP3, STG, EXIT, NOPS };
-static const char *const op_names[NOPS] = {
-    "S2R", "IMAD.WIDE.U32", "IMAD.MOV.U32", "ISETP.GE.U32.AND", "BRA", "IADD3", "IADD3.X", "LEA", "LEA.HI.X",
-    "LDG.E.128.STRONG.GPU", "LOP3.LUT", "STG.E.128", "EXIT"};
+/* Which lanes of those reaching an instruction run it (its guard predicate
+ * as the trace shows it: the lanes where it is true). */
+enum {
+  G_ALL,  /* unguarded, or a guard every lane passes (the read's @P0 EXIT: the XOR is not the magic) */
+  G_NONE, /* a guard no lane passes (passes > 0: the @!P0 EXIT or BRA that skips the kernel) */
+  G_E0,   /* the lanes whose element u of the trip is below n: @!Pu of the loads, stores, XORs of u */
+  G_E1,
+  G_E2,
+  G_E3,
+  G_NEXT, /* the lanes with another trip: the loop's back branch */
+  G_SKIP, /* the lanes with no element (t >= n): the pass's branch past the loop */
+  G_MORE  /* every lane while another pass follows: the passes' back branch */
+};
 
-/* Registers: R0 tid, R1 ctaid, R2:R3 t, R4:R5 i, R6 the XOR, R7 the pass,
- * R8 + 4u the element u loaded (4 registers), R24 + 2u its address, R32 +
- * 2u its store address. */
-enum { R_T = 2, R_I = 4, R_X = 6, R_P = 7, R_V = 8, R_A = 24, R_S = 32 };
+/* One instruction of the listing, as the tracer reports it (the
+ * conventions of gpu/scripts/embed_sass.py): PC, opcode, the guard
+ * predicate's text, what it means here, the destination register (-1:
+ * none) and the source registers. tests/cli/kstream_sass.sh checks the
+ * tables against the listing. */
+typedef struct sass {
+  uint16_t pc;
+  const char *op;
+  const char *pred;
+  uint8_t guard;
+  int16_t dst;
+  uint8_t nsrc, src[5];
+} sass;
+
+/* _Z13stream_kernelILb0EEvPK5uint4PS0_mjPj (read), to the last EXIT. */
+static const sass read_code[] = {
+    {0x0000, "LDC", "", G_ALL, 1, 0, {0}},
+    {0x0010, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x0020, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x0030, "ISETP.NE.AND", "", G_ALL, -1, 1, {255}},
+    {0x0040, "IMAD.MOV.U32", "", G_ALL, 3, 3, {255, 255, 255}},
+    {0x0050, "BRA", "@!P0", G_NONE, -1, 0, {0}},
+    {0x0060, "IMAD.MOV.U32", "", G_ALL, 3, 3, {255, 255, 255}},
+    {0x0070, "UMOV", "", G_ALL, -1, 0, {0}},
+    {0x0080, "S2R", "", G_ALL, 20, 0, {0}},
+    {0x0090, "S2UR", "", G_ALL, -1, 0, {0}},
+    {0x00a0, "IMAD.MOV.U32", "", G_ALL, 21, 3, {255, 255, 255}},
+    {0x00b0, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x00c0, "UIADD3", "", G_ALL, -1, 0, {0}},
+    {0x00d0, "BSSY", "", G_ALL, -1, 0, {0}},
+    {0x00e0, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x00f0, "LDC", "", G_ALL, 23, 0, {0}},
+    {0x0100, "LDC", "", G_ALL, 0, 0, {0}},
+    {0x0110, "IMAD.WIDE.U32", "", G_ALL, 22, 2, {23, 20}},
+    {0x0120, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {22}},
+    {0x0130, "ISETP.LE.U32.AND", "", G_ALL, -1, 1, {0}},
+    {0x0140, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {23}},
+    {0x0150, "BRA", "@P0", G_SKIP, -1, 0, {0}},
+    {0x0160, "IMAD.MOV.U32", "", G_ALL, 21, 3, {255, 255, 22}},
+    {0x0170, "IMAD.MOV.U32", "", G_ALL, 20, 3, {255, 255, 23}},
+    {0x0180, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {21}},
+    {0x0190, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x01a0, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x01b0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {20}},
+    {0x01c0, "UIMAD.WIDE.U32", "", G_ALL, -1, 0, {0}},
+    {0x01d0, "IADD3", "", G_ALL, 0, 2, {21, 255}},
+    {0x01e0, "IADD3.X", "", G_ALL, 2, 2, {20, 255}},
+    {0x01f0, "LDC.64", "@!P1", G_E0, 22, 0, {0}},
+    {0x0200, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {0}},
+    {0x0210, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {2}},
+    {0x0220, "LDC.64", "@!P0", G_E1, 24, 0, {0}},
+    {0x0230, "LEA", "@!P1", G_E0, 22, 2, {21, 22}},
+    {0x0240, "LEA.HI.X", "@!P1", G_E0, 23, 3, {21, 23, 20}},
+    {0x0250, "IADD3", "", G_ALL, 27, 2, {0, 255}},
+    {0x0260, "LDG.E.128.STRONG.GPU", "@!P1", G_E0, 4, 1, {22}},
+    {0x0270, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {27}},
+    {0x0280, "IADD3.X", "", G_ALL, 26, 2, {2, 255}},
+    {0x0290, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {26}},
+    {0x02a0, "LEA", "@!P0", G_E1, 28, 2, {0, 24}},
+    {0x02b0, "LEA.HI.X", "@!P0", G_E1, 29, 3, {0, 25, 2}},
+    {0x02c0, "LDG.E.128.STRONG.GPU", "@!P0", G_E1, 8, 1, {28}},
+    {0x02d0, "LDC.64", "@!P1", G_E2, 22, 0, {0}},
+    {0x02e0, "LEA", "@!P1", G_E2, 24, 2, {27, 22}},
+    {0x02f0, "LEA.HI.X", "@!P1", G_E2, 25, 3, {27, 23, 26}},
+    {0x0300, "LDG.E.128.STRONG.GPU", "@!P1", G_E2, 12, 1, {24}},
+    {0x0310, "IADD3", "", G_ALL, 24, 2, {27, 255}},
+    {0x0320, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {24}},
+    {0x0330, "IADD3.X", "", G_ALL, 25, 2, {26, 255}},
+    {0x0340, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {21}},
+    {0x0350, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {25}},
+    {0x0360, "LDC.64", "@!P0", G_E3, 22, 0, {0}},
+    {0x0370, "LEA", "@!P0", G_E3, 22, 2, {24, 22}},
+    {0x0380, "LEA.HI.X", "@!P0", G_E3, 23, 3, {24, 23, 25}},
+    {0x0390, "LDG.E.128.STRONG.GPU", "@!P0", G_E3, 16, 1, {22}},
+    {0x03a0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {20}},
+    {0x03b0, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {0}},
+    {0x03c0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {2}},
+    {0x03d0, "LOP3.LUT", "", G_ALL, 21, 3, {5, 4, 3}},
+    {0x03e0, "LOP3.LUT", "", G_ALL, 0, 3, {21, 6, 255}},
+    {0x03f0, "LOP3.LUT", "@!P0", G_E0, 3, 3, {0, 7, 255}},
+    {0x0400, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {27}},
+    {0x0410, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {26}},
+    {0x0420, "LOP3.LUT", "", G_ALL, 0, 3, {8, 3, 255}},
+    {0x0430, "LOP3.LUT", "", G_ALL, 0, 3, {10, 0, 9}},
+    {0x0440, "LOP3.LUT", "@!P1", G_E1, 3, 3, {0, 11, 255}},
+    {0x0450, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {24}},
+    {0x0460, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {25}},
+    {0x0470, "LOP3.LUT", "", G_ALL, 0, 3, {12, 3, 255}},
+    {0x0480, "LOP3.LUT", "", G_ALL, 0, 3, {14, 0, 13}},
+    {0x0490, "LOP3.LUT", "@!P0", G_E2, 3, 3, {0, 15, 255}},
+    {0x04a0, "IADD3", "", G_ALL, 21, 2, {24, 255}},
+    {0x04b0, "IADD3.X", "", G_ALL, 20, 2, {25, 255}},
+    {0x04c0, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {21}},
+    {0x04d0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {20}},
+    {0x04e0, "LOP3.LUT", "", G_ALL, 0, 3, {16, 3, 255}},
+    {0x04f0, "LOP3.LUT", "", G_ALL, 0, 3, {18, 0, 17}},
+    {0x0500, "LOP3.LUT", "@!P1", G_E3, 3, 3, {0, 19, 255}},
+    {0x0510, "BRA", "@!P0", G_NEXT, -1, 0, {0}},
+    {0x0520, "BSYNC", "", G_ALL, -1, 0, {0}},
+    {0x0530, "BRA", "@!P2", G_MORE, -1, 0, {0}},
+    {0x0540, "ISETP.NE.AND", "", G_ALL, -1, 1, {3}},
+    {0x0550, "EXIT", "@P0", G_ALL, -1, 0, {0}},
+    {0x0560, "LDC.64", "", G_ALL, 2, 0, {0}},
+    {0x0570, "IMAD.MOV.U32", "", G_ALL, 5, 2, {255, 255}},
+    {0x0580, "STG.E", "", G_ALL, -1, 2, {2, 5}},
+    {0x0590, "EXIT", "", G_ALL, -1, 0, {0}},
+};
+
+/* _Z13stream_kernelILb1EEvPK5uint4PS0_mjPj (copy), to the last EXIT. */
+static const sass copy_code[] = {
+    {0x0000, "LDC", "", G_ALL, 1, 0, {0}},
+    {0x0010, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x0020, "ISETP.NE.AND", "", G_ALL, -1, 1, {255}},
+    {0x0030, "EXIT", "@!P0", G_NONE, -1, 0, {0}},
+    {0x0040, "S2R", "", G_ALL, 32, 0, {0}},
+    {0x0050, "S2UR", "", G_ALL, -1, 0, {0}},
+    {0x0060, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x0070, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x0080, "UIMAD.WIDE.U32", "", G_ALL, -1, 0, {0}},
+    {0x0090, "IADD3", "", G_ALL, 32, 2, {32, 255}},
+    {0x00a0, "UMOV", "", G_ALL, -1, 0, {0}},
+    {0x00b0, "IMAD.X", "", G_ALL, 6, 2, {255, 255}},
+    {0x00c0, "LDC", "", G_ALL, 0, 0, {0}},
+    {0x00d0, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x00e0, "UIADD3", "", G_ALL, -1, 0, {0}},
+    {0x00f0, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {32}},
+    {0x0100, "ULDC.64", "", G_ALL, -1, 0, {0}},
+    {0x0110, "BSSY", "", G_ALL, -1, 0, {0}},
+    {0x0120, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {6}},
+    {0x0130, "ISETP.LE.U32.AND", "", G_ALL, -1, 1, {0}},
+    {0x0140, "BRA", "@P0", G_SKIP, -1, 0, {0}},
+    {0x0150, "IMAD.MOV.U32", "", G_ALL, 33, 3, {255, 255, 32}},
+    {0x0160, "IMAD.MOV.U32", "", G_ALL, 34, 3, {255, 255, 6}},
+    {0x0170, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x0180, "ULDC", "", G_ALL, -1, 0, {0}},
+    {0x0190, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {33}},
+    {0x01a0, "UIMAD.WIDE.U32", "", G_ALL, -1, 0, {0}},
+    {0x01b0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {34}},
+    {0x01c0, "IADD3", "", G_ALL, 7, 2, {33, 255}},
+    {0x01d0, "IADD3", "", G_ALL, 5, 2, {7, 255}},
+    {0x01e0, "IADD3.X", "", G_ALL, 4, 2, {34, 255}},
+    {0x01f0, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {7}},
+    {0x0200, "IADD3", "", G_ALL, 3, 2, {5, 255}},
+    {0x0210, "LDC.64", "@!P0", G_E0, 24, 0, {0}},
+    {0x0220, "IADD3.X", "", G_ALL, 2, 2, {4, 255}},
+    {0x0230, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {4}},
+    {0x0240, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {5}},
+    {0x0250, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {3}},
+    {0x0260, "IADD3.X", "", G_ALL, 0, 2, {2, 255}},
+    {0x0270, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {2}},
+    {0x0280, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {0}},
+    {0x0290, "LDC.64", "@!P1", G_E1, 26, 0, {0}},
+    {0x02a0, "LDC.64", "@!P2", G_E2, 28, 0, {0}},
+    {0x02b0, "LEA", "@!P0", G_E0, 24, 2, {33, 24}},
+    {0x02c0, "LEA.HI.X", "@!P0", G_E0, 25, 3, {33, 25, 34}},
+    {0x02d0, "LDC.64", "@!P3", G_E3, 30, 0, {0}},
+    {0x02e0, "LDG.E.128.STRONG.GPU", "@!P0", G_E0, 20, 1, {24}},
+    {0x02f0, "LEA", "@!P1", G_E1, 26, 2, {7, 26}},
+    {0x0300, "LEA.HI.X", "@!P1", G_E1, 27, 3, {7, 27, 4}},
+    {0x0310, "LDC.64", "@!P0", G_E0, 24, 0, {0}},
+    {0x0320, "LEA", "@!P2", G_E2, 36, 2, {5, 28}},
+    {0x0330, "LDG.E.128.STRONG.GPU", "@!P1", G_E1, 16, 1, {26}},
+    {0x0340, "LEA.HI.X", "@!P2", G_E2, 37, 3, {5, 29, 2}},
+    {0x0350, "LDC.64", "@!P2", G_E2, 28, 0, {0}},
+    {0x0360, "LEA", "@!P3", G_E3, 30, 2, {3, 30}},
+    {0x0370, "LDG.E.128.STRONG.GPU", "@!P2", G_E2, 12, 1, {36}},
+    {0x0380, "LEA.HI.X", "@!P3", G_E3, 31, 3, {3, 31, 0}},
+    {0x0390, "LDC.64", "@!P1", G_E1, 26, 0, {0}},
+    {0x03a0, "LDG.E.128.STRONG.GPU", "@!P3", G_E3, 8, 1, {30}},
+    {0x03b0, "LDC.64", "@!P3", G_E3, 30, 0, {0}},
+    {0x03c0, "LEA", "@!P0", G_E0, 24, 2, {33, 24}},
+    {0x03d0, "LEA.HI.X", "@!P0", G_E0, 25, 3, {33, 25, 34}},
+    {0x03e0, "LEA", "@!P1", G_E1, 34, 2, {7, 26}},
+    {0x03f0, "LEA.HI.X", "@!P1", G_E1, 35, 3, {7, 27, 4}},
+    {0x0400, "LEA", "@!P2", G_E2, 28, 2, {5, 28}},
+    {0x0410, "LEA.HI.X", "@!P2", G_E2, 29, 3, {5, 29, 2}},
+    {0x0420, "LEA", "@!P3", G_E3, 4, 2, {3, 30}},
+    {0x0430, "LEA.HI.X", "@!P3", G_E3, 5, 3, {3, 31, 0}},
+    {0x0440, "STG.E.128", "@!P0", G_E0, -1, 2, {24, 20}},
+    {0x0450, "IADD3", "", G_ALL, 33, 2, {3, 255}},
+    {0x0460, "STG.E.128", "@!P1", G_E1, -1, 2, {34, 16}},
+    {0x0470, "STG.E.128", "@!P2", G_E2, -1, 2, {28, 12}},
+    {0x0480, "STG.E.128", "@!P3", G_E3, -1, 2, {4, 8}},
+    {0x0490, "IADD3.X", "", G_ALL, 34, 2, {0, 255}},
+    {0x04a0, "ISETP.GE.U32.AND", "", G_ALL, -1, 1, {33}},
+    {0x04b0, "ISETP.GE.U32.AND.EX", "", G_ALL, -1, 1, {34}},
+    {0x04c0, "BRA", "@!P0", G_NEXT, -1, 0, {0}},
+    {0x04d0, "BSYNC", "", G_ALL, -1, 0, {0}},
+    {0x04e0, "BRA", "@!P4", G_MORE, -1, 0, {0}},
+    {0x04f0, "EXIT", "", G_ALL, -1, 0, {0}},
+};
+
+/* Where each part of the kernel starts (PCs): the code before the passes,
+ * a pass's head (to its branch past the loop), the loop's set-up for the
+ * lanes with elements, one trip, the pass's end (BSYNC and back branch),
+ * the code after the passes (to the EXIT the warp takes). */
+typedef struct layout {
+  uint16_t head, setup, trip, tail, after, exit;
+} layout;
+static const layout read_layout = {0x080, 0x160, 0x180, 0x520, 0x540, 0x550};
+static const layout copy_layout = {0x0c0, 0x150, 0x170, 0x4d0, 0x4f0, 0x4f0};
+
+#define NCODE(c) (sizeof c / sizeof c[0])
+#define MAX_CODE 96
+_Static_assert(NCODE(read_code) <= MAX_CODE && NCODE(copy_code) <= MAX_CODE, "MAX_CODE");
 
 struct kstream {
   kstream_spec s;
   ktrace_optab ops;
-  uint16_t op[NOPS];
+  const sass *code;
+  unsigned ncode;
+  const layout *at;
+  uint16_t op[MAX_CODE];
   ktrace_kernel k;
   char file[96];
   uint64_t next, n, nt;
@@ -43,7 +258,11 @@ kstream *kstream_create(const kstream_spec *s, diag *d) {
     return NULL;
   }
   k->s = *s;
-  for (int i = 0; i < NOPS; i++) k->op[i] = (uint16_t)ktrace_optab_intern(&k->ops, op_names[i], strlen(op_names[i]));
+  k->code = s->copy ? copy_code : read_code;
+  k->ncode = s->copy ? NCODE(copy_code) : NCODE(read_code);
+  k->at = s->copy ? &copy_layout : &read_layout;
+  for (unsigned i = 0; i < k->ncode; i++)
+    k->op[i] = (uint16_t)ktrace_optab_intern(&k->ops, k->code[i].op, strlen(k->code[i].op));
   k->n = s->bytes / 16;
   k->nt = (uint64_t)s->blocks * s->block_threads;
   snprintf(k->file, sizeof k->file, "stream(%s,S=%llu,passes=%u)", s->copy ? "copy" : "read",
@@ -70,92 +289,87 @@ uint64_t kstream_trips(const kstream_spec *s) {
   return (s->bytes / 16 + step - 1) / step;
 }
 
+/* One warp's walk: its first thread, the lanes reaching the code, the
+ * trip (its first element t0 + off) and whether another trip or pass
+ * follows. */
 typedef struct gen {
-  kstream *k;
+  const kstream *k;
   ktrace_tb *tb;
+  uint64_t t0, off;
+  uint32_t lanes;
+  bool next_trip, more_passes;
 } gen;
 
-/* One instruction at program site `site`: dst (RZ: none), srcs, mask, addresses. */
-static int put(gen *g, unsigned site, int op, uint8_t dst, const uint8_t *src, unsigned nsrc, uint32_t mask,
-               const uint64_t *addr, unsigned naddr) {
-  ktrace_tb_inst in = {.pc = 16 * site, .mask = mask, .op = g->k->op[op], .ndst = dst != RZ, .nsrc = (uint8_t)nsrc};
-  in.dst[0] = dst;
-  memcpy(in.src, src, nsrc);
-  return ktrace_tb_push(g->tb, &in, addr, naddr);
-}
-#define PUT(site, op, dst, mask, ...)                                                                        \
-  put(g, site, op, dst, (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}), mask, NULL, 0)
-
-/* The lanes of mask whose element t + off is below n, and their addresses at base. */
-static uint32_t elements(const kstream *k, uint64_t t0, uint32_t mask, uint64_t off, uint64_t base, uint64_t *a,
-                         unsigned *na) {
+/* The lanes of g->lanes whose element off is below n, and its addresses at base. */
+static uint32_t elements(const gen *g, uint64_t off, uint64_t base, uint64_t *a, unsigned *na) {
   uint32_t m = 0;
   *na = 0;
   for (unsigned l = 0; l < 32; l++)
-    if (mask >> l & 1 && t0 + l + off < k->n) {
+    if (g->lanes >> l & 1 && g->t0 + l + off < g->k->n) {
       m |= 1u << l;
-      a[(*na)++] = base + 16 * (t0 + l + off);
+      if (a) a[(*na)++] = base + 16 * (g->t0 + l + off);
     }
   return m;
 }
 
-/* One trip of the loop at i = t + off (some lane's elements below n). */
-static int trip(gen *g, uint64_t t0, uint32_t lanes, uint64_t off) {
+/* The listing's instructions from PC `from` to before `to`, as g's lanes run them. */
+static int run(gen *g, unsigned from, unsigned to) {
   const kstream *k = g->k;
-  uint32_t m[UNROLL];
-  uint64_t a[32];
-  unsigned na;
-  for (unsigned u = 0; u < UNROLL; u++) {
-    uint8_t ar = (uint8_t)(R_A + 2 * u);
-    m[u] = elements(k, t0, lanes, off + u * k->nt, k->s.src_va, a, &na);
-    if (PUT(10 + 5 * u, IADD3, ar, lanes, R_I) || PUT(11 + 5 * u, ISETP, RZ, lanes, ar)) return -1;
-    if (!m[u]) continue;
-    if (PUT(12 + 5 * u, LEA, ar, m[u], ar) || PUT(13 + 5 * u, LEA_HI_X, (uint8_t)(ar + 1), m[u], ar, (uint8_t)(ar + 1)))
-      return -1;
-    const uint8_t src[1] = {ar};
-    if (put(g, 14 + 5 * u, LDG, (uint8_t)(R_V + 4 * u), src, 1, m[u], a, na)) return -1;
-  }
-  for (unsigned u = 0; u < UNROLL; u++) {
-    if (!m[u]) continue;
-    uint8_t v = (uint8_t)(R_V + 4 * u), sr = (uint8_t)(R_S + 2 * u);
-    if (!k->s.copy) {
-      if (PUT(30 + 2 * u, LOP3, R_X, m[u], R_X, v, (uint8_t)(v + 1)) ||
-          PUT(31 + 2 * u, LOP3, R_X, m[u], R_X, (uint8_t)(v + 2), (uint8_t)(v + 3)))
-        return -1;
-      continue;
+  unsigned i = 0;
+  while (i < k->ncode && k->code[i].pc < from) i++;
+  for (; i < k->ncode && k->code[i].pc < to; i++) {
+    const sass *c = &k->code[i];
+    uint64_t a[32];
+    unsigned na = 0;
+    uint32_t mask = g->lanes;
+    bool store = !strncmp(c->op, "STG", 3), mem = store || !strncmp(c->op, "LDG", 3);
+    switch (c->guard) {
+    case G_NONE: mask = 0; break;
+    case G_NEXT: mask = g->next_trip ? elements(g, g->off + UNROLL * k->nt, 0, NULL, &na) : 0; break;
+    case G_SKIP: mask = g->lanes & ~elements(g, 0, 0, NULL, &na); break;
+    case G_MORE: mask = g->more_passes ? g->lanes : 0; break;
+    case G_ALL: break;
+    default: {
+      uint64_t off = g->off + (uint64_t)(c->guard - G_E0) * k->nt;
+      mask = elements(g, off, store ? k->s.dst_va : k->s.src_va, mem ? a : NULL, &na);
     }
-    elements(k, t0, lanes, off + u * k->nt, k->s.dst_va, a, &na);
-    const uint8_t src[5] = {sr, v, (uint8_t)(v + 1), (uint8_t)(v + 2), (uint8_t)(v + 3)};
-    if (PUT(30 + 3 * u, IADD3, sr, m[u], (uint8_t)(R_A + 2 * u)) ||
-        PUT(31 + 3 * u, IADD3_X, (uint8_t)(sr + 1), m[u], (uint8_t)(R_A + 2 * u + 1)) ||
-        put(g, 32 + 3 * u, STG, RZ, src, 5, m[u], a, na))
-      return -1;
+    }
+    if (!mem) na = 0;
+    ktrace_tb_inst in = {.pc = c->pc, .mask = mask, .op = k->op[i], .ndst = c->dst >= 0, .nsrc = c->nsrc};
+    in.dst[0] = (uint8_t)(c->dst >= 0 ? c->dst : RZ);
+    memcpy(in.src, c->src, c->nsrc);
+    if (ktrace_tb_push(g->tb, &in, a, na)) return -1;
   }
-  return PUT(42, IADD3, R_I, lanes, R_I) || PUT(43, IADD3_X, R_I + 1, lanes, R_I + 1) ||
-                 PUT(44, ISETP, RZ, lanes, R_I, R_I + 1) || PUT(45, BRA, RZ, lanes, RZ)
-             ? -1
-             : 0;
+  return 0;
 }
 
-static int warp(gen *g, uint64_t t0, uint32_t lanes) {
+static int warp(gen *g) {
   const kstream *k = g->k;
+  const layout *at = k->at;
   uint64_t step = UNROLL * k->nt;
-  if (PUT(0, S2R, 0, lanes, RZ) || PUT(1, S2R, 1, lanes, RZ) || PUT(2, IMAD_WIDE, R_T, lanes, 1, 0) ||
-      PUT(3, MOV, R_X, lanes, RZ) || PUT(4, MOV, R_P, lanes, RZ))
-    return -1;
+  g->off = 0;
+  uint32_t all = g->lanes;
+  if (run(g, 0, at->head)) return -1;
   for (uint32_t p = 0; p < k->s.passes; p++) {
-    if (PUT(5, MOV, R_I, lanes, R_T) || PUT(6, MOV, R_I + 1, lanes, R_T + 1) ||
-        PUT(7, ISETP, RZ, lanes, R_I, R_I + 1) || PUT(8, BRA, RZ, lanes, RZ))
-      return -1;
-    for (uint64_t j = 0; t0 + j * step < k->n && (!k->s.trips || j < k->s.trips); j++) {
-      uint64_t a[32];
-      unsigned na;
-      uint32_t live = elements(k, t0, lanes, j * step, 0, a, &na);
-      if (trip(g, t0, live, j * step)) return -1;
+    g->more_passes = p + 1 < k->s.passes;
+    g->lanes = all;
+    g->off = 0;
+    if (run(g, at->head, at->setup)) return -1;
+    unsigned na;
+    g->lanes = elements(g, 0, 0, NULL, &na);
+    if (g->lanes) {
+      if (run(g, at->setup, at->trip)) return -1;
+      for (uint64_t j = 0; g->lanes; j++) {
+        g->off = j * step;
+        g->next_trip = k->s.trips ? j + 1 < k->s.trips : true;
+        if (run(g, at->trip, at->tail)) return -1;
+        g->lanes = g->next_trip ? elements(g, g->off + step, 0, NULL, &na) : 0;
+      }
     }
-    if (PUT(50, IADD3, R_P, lanes, R_P) || PUT(51, ISETP, RZ, lanes, R_P) || PUT(52, BRA, RZ, lanes, RZ)) return -1;
+    g->lanes = all;
+    if (run(g, at->tail, at->after)) return -1;
   }
-  return PUT(53, ISETP, RZ, lanes, R_X) || PUT(54, EXIT, RZ, lanes, RZ) ? -1 : 0;
+  return run(g, at->after, at->exit + 1);
 }
 
 int kstream_next(void *ctx, ktrace_tb *tb, diag *d) {
@@ -163,9 +377,9 @@ int kstream_next(void *ctx, ktrace_tb *tb, diag *d) {
   if (k->next == k->k.blocks) return 0;
   uint64_t b = k->next++;
   ktrace_tb_begin(tb, k->ops.op, (uint32_t)b, 0, 0);
-  gen g = {.k = k, .tb = tb};
   for (uint32_t w = 0; w < k->k.warps_per_block; w++) {
-    if (ktrace_tb_warp(tb, w) || warp(&g, b * k->s.block_threads + 32ull * w, 0xffffffffu))
+    gen g = {.k = k, .tb = tb, .t0 = b * k->s.block_threads + 32ull * w, .lanes = 0xffffffffu};
+    if (ktrace_tb_warp(tb, w) || warp(&g))
       return diag_set(d, k->file, 0, "stream: block %llu: out of memory, or more than a thread block may hold",
                       (unsigned long long)b);
   }
