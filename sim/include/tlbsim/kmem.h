@@ -72,6 +72,9 @@ void kmem_cache_destroy(kmem_cache *c);
  * makes them dirty). A line evicted for it with dirty sectors goes to
  * *evict (NULL: a cache never written). */
 uint8_t kmem_cache_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict);
+/* Asks the host for the memory a look-up of line will read, so that the
+ * look-ups of a warp instruction's lines overlap; changes nothing else. */
+void kmem_cache_prefetch(const kmem_cache *c, uint64_t line);
 /* Lines it holds room for. */
 uint64_t kmem_cache_lines(const kmem_cache *c);
 
@@ -94,6 +97,8 @@ kmem_l2 *kmem_l2_create(uint64_t bytes, uint32_t ways, unsigned parts, const uin
 void kmem_l2_destroy(kmem_l2 *l);
 /* An SM of partition `part` reads `sectors` of line. */
 void kmem_l2_read(kmem_l2 *l, unsigned part, uint64_t line, uint8_t sectors, kmem_l2_got *got);
+/* kmem_cache_prefetch for such a read. */
+void kmem_l2_prefetch(const kmem_l2 *l, unsigned part, uint64_t line);
 /* A store of `sectors` of line: the whole L2 holds them, dirty when
  * `back` (write-back), else clean (written through to DRAM by the caller).
  * *evict as kmem_cache_access's. */

@@ -34,7 +34,7 @@ bool engine_next(engine *e, engine_event *out) {
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= e->n) break;
-    if (c + 1 < e->n && e->e[c + 1].t < e->e[c].t) c++;
+    c += (c + 1 < e->n) & (e->e[c + 1].t < e->e[c].t); /* no branch: the pick is a coin's toss */
     if (e->e[c].t >= last.t) break;
     e->e[i] = e->e[c];
     i = c;

@@ -2,30 +2,58 @@
  *
  * Set-associative (ways > 0): the set is a multiplicative hash of the line
  * number (GPU L1 caches hash addresses over their sets, so strides do not
- * fall on one set), each set's ways scanned. Fully associative (ways 0):
- * an open-addressing table (linear probing) finds a line's slot, the slots
- * form one list from most to least recently used, the last one replaced. */
+ * fall on one set), each set's ways scanned; a way is its line and one
+ * word of when it was last used and its sectors, so that a look-up reads
+ * one cache line of the host's (four ways), not four. Fully associative
+ * (ways 0): an open-addressing table (linear probing) of lines and their
+ * slots finds a line's slot, the slots form one list from most to least
+ * recently used, the last one replaced; a slot's links and sectors are one
+ * record (a hit reads the table's entry, its record and its neighbours'). */
 #include "tlbsim/kmem.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define NO_LINE UINT64_MAX
 #define NO_SLOT UINT32_MAX
 
+/* A way's use word: the clock when last used (LRU: the least replaced;
+ * 2^56 look-ups of one cache are out of reach), the sectors written and
+ * not yet written back, the sectors held. */
+#define USE_CLOCK_SHIFT 8
+#define USE_DIRTY_SHIFT 4
+#define USE_SECTORS 0xfu
+_Static_assert(KMEM_LINE_SHIFT - KMEM_SECTOR_SHIFT <= 2, "a line's sectors fit a use word's 4 bits");
+
+typedef struct kway {
+  uint64_t tag; /* the line, or NO_LINE */
+  uint64_t use;
+} kway;
+
+typedef struct kslot_rec {
+  uint32_t prev, next; /* the LRU list's neighbours */
+  uint8_t valid;       /* its sectors held */
+  uint8_t dirty;       /* those written and not yet written back */
+} kslot_rec;
+
+typedef struct kentry {
+  uint64_t line;
+  uint32_t slot;
+} kentry;
+
 struct kmem_cache {
-  uint64_t sets;  /* set-associative: sets x ways slots */
-  uint32_t ways;  /* 0: fully associative */
+  uint64_t sets;     /* set-associative: sets x ways slots */
+  uint64_t set_mask; /* sets - 1 when a power of two, else 0 */
+  uint32_t ways;     /* 0: fully associative */
   uint64_t slots;
-  uint64_t *tag;  /* per slot: the line, or NO_LINE */
-  uint8_t *valid; /* its sectors held */
-  uint8_t *dirty; /* those written and not yet written back */
-  uint64_t *used; /* set-associative: when last used (the clock) */
-  uint64_t clock;
-  uint32_t *prev, *next, head, tail; /* fully associative: the LRU list, head most recent */
-  uint32_t *table;                   /* fully associative: slot of a line (NO_SLOT: empty) */
-  uint64_t mask;                     /* table size - 1 */
-  uint32_t filled;                   /* slots taken so far */
+  kway *way;      /* set-associative: [sets x ways], a set's ways together */
+  uint64_t clock; /* set-associative: look-ups so far */
+  /* fully associative */
+  uint64_t *tag;      /* per slot: the line, or NO_LINE */
+  kslot_rec *rec;     /* per slot */
+  uint32_t head, tail; /* the LRU list, head most recent */
+  kentry *table;      /* slot of a line (NO_SLOT: empty) */
+  uint64_t mask;      /* table size - 1 */
+  uint32_t filled;    /* slots taken so far */
 };
 
 static uint64_t mix(uint64_t line) {
@@ -33,21 +61,25 @@ static uint64_t mix(uint64_t line) {
   return h ^ (h >> 32);
 }
 
+static bool alloc_ways(kmem_cache *c) {
+  size_t bytes = (c->slots * sizeof *c->way + 63) & ~(size_t)63;
+  if (!(c->way = aligned_alloc(64, bytes))) return false;
+  for (uint64_t i = 0; i < c->slots; i++) c->way[i] = (kway){.tag = NO_LINE};
+  c->set_mask = (c->sets & (c->sets - 1)) ? 0 : c->sets - 1;
+  return true;
+}
+
 static bool alloc_slots(kmem_cache *c) {
+  if (c->ways) return alloc_ways(c);
   c->tag = malloc(c->slots * sizeof *c->tag);
-  c->valid = calloc(c->slots, 1);
-  c->dirty = calloc(c->slots, 1);
-  if (!c->tag || !c->valid || !c->dirty) return false;
+  c->rec = calloc(c->slots, sizeof *c->rec);
+  if (!c->tag || !c->rec) return false;
   for (uint64_t i = 0; i < c->slots; i++) c->tag[i] = NO_LINE;
-  if (c->ways) return (c->used = calloc(c->slots, sizeof *c->used)) != NULL;
   uint64_t size = 2;
   while (size < 2 * c->slots) size <<= 1;
   c->mask = size - 1;
-  c->prev = malloc(c->slots * sizeof *c->prev);
-  c->next = malloc(c->slots * sizeof *c->next);
-  c->table = malloc(size * sizeof *c->table);
-  if (!c->prev || !c->next || !c->table) return false;
-  memset(c->table, 0xff, size * sizeof *c->table);
+  if (!(c->table = malloc(size * sizeof *c->table))) return false;
+  for (uint64_t i = 0; i < size; i++) c->table[i] = (kentry){.line = NO_LINE, .slot = NO_SLOT};
   c->head = c->tail = NO_SLOT;
   return true;
 }
@@ -74,12 +106,9 @@ kmem_cache *kmem_cache_create(uint64_t bytes, uint32_t ways, diag *d) {
 
 void kmem_cache_destroy(kmem_cache *c) {
   if (!c) return;
+  free(c->way);
   free(c->tag);
-  free(c->valid);
-  free(c->dirty);
-  free(c->used);
-  free(c->prev);
-  free(c->next);
+  free(c->rec);
   free(c->table);
   free(c);
 }
@@ -90,7 +119,7 @@ uint64_t kmem_cache_lines(const kmem_cache *c) { return c->slots; }
 
 static uint64_t probe(const kmem_cache *c, uint64_t line) {
   uint64_t i = mix(line) & c->mask;
-  while (c->table[i] != NO_SLOT && c->tag[c->table[i]] != line) i = (i + 1) & c->mask;
+  while (c->table[i].slot != NO_SLOT && c->table[i].line != line) i = (i + 1) & c->mask;
   return i;
 }
 
@@ -98,11 +127,11 @@ static uint64_t probe(const kmem_cache *c, uint64_t line) {
  * (linear probing's deletion without tombstones). */
 static void unhash(kmem_cache *c, uint64_t i) {
   for (uint64_t j = i;;) {
-    c->table[i] = NO_SLOT;
+    c->table[i] = (kentry){.line = NO_LINE, .slot = NO_SLOT};
     for (;;) {
       j = (j + 1) & c->mask;
-      if (c->table[j] == NO_SLOT) return;
-      uint64_t home = mix(c->tag[c->table[j]]) & c->mask;
+      if (c->table[j].slot == NO_SLOT) return;
+      uint64_t home = mix(c->table[j].line) & c->mask;
       /* the entry at j may move to i when its home is not in (i, j] (cyclically) */
       if (i <= j ? home <= i || home > j : home <= i && home > j) break;
     }
@@ -112,16 +141,17 @@ static void unhash(kmem_cache *c, uint64_t i) {
 }
 
 static void unlink_slot(kmem_cache *c, uint32_t s) {
-  if (c->prev[s] != NO_SLOT) c->next[c->prev[s]] = c->next[s];
-  else c->head = c->next[s];
-  if (c->next[s] != NO_SLOT) c->prev[c->next[s]] = c->prev[s];
-  else c->tail = c->prev[s];
+  kslot_rec *r = &c->rec[s];
+  if (r->prev != NO_SLOT) c->rec[r->prev].next = r->next;
+  else c->head = r->next;
+  if (r->next != NO_SLOT) c->rec[r->next].prev = r->prev;
+  else c->tail = r->prev;
 }
 
 static void push_front(kmem_cache *c, uint32_t s) {
-  c->prev[s] = NO_SLOT;
-  c->next[s] = c->head;
-  if (c->head != NO_SLOT) c->prev[c->head] = s;
+  c->rec[s].prev = NO_SLOT;
+  c->rec[s].next = c->head;
+  if (c->head != NO_SLOT) c->rec[c->head].prev = s;
   c->head = s;
   if (c->tail == NO_SLOT) c->tail = s;
 }
@@ -130,7 +160,7 @@ static void push_front(kmem_cache *c, uint32_t s) {
  * (*found false): a free one, or the least recently used one's. */
 static uint64_t full_slot(kmem_cache *c, uint64_t line, bool *found) {
   uint64_t i = probe(c, line);
-  uint32_t s = c->table[i];
+  uint32_t s = c->table[i].slot;
   *found = s != NO_SLOT;
   if (*found) {
     unlink_slot(c, s);
@@ -143,7 +173,7 @@ static uint64_t full_slot(kmem_cache *c, uint64_t line, bool *found) {
       unhash(c, probe(c, c->tag[s]));
       i = probe(c, line);
     }
-    c->table[i] = s;
+    c->table[i] = (kentry){.line = line, .slot = s};
   }
   push_front(c, s);
   return s;
@@ -151,36 +181,47 @@ static uint64_t full_slot(kmem_cache *c, uint64_t line, bool *found) {
 
 /* --- set-associative ------------------------------------------------------ */
 
-static uint64_t set_slot(kmem_cache *c, uint64_t line, bool *found) {
-  uint64_t base = (mix(line) % c->sets) * c->ways, victim = base;
-  c->clock++;
-  for (uint64_t i = base; i < base + c->ways; i++) {
-    if (c->tag[i] == line) {
-      *found = true;
-      c->used[i] = c->clock;
-      return i;
+static uint8_t set_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
+  uint64_t h = mix(line);
+  kway *set = &c->way[(c->set_mask ? h & c->set_mask : h % c->sets) * c->ways], *victim = set;
+  uint64_t now = ++c->clock << USE_CLOCK_SHIFT, wrote = write ? (uint64_t)sectors << USE_DIRTY_SHIFT : 0;
+  if (evict) *evict = (kmem_evict){0};
+  for (kway *w = set; w < set + c->ways; w++) {
+    if (w->tag == line) {
+      uint8_t held = (uint8_t)(w->use & USE_SECTORS & sectors);
+      w->use = now | (w->use & ((1u << USE_CLOCK_SHIFT) - 1)) | wrote | sectors;
+      return held;
     }
-    if (c->used[i] < c->used[victim]) victim = i;
+    if (w->use >> USE_CLOCK_SHIFT < victim->use >> USE_CLOCK_SHIFT) victim = w;
   }
-  *found = false;
-  c->used[victim] = c->clock;
-  return victim;
+  uint8_t dirty = (uint8_t)(victim->use >> USE_DIRTY_SHIFT & USE_SECTORS);
+  if (evict && victim->tag != NO_LINE && dirty) *evict = (kmem_evict){.line = victim->tag, .dirty = dirty};
+  *victim = (kway){.tag = line, .use = now | wrote | sectors};
+  return 0;
+}
+
+void kmem_cache_prefetch(const kmem_cache *c, uint64_t line) {
+  uint64_t h = mix(line);
+  if (c->ways) __builtin_prefetch(&c->way[(c->set_mask ? h & c->set_mask : h % c->sets) * c->ways]);
+  else __builtin_prefetch(&c->table[h & c->mask]);
 }
 
 uint8_t kmem_cache_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
+  if (c->ways) return set_access(c, line, sectors, write, evict);
   bool found;
-  uint64_t s = c->ways ? set_slot(c, line, &found) : full_slot(c, line, &found);
+  uint64_t s = full_slot(c, line, &found);
   uint8_t held = 0;
   if (evict) *evict = (kmem_evict){0};
+  kslot_rec *r = &c->rec[s];
   if (found) {
-    held = c->valid[s] & sectors;
+    held = r->valid & sectors;
   } else {
-    if (evict && c->tag[s] != NO_LINE && c->dirty[s]) *evict = (kmem_evict){.line = c->tag[s], .dirty = c->dirty[s]};
+    if (evict && c->tag[s] != NO_LINE && r->dirty) *evict = (kmem_evict){.line = c->tag[s], .dirty = r->dirty};
     c->tag[s] = line;
-    c->valid[s] = 0;
-    c->dirty[s] = 0;
+    r->valid = 0;
+    r->dirty = 0;
   }
-  c->valid[s] |= sectors;
-  if (write) c->dirty[s] |= sectors;
+  r->valid |= sectors;
+  if (write) r->dirty |= sectors;
   return held;
 }

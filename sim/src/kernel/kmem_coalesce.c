@@ -8,29 +8,43 @@ static uint8_t sector_span(uint64_t lo, uint64_t hi) {
   return (uint8_t)(((1u << (b + 1)) - 1) & ~((1u << a) - 1));
 }
 
-static unsigned add(kmem_line *out, unsigned n, uint64_t line, uint8_t sectors) {
-  for (unsigned i = n; i-- > 0;)
-    if (out[i].line == line) {
-      out[i].sectors |= sectors;
-      return n;
-    }
+/* The lines found so far, by a hash of the line (linear probing): a
+ * gather's 32 lanes on 32 lines are found in a step each, not in a scan
+ * of those before. The lines stay in the order first seen. */
+#define WHERE_BITS 7
+#define WHERE_SIZE (1u << WHERE_BITS)
+_Static_assert(WHERE_SIZE >= 2 * KMEM_LINES_MAX && KMEM_LINES_MAX < 256, "where[] holds every line, index + 1 in a byte");
+
+static unsigned add(kmem_line *out, unsigned n, uint8_t where[WHERE_SIZE], uint64_t line, uint8_t sectors) {
+  if (n && out[n - 1].line == line) { /* the lane before's line: most lanes */
+    out[n - 1].sectors |= sectors;
+    return n;
+  }
+  unsigned h = (unsigned)((line * 0x9E3779B97F4A7C15ull) >> (64 - WHERE_BITS));
+  while (where[h] && out[where[h] - 1].line != line) h = (h + 1) & (WHERE_SIZE - 1);
+  if (where[h]) {
+    out[where[h] - 1].sectors |= sectors;
+    return n;
+  }
   if (n == KMEM_LINES_MAX) return n;
   out[n] = (kmem_line){.line = line, .sectors = sectors};
+  where[h] = (uint8_t)(n + 1);
   return n + 1;
 }
 
 unsigned kmem_coalesce(const uint64_t *addr, unsigned n, unsigned width, kmem_line out[KMEM_LINES_MAX]) {
   const uint64_t mask = (1u << KMEM_LINE_SHIFT) - 1;
   unsigned lines = 0;
+  uint8_t where[WHERE_SIZE] = {0};
   if (!width) width = 1;
   for (unsigned l = 0; l < n; l++) {
     uint64_t first = addr[l], last = addr[l] + width - 1;
     if (first >> KMEM_LINE_SHIFT == last >> KMEM_LINE_SHIFT) {
-      lines = add(out, lines, first >> KMEM_LINE_SHIFT, sector_span(first & mask, last & mask));
+      lines = add(out, lines, where, first >> KMEM_LINE_SHIFT, sector_span(first & mask, last & mask));
       continue;
     }
-    lines = add(out, lines, first >> KMEM_LINE_SHIFT, sector_span(first & mask, mask));
-    lines = add(out, lines, last >> KMEM_LINE_SHIFT, sector_span(0, last & mask));
+    lines = add(out, lines, where, first >> KMEM_LINE_SHIFT, sector_span(first & mask, mask));
+    lines = add(out, lines, where, last >> KMEM_LINE_SHIFT, sector_span(0, last & mask));
   }
   return lines;
 }

@@ -51,6 +51,11 @@ void kmem_l2_read(kmem_l2 *l, unsigned part, uint64_t line, uint8_t sectors, kme
   if (want) got->far = kmem_cache_access(l->whole, line, want, false, &got->evict);
 }
 
+void kmem_l2_prefetch(const kmem_l2 *l, unsigned part, uint64_t line) {
+  if (l->parts) kmem_cache_prefetch(l->near[part < l->parts ? part : 0], line);
+  kmem_cache_prefetch(l->whole, line);
+}
+
 void kmem_l2_write(kmem_l2 *l, uint64_t line, uint8_t sectors, bool back, kmem_evict *evict) {
   kmem_cache_access(l->whole, line, sectors, back, evict);
 }

@@ -23,36 +23,54 @@
 
 const char *const kmodel_stage_names[KMODEL_STAGES] = {"issue", "l2_tlb", "l3_tlb", "walk", "l2", "dram_rows", "dram"};
 
-/* An event's kind: bit 0 EV_WARP or EV_LOAD; a warp's carries its next
- * instruction above it (schedule_warp), for prefetch only. */
+/* An event's kind: bit 0 EV_WARP or EV_LOAD; a warp's carries where its
+ * next instruction's code starts above it (schedule_warp), for prefetch
+ * only. */
 enum { EV_WARP, EV_LOAD };
 
 /* What the issue of one instruction reads, decoded when its block starts
- * (decode): the registers the scoreboard tests, in one record, rather than
- * the block's eight arrays and the opcode table on every issue. */
-#define KINST_REGS (KTRACE_SRC_MAX + 8)
-typedef struct kinst {
-  uint8_t nd;              /* destination registers (dest_regs): reg[0 .. nd - 1] */
-  uint8_t ntest;           /* registers the scoreboard tests: reg[0 .. ntest - 1], RZ left out */
-  uint8_t cls;             /* tb->cls */
-  bool mem;                /* translated, with addresses: memory() */
-  uint8_t reg[KINST_REGS];
-} kinst;
+ * (decode) into the slot's code, rather than the block's eight arrays and
+ * the opcode table on every issue. With every SM simulated a warp's next
+ * instruction is out of the caches by its turn, so the code is as short
+ * as it can be (about 5 bytes an instruction, a 64-byte line for a dozen):
+ *   byte 0: the class (tb->cls) | KCODE_MEM (translated, with addresses:
+ *           memory() runs)
+ *   byte 1: nd | ns << 4: destination registers (dest_regs), then the
+ *           sources the scoreboard tests (RZ left out)
+ *   then the nd + ns register numbers;
+ *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
+ *   that memory() reads nothing else of the block but its addresses. */
+#define KCODE_MEM 0x80
+#define KACCESS_BYTES 7
+#define KCODE_MAX (2 + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
+
+/* What memory() reads of one instruction: addr[at .. at + n - 1], each
+ * lane `width` bytes. */
+typedef struct kaccess {
+  uint32_t at;
+  uint8_t n, width; /* n: its active lanes, at most 32 */
+  bool store, l2_only;
+} kaccess;
 
 typedef struct kslot { /* a resident block */
   ktrace_tb *tb;
-  kinst *inst;             /* [tb->ninst] */
+  uint8_t *code;   /* its instructions in turn, as above */
+  uint32_t *at;    /* [tb->ninst]: where instruction i's code starts */
+  size_t cap_code; /* bytes */
   uint32_t cap_inst;
   uint32_t sm, warps_left;
   bool busy;
 } kslot;
 
+/* One 64-byte line (build aligns them): a warp's turn reads this, its
+ * code and its registers, and little else. */
 typedef struct kwarp {
-  uint32_t slot, w, pc, end; /* its block slot, its index there, next and end instruction */
-  uint32_t sm, sched;
-  uint32_t loads;  /* loads in flight that write its registers */
-  bool waiting;    /* on a register a load writes */
-  bool draining;   /* past its last instruction, waiting for its loads */
+  uint32_t slot, pc, end; /* its block slot, next and end instruction */
+  uint32_t at;            /* where instruction pc's code starts in the slot's */
+  uint32_t loads;         /* loads in flight that write its registers */
+  uint8_t sched;          /* its scheduler (at most 64: gpu.c) */
+  bool waiting;           /* on a register a load writes */
+  bool draining;          /* past its last instruction, waiting for its loads */
   double since;
   uint64_t set[REGS / 64]; /* bit r: ready[r] written since the block started (else it reads 0) */
 } kwarp;
@@ -165,7 +183,8 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   m->grp_l2 = calloc(m->ngroups, sizeof *m->grp_l2);
   size_t slots = (size_t)m->nsms * m->resident, warps = slots * m->wpb;
   m->slot = calloc(slots, sizeof *m->slot);
-  m->warp = calloc(warps, sizeof *m->warp);
+  _Static_assert(sizeof(kwarp) == 64, "a warp is one cache line");
+  if ((m->warp = aligned_alloc(64, (warps ? warps : 1) * sizeof *m->warp))) memset(m->warp, 0, warps * sizeof *m->warp);
   m->ready = malloc(warps * REGS * sizeof *m->ready);
   m->fifo = malloc((slots + 1) * sizeof *m->fifo);
   if (!m->sm || !m->grp_l2 || !m->slot || !m->warp || !m->ready || !m->fifo || !(m->skip = ktrace_tb_new()))
@@ -214,7 +233,8 @@ static void teardown(kmodel *m) {
   kmem_dram_destroy(m->banks);
   for (size_t s = 0; m->slot && s < (size_t)m->nsms * m->resident; s++) {
     ktrace_tb_free(m->slot[s].tb);
-    free(m->slot[s].inst);
+    free(m->slot[s].code);
+    free(m->slot[s].at);
   }
   ktrace_tb_free(m->skip);
   free(m->sm);
@@ -328,6 +348,27 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
   return data > g->issue_interval ? data : g->issue_interval;
 }
 
+/* Instruction i's kaccess. */
+static kaccess access_of(const ktrace_tb *tb, uint32_t i) {
+  unsigned cls = tb->cls[i];
+  return (kaccess){.at = tb->addr_at[i], .n = (uint8_t)(tb->addr_at[i + 1] - tb->addr_at[i]),
+                   .width = tb->ops[tb->op[i]].width, .l2_only = tb->ops[tb->op[i]].l2_only,
+                   .store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC};
+}
+
+static void access_put(uint8_t *c, const kaccess *a) {
+  memcpy(c, &a->at, 4);
+  c[4] = a->n;
+  c[5] = a->width;
+  c[6] = (uint8_t)(a->store | a->l2_only << 1);
+}
+
+static kaccess access_get(const uint8_t *c) {
+  kaccess a = {.n = c[4], .width = c[5], .store = c[6] & 1, .l2_only = c[6] >> 1 & 1};
+  memcpy(&a.at, c, 4);
+  return a;
+}
+
 /* Instruction i of tb on SM smi, issued at t (t < 0: the warm-up, state
  * only): when its data is back; -1 (m->d) on an address outside every
  * mapping. Its lines pass the load path and the L1 one by one; those the
@@ -335,23 +376,23 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
  * TLB the instruction goes on whole: every page it needs is looked up in
  * the L2 TLB, hits included (gather.csv: the cost follows the distinct
  * entries of a missing instruction, tlbsim/gather.h). */
-static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, double t, double *done) {
-  uint32_t at = tb->addr_at[i], n = tb->addr_at[i + 1] - at;
-  unsigned cls = tb->cls[i];
-  bool store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC;
-  bool l2_only = tb->ops[tb->op[i]].l2_only;
+static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, const kaccess *a, double t,
+                  double *done) {
+  bool store = a->store, l2_only = a->l2_only;
   kmem_line line[KMEM_LINES_MAX];
-  unsigned nl = kmem_coalesce(tb->addr + at, n, tb->ops[tb->op[i]].width, line);
+  unsigned nl = kmem_coalesce(tb->addr + a->at, a->n, a->width, line);
   ksm *sm = &m->sm[smi];
   bool timed = t >= 0, any_miss = false;
   double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
   uint64_t page_va[KMEM_LINES_MAX];
   mmu_outcome page_o[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
+  bool l1 = !store && !l2_only && sm->l1;
+  for (unsigned j = 0; l1 && j < nl; j++) kmem_cache_prefetch(sm->l1, line[j].line); /* the look-ups overlap */
   for (unsigned j = 0; j < nl; j++) {
     line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(m->g, line[j].sectors)) : -1;
     if (timed) m->res->lines++, m->res->sectors += kmem_sectors(line[j].sectors);
-    uint8_t held = !store && !l2_only && sm->l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors, false, NULL) : 0;
+    uint8_t held = l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors, false, NULL) : 0;
     bool l1hit = held == line[j].sectors;
     if (l1hit && timed) {
       m->res->l1_hits++;
@@ -379,10 +420,16 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, doub
     m->res->translations++;
     page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where);
   }
+  uint64_t pa_of[KMEM_LINES_MAX];
   for (unsigned k = 0; k < nmiss; k++) {
     unsigned j = miss[k], p = page_of[k];
     uint64_t off = (line[j].line << KMEM_LINE_SHIFT) & ((1ull << page_o[p].page_shift) - 1);
-    uint64_t pa_line = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    pa_of[k] = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    if (!store) kmem_l2_prefetch(m->l2, sm->part, pa_of[k]);
+  }
+  for (unsigned k = 0; k < nmiss; k++) {
+    unsigned j = miss[k], p = page_of[k];
+    uint64_t pa_line = pa_of[k];
     double ready = timed ? (page_t[p] > line_t[j] ? page_t[p] : line_t[j]) : -1;
     if (timed) m->res->translation_cycles += ready - line_t[j];
     double back = l2_line(m, smi, ready, pa_line, line[j].sectors, store);
@@ -407,24 +454,44 @@ static unsigned dest_regs(const ktrace_tb *tb, uint32_t i, uint8_t out[8]) {
   return n;
 }
 
-/* The block's instructions as issue reads them, into its slot. */
+/* Room in the slot for the block's code: at most KCODE_MAX bytes an
+ * instruction. */
+static int code_room(kmodel *m, kslot *sl, uint32_t ninst) {
+  if (ninst > sl->cap_inst) {
+    uint32_t *grown = realloc(sl->at, ninst * sizeof *grown);
+    if (!grown) return oom(m);
+    sl->at = grown;
+    sl->cap_inst = ninst;
+  }
+  size_t bytes = (size_t)ninst * KCODE_MAX;
+  if (bytes > sl->cap_code) {
+    uint8_t *grown = realloc(sl->code, bytes);
+    if (!grown) return oom(m);
+    sl->code = grown;
+    sl->cap_code = bytes;
+  }
+  return 0;
+}
+
+/* The block's instructions as issue reads them, into its slot's code. */
 static int decode(kmodel *m, kslot *sl) {
   const ktrace_tb *tb = sl->tb;
-  if (tb->ninst > sl->cap_inst) {
-    kinst *grown = realloc(sl->inst, tb->ninst * sizeof *grown);
-    if (!grown) return oom(m);
-    sl->inst = grown;
-    sl->cap_inst = tb->ninst;
-  }
+  if (code_room(m, sl, tb->ninst)) return -1;
+  uint8_t *c = sl->code;
   for (uint32_t i = 0; i < tb->ninst; i++) {
-    kinst *k = &sl->inst[i];
-    k->nd = (uint8_t)dest_regs(tb, i, k->reg);
-    unsigned n = k->nd;
+    sl->at[i] = (uint32_t)(c - sl->code);
+    unsigned nd = dest_regs(tb, i, c + 2), ns = 0;
     for (unsigned j = 0; j < tb->nsrc[i]; j++)
-      if (tb->src[i][j] != REG_NONE) k->reg[n++] = tb->src[i][j];
-    k->ntest = (uint8_t)n;
-    k->cls = tb->cls[i];
-    k->mem = ktrace_class_is_translated(k->cls) && tb->addr_at[i + 1] > tb->addr_at[i];
+      if (tb->src[i][j] != REG_NONE) c[2 + nd + ns++] = tb->src[i][j];
+    bool mem = ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i];
+    c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0));
+    c[1] = (uint8_t)(nd | ns << 4);
+    c += 2 + nd + ns;
+    if (mem) {
+      kaccess a = access_of(tb, i);
+      access_put(c, &a);
+      c += KACCESS_BYTES;
+    }
   }
   return 0;
 }
@@ -443,8 +510,8 @@ static int start_block(kmodel *m, uint32_t s, double t);
 
 /* Warp wi's next issue at t. */
 static int schedule_warp(kmodel *m, double t, uint32_t wi) {
-  uint32_t pc = m->warp[wi].pc & (UINT32_MAX >> 1);
-  return engine_schedule(&m->ev, t, wi, EV_WARP | pc << 1) ? oom(m) : 0;
+  uint32_t at = m->warp[wi].at & (UINT32_MAX >> 1);
+  return engine_schedule(&m->ev, t, wi, EV_WARP | at << 1) ? oom(m) : 0;
 }
 
 /* What the next event will read, asked for now: with one block's warps on
@@ -454,10 +521,22 @@ static void prefetch(const kmodel *m, const engine_event *ev) {
   if ((ev->kind & 1) != EV_WARP) return;
   const kwarp *w = &m->warp[ev->id];
   __builtin_prefetch(w);
-  __builtin_prefetch((const char *)(w + 1) - 1);
   const kslot *sl = &m->slot[ev->id / m->wpb];
-  uint32_t pc = ev->kind >> 1;
-  if (pc < sl->cap_inst) __builtin_prefetch(&sl->inst[pc]);
+  uint32_t at = ev->kind >> 1;
+  if (at < sl->cap_code) __builtin_prefetch(&sl->code[at]);
+}
+
+/* The addresses the next event's instruction reads, asked for while the
+ * event before it runs (its code was fetched by prefetch() already). */
+static void prefetch_addr(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) != EV_WARP) return;
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  uint32_t at = ev->kind >> 1;
+  if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
+  const uint8_t *c = sl->code + at;
+  kaccess a = access_get(c + 2 + (c[1] & 15) + (c[1] >> 4));
+  const char *p = (const char *)(sl->tb->addr + a.at), *e = (const char *)(sl->tb->addr + a.at + a.n);
+  for (; p < e; p += 64) __builtin_prefetch(p);
 }
 
 /* A warp's block is done with it at t: the block's slot takes the next
@@ -503,12 +582,11 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     return 0;
   }
   uint32_t i = w->pc;
-  const kinst *in = &sl->inst[i];
-  const uint8_t *dst = in->reg;
-  unsigned nd = in->nd;
+  const uint8_t *code = sl->code + w->at, *dst = code + 2;
+  unsigned nd = code[1] & 15, ntest = nd + (code[1] >> 4);
   double at = t;
-  for (unsigned k = 0; k < in->ntest; k++) { /* the order is the max's: none */
-    double r = reg_ready(w, ready, in->reg[k]);
+  for (unsigned k = 0; k < ntest; k++) { /* the order is the max's: none */
+    double r = reg_ready(w, ready, dst[k]);
     if (isinf(r)) { /* a load's register: wait for it (the scoreboard) */
       w->waiting = true;
       w->since = t;
@@ -516,16 +594,19 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     }
     if (r > at) at = r;
   }
-  double *sf = &m->sm[w->sm].sched_free[w->sched];
+  double *sf = &m->sm[sl->sm].sched_free[w->sched];
   if (*sf > at) at = *sf;
   *sf = at + 1;
   m->res->warp_instructions++;
-  unsigned cls = in->cls;
+  unsigned cls = code[0] & (KCODE_MEM - 1);
   w->pc++;
-  if (in->mem) {
+  w->at += 2 + ntest;
+  if (code[0] & KCODE_MEM) {
     m->res->memory_instructions++;
+    w->at += KACCESS_BYTES;
+    kaccess a = access_get(code + 2 + ntest);
     double done = 0;
-    if (memory(m, w->sm, tb, i, at, &done)) return -1;
+    if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
       if (new_load(m, wi, dst, nd, &id)) return -1;
@@ -575,8 +656,9 @@ static int start_block(kmodel *m, uint32_t s, double t) {
   for (uint32_t k = 0; k < sl->tb->nwarps && k < m->wpb; k++) {
     uint32_t wi = s * m->wpb + k;
     kwarp *w = &m->warp[wi];
-    *w = (kwarp){.slot = s, .w = k, .pc = sl->tb->first[k], .end = sl->tb->first[k] + sl->tb->count[k],
-                 .sm = sl->sm, .sched = sl->tb->warp[k] % (m->g->schedulers ? m->g->schedulers : 1)};
+    uint32_t first = sl->tb->first[k];
+    *w = (kwarp){.slot = s, .pc = first, .end = first + sl->tb->count[k], .at = first < sl->tb->ninst ? sl->at[first] : 0,
+                 .sched = (uint8_t)(sl->tb->warp[k] % (m->g->schedulers ? m->g->schedulers : 1))};
     m->res->warps++; /* its registers read 0 (set is clear) */
     if (schedule_warp(m, t, wi)) return -1;
   }
@@ -597,10 +679,10 @@ static int warm(kmodel *m, const kmodel_source *src) {
     uint32_t sm;
     kept(m, b, &sm);
     for (uint32_t i = 0; i < tb->ninst; i++) {
+      if (!ktrace_class_is_translated(tb->cls[i]) || tb->addr_at[i + 1] <= tb->addr_at[i]) continue;
+      kaccess a = access_of(tb, i);
       double done;
-      if (ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i] &&
-          memory(m, sm, tb, i, -1, &done))
-        return -1;
+      if (memory(m, sm, tb, i, &a, -1, &done)) return -1;
     }
   }
   return got;
@@ -628,6 +710,7 @@ static int timed(kmodel *m, const kmodel_source *src) {
     size_t n;
     const engine_event *soon = engine_soon(&m->ev, 3, &n);
     for (size_t k = 0; k < n; k++) prefetch(m, &soon[k]);
+    if (n) prefetch_addr(m, &soon[0]);
     int rc = (ev.kind & 1) == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
     if (rc) return -1;
   }
