@@ -1,8 +1,10 @@
 # plots/kernel_embed.gp — the embedding-bag kernel on the H200, measured against `tlbsim kernel`'s
 # model: lookups per ns against the table's size, one panel per row size, a colour per Zipf alpha;
-# filled points measured (every row of run4/embed.csv), open circles predicted (the rows `tlbsim
-# validate` re-ran: every 7th).
-#   tlbsim validate --preset h200 --every 7 gpu/results/h200/run4/embed.csv > docs/validate_h200_embed.txt
+# filled points measured (every row of run4/embed.csv), open circles predicted (every row: `tlbsim
+# validate`'s table, here made from the JSON of scripts/validate_parallel.py on a 16-core machine;
+# one `tlbsim validate --preset h200 gpu/results/h200/run4/embed.csv` prints the same table, in
+# about 15 minutes of one core).
+#   tlbsim validate --preset h200 gpu/results/h200/run4/embed.csv > docs/validate_h200_embed.txt
 #   gnuplot plots/kernel_embed.gp
 # Reads gpu/results/h200/run4/embed.csv (columns 8 lookups_per_ns, 12 table_bytes, 13 row_bytes,
 # 17 alpha) and docs/validate_h200_embed.txt (validate's table: table, row, alpha, measured,
