@@ -387,6 +387,7 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
   uint64_t page_va[KMEM_LINES_MAX];
   mmu_outcome page_o[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
+  uint64_t pa_of[KMEM_LINES_MAX];
   bool l1 = !store && !l2_only && sm->l1;
   for (unsigned j = 0; l1 && j < nl; j++) kmem_cache_prefetch(sm->l1, line[j].line); /* the look-ups overlap */
   for (unsigned j = 0; j < nl; j++) {
@@ -412,6 +413,9 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
       any_miss |= page_o[p].hit_level < 0 || m->where[page_o[p].hit_level] > 0;
       npages++;
     }
+    uint64_t off = va & ((1ull << page_o[p].page_shift) - 1);
+    pa_of[nmiss] = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    if (!store) kmem_l2_prefetch(m->l2, sm->part, pa_of[nmiss]); /* before the first L2 look-up */
     page_of[nmiss] = p;
     miss[nmiss++] = j;
   }
@@ -420,16 +424,14 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
     m->res->translations++;
     page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where);
   }
-  uint64_t pa_of[KMEM_LINES_MAX];
+  /* miss, page_of and pa_of are written for each k < nmiss and line_t for each j < nl above; cppcheck
+   * (2.x) loses the count across the loop and reports them uninitialised. */
   for (unsigned k = 0; k < nmiss; k++) {
+    // cppcheck-suppress uninitvar
     unsigned j = miss[k], p = page_of[k];
-    uint64_t off = (line[j].line << KMEM_LINE_SHIFT) & ((1ull << page_o[p].page_shift) - 1);
-    pa_of[k] = ((page_o[p].pa & ~((1ull << page_o[p].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
-    if (!store) kmem_l2_prefetch(m->l2, sm->part, pa_of[k]);
-  }
-  for (unsigned k = 0; k < nmiss; k++) {
-    unsigned j = miss[k], p = page_of[k];
+    // cppcheck-suppress uninitvar
     uint64_t pa_line = pa_of[k];
+    // cppcheck-suppress uninitvar
     double ready = timed ? (page_t[p] > line_t[j] ? page_t[p] : line_t[j]) : -1;
     if (timed) m->res->translation_cycles += ready - line_t[j];
     double back = l2_line(m, smi, ready, pa_line, line[j].sectors, store);
