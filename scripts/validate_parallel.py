@@ -22,9 +22,18 @@ import tempfile
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__.strip().splitlines()[-1])
-    tlbsim, path, jobs, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-    with open(path) as f:
-        header, *rows = f.read().splitlines()
+    tlbsim, path, extra = sys.argv[1], sys.argv[2], sys.argv[4:]
+    if not sys.argv[3].isdigit() or int(sys.argv[3]) < 1:
+        sys.exit("validate_parallel: JOBS '%s' is not a whole number from 1" % sys.argv[3])
+    jobs = int(sys.argv[3])
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        sys.exit("%s: %s" % (path, e.strerror))
+    if not lines:
+        sys.exit("%s:1: empty: no header" % path)
+    header, *rows = lines
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
         for s in range(min(jobs, len(rows))):
