@@ -214,14 +214,19 @@ static void test_scoreboard(void) {
   write_trace(path, 8, true, BASE);
   CU_ASSERT_EQUAL_FATAL(run(&e, path, &dep, &d), 0);
   const gpu_config *g = &e.spec.gpu;
-  /* independent: the eight overlap, about one DRAM latency and one cold walk (2553 cycles) */
-  CU_ASSERT_TRUE(ind.cycles > g->dram_cycles && ind.cycles < 4 * g->dram_cycles);
-  /* dependent: each waits for the one before (the scoreboard): 7390 cycles */
-  CU_ASSERT_TRUE(dep.cycles > 8 * g->dram_cycles && dep.cycles > 2.5 * ind.cycles);
+  /* one cold walk (its four pages share a TLB sector): the five levels' entries, each from DRAM (a cold
+     page table is not in the L2), one after the other */
+  CU_ASSERT_EQUAL(ind.served[3], 1);
+  CU_ASSERT_EQUAL(ind.walk_reads, 5);
+  CU_ASSERT_EQUAL(ind.walk_reads_dram, 5);
+  /* independent: the eight overlap, about one DRAM latency after the walk (4573 cycles) */
+  CU_ASSERT_TRUE(ind.cycles > 6 * g->dram_cycles && ind.cycles < 7 * g->dram_cycles);
+  /* dependent: each waits for the one before (the scoreboard): 9410 cycles */
+  CU_ASSERT_TRUE(dep.cycles > ind.cycles + 6 * g->dram_cycles);
   CU_ASSERT_TRUE(dep.stall_cycles > 7 * g->dram_cycles);
   CU_ASSERT_EQUAL(ind.memory_instructions, 8);
   CU_ASSERT_EQUAL(ind.warp_instructions, 10);
-  CU_ASSERT_EQUAL(ind.dram_sectors, 64); /* 2 lines of 4 sectors a load */
+  CU_ASSERT_EQUAL(ind.dram_sectors, 64 + 5); /* 2 lines of 4 sectors a load, a sector each entry read */
   CU_ASSERT_DOUBLE_EQUAL(ind.ns, ind.cycles / g->clock_ghz + g->stream_launch_ns, 1e-6);
   /* outside the mapping: the instruction's file and line */
   write_trace(path, 2, false, BASE + (64u << 20));
@@ -230,6 +235,42 @@ static void test_scoreboard(void) {
   snprintf(want, sizeof want, "%s:16: address 0x%llx is outside every mapping", path,
            (unsigned long long)(BASE + (64u << 20)));
   CU_ASSERT_STRING_EQUAL(d.msg, want);
+  unlink(path);
+  machine_destroy(e.m);
+}
+
+/* A walk's reads go to the L2: with no page-table line cache and a TLB
+ * fill of one page (its 16-byte PD0 entry), the second page walks again,
+ * its walk caches hit down to PD1, and its PD0 entry shares a line with
+ * the first page's, which the first walk brought into the L2: one read,
+ * an L2 hit, walk_ref_cycles (the chase's) after the walk's fixed part. */
+static void test_walk_l2(void) {
+  model_env e;
+  env_init(&e, 64u << 20);
+  e.spec.sys.mmu.walker.line_cache.entries = 0;
+  e.spec.sys.mmu.fill_bytes = 16;
+  char path[] = "/tmp/tlbsim_kmodel_XXXXXX";
+  int fd = mkstemp(path);
+  CU_ASSERT_TRUE_FATAL(fd >= 0);
+  close(fd);
+  diag d;
+  kmodel_result r[2];
+  write_trace(path, 2, true, BASE); /* pages 0 and 0 */
+  CU_ASSERT_EQUAL_FATAL(run(&e, path, &r[0], &d), 0);
+  write_trace(path, 3, true, BASE); /* pages 0, 0 and 1 */
+  CU_ASSERT_EQUAL_FATAL(run(&e, path, &r[1], &d), 0);
+  CU_ASSERT_EQUAL(r[0].served[3], 1);
+  CU_ASSERT_EQUAL(r[1].served[3], 2);
+  CU_ASSERT_EQUAL(r[1].walk_reads, 6);
+  CU_ASSERT_EQUAL(r[1].walk_reads_dram, 5);
+  const gpu_config *g = &e.spec.gpu;
+  const memsys_config *mem = &e.spec.sys.mem;
+  /* the third load: the L2 and L3 TLBs' latencies, a walk of the fixed part and one L2-served read, then
+     its line from DRAM (the issue of one more instruction within a cycle) */
+  const mmu_config *mc = &e.spec.sys.mmu;
+  double third = r[1].cycles - r[0].cycles,
+         walk = mc->level[1].latency + mc->level[2].latency + mc->walker.walk_cycles + mem->table_cycles;
+  CU_ASSERT_DOUBLE_EQUAL(third, walk + g->dram_cycles, 1.5);
   unlink(path);
   machine_destroy(e.m);
 }
@@ -351,7 +392,8 @@ int main(void) {
   static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"cache_full", test_cache_full},
                                     {"l2", test_l2}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
-  static const test_case model[] = {{"scoreboard", test_scoreboard}, {"write-back", test_write_back},
+  static const test_case model[] = {{"scoreboard", test_scoreboard}, {"walk reads the L2", test_walk_l2},
+                                    {"write-back", test_write_back},
                                     {"stream source", test_stream_source},
                                     {"chase source", test_chase_source}, {NULL, NULL}};
   static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};

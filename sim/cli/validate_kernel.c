@@ -106,6 +106,9 @@ static json_object *kernel_point(unsigned long line, const kembed_spec *s, doubl
   json_object_object_add(o, "l1_hit_ratio", report_ratio(r->l1_hits, r->lines));
   json_object_object_add(o, "l2_hit_ratio", report_ratio(r->l2_hits, r->l2_lines));
   json_object_object_add(o, "tlb_l1_ratio", report_ratio(r->served[0], r->translations));
+  json_object_object_add(o, "walks", json_object_new_uint64(r->served[3]));
+  json_object_object_add(o, "walk_reads", json_object_new_uint64(r->walk_reads));
+  json_object_object_add(o, "walk_reads_l2_hit_ratio", report_ratio(r->walk_reads - r->walk_reads_dram, r->walk_reads));
   json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[limit]));
   json_object_object_add(o, "limit_busy", report_real(r->busy[limit]));
   return o;

@@ -23,7 +23,9 @@
  *             partition, else by the rest of the L2 (farther), else DRAM; a
  *             store goes to the whole L2 (written back when evicted, or
  *             through), leaving the partitions' copies as they are (no
- *             kernel modelled reads a line another SM stored).
+ *             kernel modelled reads a line another SM stored). The GMMU's
+ *             page-table reads are no SM's: they are served by the whole
+ *             L2 (KMEM_L2_HOME), near, or by DRAM.
  * kmem_dram   DRAM's banks, each with the row (DRAM page) it has open: a
  *             request to another row costs an activation's interval before
  *             its sectors' (HBM's row-buffer locality: a stream's lines hit
@@ -79,6 +81,9 @@ void kmem_cache_prefetch(const kmem_cache *c, uint64_t line);
 uint64_t kmem_cache_lines(const kmem_cache *c);
 
 #define KMEM_L2_PARTS 2 /* partitions at most (the H100's L2: two) */
+/* The `part` of a read no SM's partition makes (the GMMU's): the whole L2
+ * serves it, its hits all near. */
+#define KMEM_L2_HOME UINT32_MAX
 
 typedef struct kmem_l2 kmem_l2;
 
@@ -95,7 +100,7 @@ typedef struct kmem_l2_got {
  * in near_bytes[p] (the same ways); NULL with d set as kmem_cache_create. */
 kmem_l2 *kmem_l2_create(uint64_t bytes, uint32_t ways, unsigned parts, const uint64_t *near_bytes, diag *d);
 void kmem_l2_destroy(kmem_l2 *l);
-/* An SM of partition `part` reads `sectors` of line. */
+/* An SM of partition `part` (or KMEM_L2_HOME) reads `sectors` of line. */
 void kmem_l2_read(kmem_l2 *l, unsigned part, uint64_t line, uint8_t sectors, kmem_l2_got *got);
 /* kmem_cache_prefetch for such a read. */
 void kmem_l2_prefetch(const kmem_l2 *l, unsigned part, uint64_t line);

@@ -92,6 +92,9 @@ typedef struct kmodel_result {
   uint64_t dram_sectors, dram_rows; /* sectors DRAM moved; activations */
   uint64_t translations;           /* page translations of L1 misses */
   uint64_t served[4];              /* by where: the SM's TLB, its group's, the GPU's, a walk */
+  uint64_t walk_reads, walk_reads_dram; /* page-table entries walks read past the line cache, and those the
+                                           L2 missed (their sectors count in dram_sectors; the L2's look-ups
+                                           and hits above are the kernel's own lines) */
   double translation_cycles;       /* summed over lines: from the L1 miss until translated */
   double stall_cycles;             /* summed over warps: waiting on a register a load writes */
   double busy[KMODEL_STAGES];      /* utilisation of: issue (the busiest SM), L2-TLB group (the busiest),

@@ -37,12 +37,12 @@ void kmem_l2_destroy(kmem_l2 *l) {
   free(l);
 }
 
-/* The near copy first; what it lacks is looked up in the whole L2 (which
+/* The near copy first (a KMEM_L2_HOME read has none); what it lacks is looked up in the whole L2 (which
  * then holds it: fetched from DRAM when it did not), and the near copy
  * keeps every sector read from now on. */
 void kmem_l2_read(kmem_l2 *l, unsigned part, uint64_t line, uint8_t sectors, kmem_l2_got *got) {
   *got = (kmem_l2_got){0};
-  if (!l->parts) {
+  if (!l->parts || part == KMEM_L2_HOME) {
     got->near = kmem_cache_access(l->whole, line, sectors, false, &got->evict);
     return;
   }
@@ -52,7 +52,7 @@ void kmem_l2_read(kmem_l2 *l, unsigned part, uint64_t line, uint8_t sectors, kme
 }
 
 void kmem_l2_prefetch(const kmem_l2 *l, unsigned part, uint64_t line) {
-  if (l->parts) kmem_cache_prefetch(l->near[part < l->parts ? part : 0], line);
+  if (l->parts && part != KMEM_L2_HOME) kmem_cache_prefetch(l->near[part < l->parts ? part : 0], line);
   kmem_cache_prefetch(l->whole, line);
 }
 

@@ -81,6 +81,18 @@ typedef struct kload { /* a load in flight: whose registers it writes */
   uint32_t next_free;
 } kload;
 
+/* What one page's walk read past the walker's line cache (its observer
+ * copies it from the walker_result): each entry's physical address, to be
+ * replayed as a request to the L2 and, where the L2 misses, DRAM. `fixed`
+ * is the rest of the walk's cycles (walk_cycles, line-cache hits). A walk
+ * repeated after the fault handler mapped the page reads again, so room
+ * for two. */
+typedef struct kwalk {
+  uint8_t n;
+  uint64_t fixed;
+  uint64_t pa[2 * PT_MAX_LEVELS];
+} kwalk;
+
 typedef struct ksm {
   mmu *mmu;
   uint32_t group;
@@ -104,6 +116,8 @@ typedef struct kmodel {
   engine_band l3, walk, l2data, dram_rows, dram;
   kmem_l2 *l2;
   kmem_dram *banks;
+  kwalk *walk_into; /* where the observer puts the walk of the page being translated */
+  double gmmu_cycles; /* a page-table read's cost beyond its L2 hit (walk_ref_cycles - data_cycles) */
   kslot *slot;
   kwarp *warp;
   double *ready; /* per warp slot, REGS register times (INFINITY: a load pending) */
@@ -131,6 +145,22 @@ static uint32_t sm_group(const void *ctx, unsigned level, unsigned agent) {
 }
 
 static int oom(kmodel *m) { return diag_set(m->d, NULL, 0, "kernel model: out of memory"); }
+
+/* The observer's walk event: the entries read from memory go to
+ * walk_into, the walk's other cycles to its fixed part. */
+static void walk_seen(void *ctx, uint64_t va, const walker_result *w) {
+  (void)va;
+  kwalk *k = ((kmodel *)ctx)->walk_into;
+  if (!k) return;
+  uint64_t reads = 0;
+  for (unsigned i = 0; i < w->walk.nsteps; i++) {
+    const walker_step *s = &w->step[i];
+    if (!s->read || s->line_hit || k->n == sizeof k->pa / sizeof k->pa[0]) continue;
+    k->pa[k->n++] = s->entry.entry_pa;
+    reads += s->cycles;
+  }
+  k->fixed += w->cycles - reads;
+}
 
 /* A cache of the share `frac` of `bytes`, at least one set. */
 static uint64_t cache_bytes(uint64_t bytes, double frac, uint32_t ways) {
@@ -212,8 +242,15 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   system_layout layout = {.group = sm_group, .ctx = m};
   if (!(m->sys = system_create(m->spec->sys, m->spec->table, &layout, m->d))) return -1;
   if (m->spec->fault) system_set_fault_handler(m->sys, m->spec->fault, m->spec->fault_ctx);
-  for (uint32_t i = 0; i < m->nsms; i++)
+  mmu_observer watch = {.ctx = m, .walk = walk_seen};
+  for (uint32_t i = 0; i < m->nsms; i++) {
     if (!(m->sm[i].mmu = system_agent(m->sys, i, m->d))) return -1;
+    mmu_set_observer(m->sm[i].mmu, &watch);
+  }
+  /* walk_ref_cycles is what a read cost the one-thread chase (chase.csv past 256 GiB: 340), less than
+   * DRAM's 689: its lines were in the L2, and the GMMU adds this much to an L2 hit */
+  const memsys_config *mem = &m->spec->sys->mem;
+  m->gmmu_cycles = mem->table_cycles > mem->data_cycles ? (double)(mem->table_cycles - mem->data_cycles) : 0;
   return 0;
 }
 
@@ -275,8 +312,32 @@ static int next_kept(kmodel *m, ktrace_tb *tb, uint64_t *index) {
 
 /* --- one instruction's memory ------------------------------------------ */
 
-/* A line's translation booked from t (its page's outcome o): when it is done. */
-static double translate_time(kmodel *m, uint32_t smi, double t, const mmu_outcome *o, unsigned where) {
+static double l2_line(kmodel *m, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit);
+
+/* A walk's entries read one after the other from t (each needs the one
+ * before: it names the next table), as the GMMU's requests to the L2 and
+ * DRAM below it: when the last is back (t < 0: the L2's state only). */
+static double walk_reads(kmodel *m, double t, const kwalk *w) {
+  kmodel_result *r = m->res;
+  bool timed = t >= 0;
+  if (timed) t += (double)w->fixed;
+  for (unsigned i = 0; i < w->n; i++) {
+    uint64_t pa = w->pa[i];
+    bool hit;
+    double back = l2_line(m, KMEM_L2_HOME, timed ? t : -1, pa >> KMEM_LINE_SHIFT,
+                          (uint8_t)(1u << ((pa >> KMEM_SECTOR_SHIFT) & 3)), false, &hit);
+    if (!timed) continue;
+    r->walk_reads++;
+    r->walk_reads_dram += !hit;
+    t = back + m->gmmu_cycles;
+  }
+  return t;
+}
+
+/* A line's translation booked from t (its page's outcome o, its walk w):
+ * when it is done. */
+static double translate_time(kmodel *m, uint32_t smi, double t, const mmu_outcome *o, unsigned where,
+                             const kwalk *w) {
   ksm *sm = &m->sm[smi];
   const gpu_config *g = m->g;
   m->res->served[where]++;
@@ -285,8 +346,9 @@ static double translate_time(kmodel *m, uint32_t smi, double t, const mmu_outcom
     t = engine_band_take(&m->grp_l2[sm->group], t, g->l2_interval);
   }
   if (where >= 2) t = engine_band_take(&m->l3, t, g->l3_interval / m->share);
-  if (where >= 3) t = engine_band_take(&m->walk, t, g->walk_interval / m->share);
-  return t + (double)o->tlb_cycles + (double)o->walk_cycles;
+  if (where < 3) return t + (double)o->tlb_cycles;
+  t = engine_band_take(&m->walk, t, g->walk_interval / m->share);
+  return walk_reads(m, t + (double)o->tlb_cycles, w);
 }
 
 /* DRAM's time per sector written. */
@@ -307,23 +369,23 @@ static void write_back(kmodel *m, double t, const kmem_evict *e) {
   engine_band_take(&m->dram, t, n * write_interval(g) / m->share);
 }
 
-/* A line from the L2 on, for SM smi: when its data is back (timed), or
- * only the state changes (t < 0: the warm-up). A read is served by the
- * SM's partition, the rest of the L2 (l2_far_cycles later) or DRAM; a
+/* A line from the L2 on, for a request of L2 partition `part`: when its
+ * data is back (timed), or only the state changes (t < 0: the warm-up);
+ * *hit: whether the L2 served it (a store always is). A read is served by
+ * the partition, the rest of the L2 (l2_far_cycles later) or DRAM; a
  * store, which nobody waits for, stays in the L2 (l2_write_back: DRAM
  * takes its sectors when the line is evicted) or passes on to DRAM. */
-static double l2_line(kmodel *m, uint32_t smi, double t, uint64_t pa_line, uint8_t sectors, bool store) {
+static double l2_line(kmodel *m, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit) {
   const gpu_config *g = m->g;
   kmem_l2_got got = {0};
   if (store) kmem_l2_write(m->l2, pa_line, sectors, g->l2_write_back, &got.evict);
-  else kmem_l2_read(m->l2, m->sm[smi].part, pa_line, sectors, &got);
+  else kmem_l2_read(m->l2, part, pa_line, sectors, &got);
   uint8_t miss = store ? (g->l2_write_back ? 0 : sectors) : (uint8_t)(sectors & ~(got.near | got.far));
+  *hit = !miss || store;
   bool row_hit = !miss || kmem_dram_access(m->banks, pa_line << KMEM_LINE_SHIFT);
   double back = t;
   if (t >= 0) {
     kmodel_result *r = m->res;
-    r->l2_lines++;
-    r->l2_hits += !miss || store;
     double bytes = kmem_sectors(sectors) * g->l2_sector_interval;
     t = engine_band_take(&m->l2data, t, (bytes > g->data_interval ? bytes : g->data_interval) / m->share);
     back = t + m->spec->sys->mem.data_cycles + (got.near == sectors ? 0 : g->l2_far_cycles);
@@ -386,6 +448,7 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
   double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
   uint64_t page_va[KMEM_LINES_MAX];
   mmu_outcome page_o[KMEM_LINES_MAX];
+  kwalk page_w[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
   uint64_t pa_of[KMEM_LINES_MAX];
   bool l1 = !store && !l2_only && sm->l1;
@@ -404,7 +467,10 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
     unsigned p = 0;
     while (p < npages && (va >> page_o[p].page_shift) != (page_va[p] >> page_o[p].page_shift)) p++;
     if (p == npages) {
+      page_w[p].n = 0, page_w[p].fixed = 0;
+      m->walk_into = &page_w[p];
       mmu_translate(sm->mmu, va, store ? ACC_WRITE : ACC_READ, &page_o[p]);
+      m->walk_into = NULL;
       if (page_o[p].status != MMU_OK)
         return diag_set(m->d, m->file, tb->line[i], "address 0x%llx is outside every mapping",
                         (unsigned long long)va);
@@ -419,10 +485,14 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
     page_of[nmiss] = p;
     miss[nmiss++] = j;
   }
-  for (unsigned p = 0; timed && p < npages; p++) {
+  for (unsigned p = 0; p < npages; p++) {
     unsigned where = page_o[p].hit_level < 0 ? 3 : (unsigned)m->where[page_o[p].hit_level];
+    if (!timed) { /* the walk's reads still pass the L2 */
+      if (where == 3) walk_reads(m, -1, &page_w[p]);
+      continue;
+    }
     m->res->translations++;
-    page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where);
+    page_t[p] = translate_time(m, smi, page_t[p], &page_o[p], any_miss && !where ? 1 : where, &page_w[p]);
   }
   /* miss, page_of and pa_of are written for each k < nmiss and line_t for each j < nl above; cppcheck
    * (2.x) loses the count across the loop and reports them uninitialised. */
@@ -434,7 +504,12 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
     // cppcheck-suppress uninitvar
     double ready = timed ? (page_t[p] > line_t[j] ? page_t[p] : line_t[j]) : -1;
     if (timed) m->res->translation_cycles += ready - line_t[j];
-    double back = l2_line(m, smi, ready, pa_line, line[j].sectors, store);
+    bool hit;
+    double back = l2_line(m, sm->part, ready, pa_line, line[j].sectors, store, &hit);
+    if (timed) {
+      m->res->l2_lines++;
+      m->res->l2_hits += hit;
+    }
     if (timed && !store && back > end) end = back;
   }
   *done = end;

@@ -36,6 +36,8 @@ json_object *report_kmodel_row(const ktrace_kernel *k, const kmodel_result *r) {
   static const char *const where[4] = {"tlb_sm_share", "tlb_group_share", "tlb_gpu_share", "walk_share"};
   for (int i = 0; i < 4; i++) add_real(o, where[i], ratio((double)r->served[i], (double)r->translations));
   add_u64(o, "walks", r->served[3]);
+  add_u64(o, "walk_reads", r->walk_reads);
+  add_u64(o, "walk_reads_dram", r->walk_reads_dram);
   add_real(o, "translation_stall_cycles", ratio(r->translation_cycles, (double)(r->lines - r->l1_hits)));
   add_real(o, "scoreboard_stall_cycles", ratio(r->stall_cycles, (double)r->warps));
   for (int i = 0; i < KMODEL_STAGES; i++) {
