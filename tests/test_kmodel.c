@@ -36,6 +36,11 @@ static void test_coalesce(void) {
   a[0] = 0x107c; /* 8 bytes across a line boundary: the last sector of one, the first of the next */
   CU_ASSERT_EQUAL(kmem_coalesce(a, 1, 8, l), 2);
   CU_ASSERT_TRUE(l[0].sectors == 0x8 && l[1].sectors == 0x1 && l[1].line == l[0].line + 1);
+  for (unsigned i = 0; i < 32; i++) a[i] = 0x3000 + 128 * (i % 3 ? 2 - i % 3 : 2) + 32 * (i / 3 % 4);
+  /* lanes back and forth over 3 lines (2, 1, 0, 2, ...): each once, in the order first seen, every lane's sector */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 32, 8, l), 3);
+  CU_ASSERT_TRUE(l[0].line == (0x3000 >> 7) + 2 && l[1].line == (0x3000 >> 7) + 1 && l[2].line == 0x3000 >> 7);
+  CU_ASSERT_TRUE(l[0].sectors == 0xf && l[1].sectors == 0xf && l[2].sectors == 0xf);
   CU_ASSERT_EQUAL(kmem_sectors(0xb), 3);
 }
 
