@@ -92,6 +92,32 @@ static void test_cache_full(void) {
   CU_ASSERT_PTR_NULL(kmem_cache_create(64, 0, &d)); /* not a line */
 }
 
+/* Fully associative against a list kept in recency order by hand: hits
+ * and misses over more lines than it holds, for long enough that its
+ * queue of uses is compacted many times; every access holds what the
+ * list says (exact LRU). */
+static void test_cache_full_lru(void) {
+  diag d;
+  enum { N = 64, LINES = 96, STEPS = 20000 };
+  kmem_cache *c = kmem_cache_create(N * 128, 0, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  uint64_t list[N] = {0}, x = 12345; /* list[0] most recent, the first n in use */
+  unsigned n = 0, bad = 0;
+  for (unsigned k = 0; k < STEPS; k++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t line = (x >> 33) % (k % 1000 < 500 ? N / 2 : LINES); /* spells of hits, spells of misses */
+    unsigned at = 0;
+    while (at < n && list[at] != line) at++;
+    bool held = at < n;
+    if (!held && n < N) n++;
+    for (unsigned j = held ? at : n - 1; j > 0; j--) list[j] = list[j - 1];
+    list[0] = line;
+    bad += kmem_cache_access(c, line, 0x1, false, NULL) != (held ? 1 : 0);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  kmem_cache_destroy(c);
+}
+
 /* The L2's partitions: a line one partition read is near there, far from
  * the other, from DRAM when the whole L2 lost it; a store stays dirty in
  * the whole L2 until evicted. */
@@ -354,6 +380,7 @@ static void test_chase_source(void) {
 
 int main(void) {
   static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"cache_full", test_cache_full},
+                                    {"cache_full_lru", test_cache_full_lru},
                                     {"l2", test_l2}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
   static const test_case model[] = {{"scoreboard", test_scoreboard}, {"write-back", test_write_back},
