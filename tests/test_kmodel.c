@@ -36,6 +36,11 @@ static void test_coalesce(void) {
   a[0] = 0x107c; /* 8 bytes across a line boundary: the last sector of one, the first of the next */
   CU_ASSERT_EQUAL(kmem_coalesce(a, 1, 8, l), 2);
   CU_ASSERT_TRUE(l[0].sectors == 0x8 && l[1].sectors == 0x1 && l[1].line == l[0].line + 1);
+  for (unsigned i = 0; i < 32; i++) a[i] = 0x3000 + 128 * (i % 3 ? 2 - i % 3 : 2) + 32 * (i / 3 % 4);
+  /* lanes back and forth over 3 lines (2, 1, 0, 2, ...): each once, in the order first seen, every lane's sector */
+  CU_ASSERT_EQUAL(kmem_coalesce(a, 32, 8, l), 3);
+  CU_ASSERT_TRUE(l[0].line == (0x3000 >> 7) + 2 && l[1].line == (0x3000 >> 7) + 1 && l[2].line == 0x3000 >> 7);
+  CU_ASSERT_TRUE(l[0].sectors == 0xf && l[1].sectors == 0xf && l[2].sectors == 0xf);
   CU_ASSERT_EQUAL(kmem_sectors(0xb), 3);
 }
 
@@ -85,6 +90,32 @@ static void test_cache_full(void) {
   CU_ASSERT_TRUE(e.line == 1 && e.dirty == 0x3);
   kmem_cache_destroy(c);
   CU_ASSERT_PTR_NULL(kmem_cache_create(64, 0, &d)); /* not a line */
+}
+
+/* Fully associative against a list kept in recency order by hand: hits
+ * and misses over more lines than it holds, for long enough that its
+ * queue of uses is compacted many times; every access holds what the
+ * list says (exact LRU). */
+static void test_cache_full_lru(void) {
+  diag d;
+  enum { N = 64, LINES = 96, STEPS = 20000 };
+  kmem_cache *c = kmem_cache_create(N * 128, 0, &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  uint64_t list[N] = {0}, x = 12345; /* list[0] most recent, the first n in use */
+  unsigned n = 0, bad = 0;
+  for (unsigned k = 0; k < STEPS; k++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t line = (x >> 33) % (k % 1000 < 500 ? N / 2 : LINES); /* spells of hits, spells of misses */
+    unsigned at = 0;
+    while (at < n && list[at] != line) at++;
+    bool held = at < n;
+    if (!held && n < N) n++;
+    for (unsigned j = held ? at : n - 1; j > 0; j--) list[j] = list[j - 1];
+    list[0] = line;
+    bad += kmem_cache_access(c, line, 0x1, false, NULL) != (held ? 1 : 0);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  kmem_cache_destroy(c);
 }
 
 /* The L2's partitions: a line one partition read is near there, far from
@@ -390,6 +421,7 @@ static void test_chase_source(void) {
 
 int main(void) {
   static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"cache_full", test_cache_full},
+                                    {"cache_full_lru", test_cache_full_lru},
                                     {"l2", test_l2}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
   static const test_case model[] = {{"scoreboard", test_scoreboard}, {"walk reads the L2", test_walk_l2},

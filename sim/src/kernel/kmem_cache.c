@@ -6,15 +6,24 @@
  * word of when it was last used and its sectors, so that a look-up reads
  * one cache line of the host's (four ways), not four. Fully associative
  * (ways 0): an open-addressing table (linear probing) of lines and their
- * slots finds a line's slot, the slots form one list from most to least
- * recently used, the last one replaced; a slot's links and sectors are one
- * record (a hit reads the table's entry, its record and its neighbours'). */
+ * slots finds a line's slot; recency is a queue of slots in the order of
+ * their uses, each use appended and the slot's record keeping where its
+ * latest is: the first entry that is still its slot's latest is the least
+ * recently used slot, the one replaced (exactly the LRU order of a list
+ * from most to least recent, without a hit's writes to its neighbours in
+ * the list). A line's sectors held and dirty lie in its table entry, so
+ * that a hit reads that entry alone and writes its slot's use. Entries of
+ * the queue no longer latest are skipped when they come first, or dropped
+ * when the queue is full (compact). */
 #include "tlbsim/kmem.h"
 
 #include <stdlib.h>
 
 #define NO_LINE UINT64_MAX
 #define NO_SLOT UINT32_MAX
+/* A fully associative cache's queue positions are 32 bits and its ring
+ * twice its lines: 2^30 lines (128 GiB) at most. */
+#define FULL_LINES_MAX (1ull << 30)
 
 /* A way's use word: the clock when last used (LRU: the least replaced;
  * 2^56 look-ups of one cache are out of reach), the sectors written and
@@ -29,15 +38,12 @@ typedef struct kway {
   uint64_t use;
 } kway;
 
-typedef struct kslot_rec {
-  uint32_t prev, next; /* the LRU list's neighbours */
-  uint8_t valid;       /* its sectors held */
-  uint8_t dirty;       /* those written and not yet written back */
-} kslot_rec;
 
 typedef struct kentry {
   uint64_t line;
   uint32_t slot;
+  uint8_t valid; /* its sectors held */
+  uint8_t dirty; /* those written and not yet written back */
 } kentry;
 
 struct kmem_cache {
@@ -49,8 +55,10 @@ struct kmem_cache {
   uint64_t clock; /* set-associative: look-ups so far */
   /* fully associative */
   uint64_t *tag;      /* per slot: the line, or NO_LINE */
-  kslot_rec *rec;     /* per slot */
-  uint32_t head, tail; /* the LRU list, head most recent */
+  uint32_t *use;       /* per slot: where its latest use is in the queue */
+  uint32_t *queue;     /* slots in the order of their uses, a ring of qmask + 1 */
+  uint32_t head, tail; /* its oldest entry and the next (positions wrap; the ring's index is pos & qmask) */
+  uint32_t qmask;
   kentry *table;      /* slot of a line (NO_SLOT: empty) */
   uint64_t mask;      /* table size - 1 */
   uint32_t filled;    /* slots taken so far */
@@ -72,22 +80,29 @@ static bool alloc_ways(kmem_cache *c) {
 static bool alloc_slots(kmem_cache *c) {
   if (c->ways) return alloc_ways(c);
   c->tag = malloc(c->slots * sizeof *c->tag);
-  c->rec = calloc(c->slots, sizeof *c->rec);
-  if (!c->tag || !c->rec) return false;
+  c->use = calloc(c->slots, sizeof *c->use);
+  if (!c->tag || !c->use) return false;
   for (uint64_t i = 0; i < c->slots; i++) c->tag[i] = NO_LINE;
   uint64_t size = 2;
   while (size < 2 * c->slots) size <<= 1;
   c->mask = size - 1;
   if (!(c->table = malloc(size * sizeof *c->table))) return false;
   for (uint64_t i = 0; i < size; i++) c->table[i] = (kentry){.line = NO_LINE, .slot = NO_SLOT};
-  c->head = c->tail = NO_SLOT;
-  return true;
+  uint64_t q = 2;
+  while (q < 2 * c->slots) q <<= 1; /* compact leaves at least half of it free */
+  c->qmask = (uint32_t)(q - 1);
+  return (c->queue = malloc(q * sizeof *c->queue)) != NULL;
 }
 
 kmem_cache *kmem_cache_create(uint64_t bytes, uint32_t ways, diag *d) {
   uint64_t lines = bytes >> KMEM_LINE_SHIFT;
-  if (!lines || lines < ways || (!ways && lines >= NO_SLOT)) {
+  if (!lines || lines < ways) {
     diag_set(d, NULL, 0, "a cache of %llu bytes in %u ways holds no set", (unsigned long long)bytes, ways);
+    return NULL;
+  }
+  if (!ways && lines > FULL_LINES_MAX) {
+    diag_set(d, NULL, 0, "a fully associative cache of %llu bytes: at most %llu lines", (unsigned long long)bytes,
+             (unsigned long long)FULL_LINES_MAX);
     return NULL;
   }
   kmem_cache *c = calloc(1, sizeof *c);
@@ -108,7 +123,8 @@ void kmem_cache_destroy(kmem_cache *c) {
   if (!c) return;
   free(c->way);
   free(c->tag);
-  free(c->rec);
+  free(c->use);
+  free(c->queue);
   free(c->table);
   free(c);
 }
@@ -140,43 +156,67 @@ static void unhash(kmem_cache *c, uint64_t i) {
   }
 }
 
-static void unlink_slot(kmem_cache *c, uint32_t s) {
-  kslot_rec *r = &c->rec[s];
-  if (r->prev != NO_SLOT) c->rec[r->prev].next = r->next;
-  else c->head = r->next;
-  if (r->next != NO_SLOT) c->rec[r->next].prev = r->prev;
-  else c->tail = r->prev;
-}
-
-static void push_front(kmem_cache *c, uint32_t s) {
-  c->rec[s].prev = NO_SLOT;
-  c->rec[s].next = c->head;
-  if (c->head != NO_SLOT) c->rec[c->head].prev = s;
-  c->head = s;
-  if (c->tail == NO_SLOT) c->tail = s;
-}
-
-/* The slot holding line, made the most recent; or a slot given to it
- * (*found false): a free one, or the least recently used one's. */
-static uint64_t full_slot(kmem_cache *c, uint64_t line, bool *found) {
-  uint64_t i = probe(c, line);
-  uint32_t s = c->table[i].slot;
-  *found = s != NO_SLOT;
-  if (*found) {
-    unlink_slot(c, s);
-  } else {
-    if (c->filled < c->slots) {
-      s = c->filled++;
-    } else {
-      s = c->tail;
-      unlink_slot(c, s);
-      unhash(c, probe(c, c->tag[s]));
-      i = probe(c, line);
-    }
-    c->table[i] = (kentry){.line = line, .slot = s};
+/* Drops the queue's entries that are no longer their slot's latest use,
+ * keeping the others' order: at most one a slot stays. */
+static void compact(kmem_cache *c) {
+  uint32_t to = c->head;
+  for (uint32_t from = c->head; from != c->tail; from++) {
+    uint32_t s = c->queue[from & c->qmask];
+    if (c->use[s] != from) continue;
+    c->queue[to & c->qmask] = s;
+    c->use[s] = to++;
   }
-  push_front(c, s);
-  return s;
+  c->tail = to;
+}
+
+/* Slot s used now: the most recent. */
+static void used(kmem_cache *c, uint32_t s) {
+  if (c->tail - c->head > c->qmask) compact(c);
+  c->queue[c->tail & c->qmask] = s;
+  c->use[s] = c->tail++;
+}
+
+/* The least recently used slot, taken off the queue (every slot has been
+ * used: the cache is full). */
+static uint32_t least_recent(kmem_cache *c) {
+  for (;; c->head++) {
+    uint32_t s = c->queue[c->head & c->qmask];
+    if (c->use[s] == c->head) {
+      c->head++;
+      return s;
+    }
+  }
+}
+
+/* The sectors of line held before this access (sectors, write: as
+ * kmem_cache_access's); a miss takes a free slot or the least recently
+ * used one's, whose dirty sectors go to *evict. */
+static uint8_t full_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
+  uint8_t wrote = write ? sectors : 0;
+  if (evict) *evict = (kmem_evict){0};
+  uint64_t i = probe(c, line);
+  kentry *e = &c->table[i];
+  if (e->slot != NO_SLOT) {
+    uint8_t held = e->valid & sectors;
+    e->valid |= sectors;
+    e->dirty |= wrote;
+    used(c, e->slot);
+    return held;
+  }
+  uint32_t s;
+  if (c->filled < c->slots) {
+    s = c->filled++;
+  } else {
+    s = least_recent(c);
+    uint64_t j = probe(c, c->tag[s]);
+    if (evict && c->table[j].dirty) *evict = (kmem_evict){.line = c->tag[s], .dirty = c->table[j].dirty};
+    unhash(c, j);
+    i = probe(c, line);
+  }
+  c->tag[s] = line;
+  c->table[i] = (kentry){.line = line, .slot = s, .valid = sectors, .dirty = wrote};
+  used(c, s);
+  return 0;
 }
 
 /* --- set-associative ------------------------------------------------------ */
@@ -207,21 +247,5 @@ void kmem_cache_prefetch(const kmem_cache *c, uint64_t line) {
 }
 
 uint8_t kmem_cache_access(kmem_cache *c, uint64_t line, uint8_t sectors, bool write, kmem_evict *evict) {
-  if (c->ways) return set_access(c, line, sectors, write, evict);
-  bool found;
-  uint64_t s = full_slot(c, line, &found);
-  uint8_t held = 0;
-  if (evict) *evict = (kmem_evict){0};
-  kslot_rec *r = &c->rec[s];
-  if (found) {
-    held = r->valid & sectors;
-  } else {
-    if (evict && c->tag[s] != NO_LINE && r->dirty) *evict = (kmem_evict){.line = c->tag[s], .dirty = r->dirty};
-    c->tag[s] = line;
-    r->valid = 0;
-    r->dirty = 0;
-  }
-  r->valid |= sectors;
-  if (write) r->dirty |= sectors;
-  return held;
+  return c->ways ? set_access(c, line, sectors, write, evict) : full_access(c, line, sectors, write, evict);
 }
