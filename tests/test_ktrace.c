@@ -278,6 +278,15 @@ static void test_l2_only(void) {
   check_l2_only("LDG.E.STRONG.GPUX", false);
 }
 
+/* A trace line's instruction has no hold: a trace has no control codes. */
+static void test_no_hold(void) {
+  ktrace_tb *tb = ktrace_tb_new();
+  read_one("4", "", TB0("warp = 0\ninsts = 1\n0000 ffffffff 1 R2 IADD3 1 R3 0\n"), tb);
+  CU_ASSERT(tb->ninst == 1 && tb->hold[0] == 0);
+  ktrace_tb_free(tb);
+  done_one();
+}
+
 static void test_widths_and_classes(void) {
   check_op("LDG.E", 4, KTRACE_GLOBAL_LOAD);
   check_op("LDG.E.64", 8, KTRACE_GLOBAL_LOAD);
@@ -673,7 +682,7 @@ int main(void) {
                                       {"summary", test_summary},
                                       {"versions", test_versions},
                                       {"address formats", test_formats},
-                                      {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only},
+                                      {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only}, {"no hold", test_no_hold},
                                       {"gzip, zstd, xz", test_codecs},
                                       {"binary round trip", test_binary_round_trip},
                                       {NULL, NULL}};

@@ -137,6 +137,11 @@ typedef struct ktrace_tb {
   uint8_t *ndst, *nsrc;
   uint8_t (*dst)[KTRACE_DST_MAX]; /* register numbers (255: RZ) */
   uint8_t (*src)[KTRACE_SRC_MAX];
+  /* cycles after its issue before the warp's next instruction may issue:
+   * the stall count of the SASS control code (ptxas's wait for a fixed-latency
+   * result), which a generator that has the machine code gives (kstream.h);
+   * 0 where it is not known: an Accel-Sim trace does not carry it. */
+  uint8_t *hold;
   /* Instruction i's addresses are addr[addr_at[i] .. addr_at[i + 1] - 1]:
    * one per active lane, lowest lane first, each accessing ops[op[i]].width
    * bytes; none for an instruction the trace gives no addresses (ninst + 1

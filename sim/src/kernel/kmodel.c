@@ -37,12 +37,14 @@ enum { EV_WARP, EV_LOAD };
  *           memory() runs)
  *   byte 1: nd | ns << 4: destination registers (dest_regs), then the
  *           sources the scoreboard tests (RZ left out)
+ *   byte 2: its hold (tb->hold: cycles before the warp's next issue)
  *   then the nd + ns register numbers;
  *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
  *   that memory() reads nothing else of the block but its addresses. */
 #define KCODE_MEM 0x80
 #define KACCESS_BYTES 7
-#define KCODE_MAX (2 + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
+#define KCODE_HEAD 3
+#define KCODE_MAX (KCODE_HEAD + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
 
 /* What memory() reads of one instruction: addr[at .. at + n - 1], each
  * lane `width` bytes. */
@@ -482,13 +484,14 @@ static int decode(kmodel *m, kslot *sl) {
   uint8_t *c = sl->code;
   for (uint32_t i = 0; i < tb->ninst; i++) {
     sl->at[i] = (uint32_t)(c - sl->code);
-    unsigned nd = dest_regs(tb, i, c + 2), ns = 0;
+    unsigned nd = dest_regs(tb, i, c + KCODE_HEAD), ns = 0;
     for (unsigned j = 0; j < tb->nsrc[i]; j++)
-      if (tb->src[i][j] != REG_NONE) c[2 + nd + ns++] = tb->src[i][j];
+      if (tb->src[i][j] != REG_NONE) c[KCODE_HEAD + nd + ns++] = tb->src[i][j];
     bool mem = ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i];
     c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0));
     c[1] = (uint8_t)(nd | ns << 4);
-    c += 2 + nd + ns;
+    c[2] = tb->hold[i];
+    c += KCODE_HEAD + nd + ns;
     if (mem) {
       kaccess a = access_of(tb, i);
       access_put(c, &a);
@@ -536,7 +539,7 @@ static void prefetch_addr(const kmodel *m, const engine_event *ev) {
   uint32_t at = ev->kind >> 1;
   if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
   const uint8_t *c = sl->code + at;
-  kaccess a = access_get(c + 2 + (c[1] & 15) + (c[1] >> 4));
+  kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
   const char *p = (const char *)(sl->tb->addr + a.at), *e = (const char *)(sl->tb->addr + a.at + a.n);
   for (; p < e; p += 64) __builtin_prefetch(p);
 }
@@ -584,7 +587,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     return 0;
   }
   uint32_t i = w->pc;
-  const uint8_t *code = sl->code + w->at, *dst = code + 2;
+  const uint8_t *code = sl->code + w->at, *dst = code + KCODE_HEAD;
   unsigned nd = code[1] & 15, ntest = nd + (code[1] >> 4);
   double at = t;
   for (unsigned k = 0; k < ntest; k++) { /* the order is the max's: none */
@@ -602,11 +605,11 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   m->res->warp_instructions++;
   unsigned cls = code[0] & (KCODE_MEM - 1);
   w->pc++;
-  w->at += 2 + ntest;
+  w->at += KCODE_HEAD + ntest;
   if (code[0] & KCODE_MEM) {
     m->res->memory_instructions++;
     w->at += KACCESS_BYTES;
-    kaccess a = access_get(code + 2 + ntest);
+    kaccess a = access_get(code + KCODE_HEAD + ntest);
     double done = 0;
     if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
     if (nd) {
@@ -621,7 +624,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     double lat = cls == KTRACE_NONE ? m->g->alu_cycles : m->g->l1_hit_cycles;
     for (unsigned k = 0; k < nd; k++) reg_write(w, ready, dst[k], at + lat);
   }
-  return schedule_warp(m, at + 1, wi);
+  return schedule_warp(m, at + (code[2] > 1 ? code[2] : 1), wi); /* its hold: ptxas's stall count */
 }
 
 static int load_back(kmodel *m, uint32_t id, double t) {
