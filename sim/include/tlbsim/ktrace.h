@@ -87,6 +87,9 @@ typedef struct ktrace_op {
                     is not one of those, an error only for an instruction that has addresses */
   bool l2_only;  /* a load the L1 neither serves nor fills: a .STRONG.GPU or .STRONG.SYS token
                     (ld.global.cg and volatile loads: the PTX ISA's .cg caches in L2, not L1) */
+  bool int_pipe; /* runs on an SM partition's integer pipe (IADD3, ISETP, LEA, LOP3, SHF, ...: the
+                    INTP_OP opcodes of Accel-Sim's ISA_Def/ampere_opcode.h, IMAD and the uniform
+                    datapath's U* opcodes left out): 16 INT32 lanes a partition on the H100 */
 } ktrace_op;
 
 typedef struct ktrace_kernel {

@@ -34,7 +34,7 @@ enum { EV_WARP, EV_LOAD };
  * instruction is out of the caches by its turn, so the code is as short
  * as it can be (about 5 bytes an instruction, a 64-byte line for a dozen):
  *   byte 0: the class (tb->cls) | KCODE_MEM (translated, with addresses:
- *           memory() runs)
+ *           memory() runs) | KCODE_INT (the integer pipe's: ktrace_op)
  *   byte 1: nd | ns << 4: destination registers (dest_regs), then the
  *           sources the scoreboard tests (RZ left out)
  *   byte 2: its hold (tb->hold: cycles before the warp's next issue)
@@ -42,6 +42,9 @@ enum { EV_WARP, EV_LOAD };
  *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
  *   that memory() reads nothing else of the block but its addresses. */
 #define KCODE_MEM 0x80
+#define KCODE_INT 0x40
+#define KCODE_CLS 0x3f
+_Static_assert(KTRACE_NCLASSES <= KCODE_CLS + 1, "a class fits below KCODE_INT");
 #define KACCESS_BYTES 7
 #define KCODE_HEAD 3
 #define KCODE_MAX (KCODE_HEAD + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
@@ -88,7 +91,7 @@ typedef struct ksm {
   uint32_t group;
   unsigned part; /* its L2 partition */
   engine_stage lsu, l1_miss;
-  double *sched_free;
+  double *sched_free; /* per scheduler: when it issues next; then when its integer pipe is free */
   kmem_cache *l1;
 } ksm;
 
@@ -194,7 +197,7 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   uint32_t sched = g->schedulers ? g->schedulers : 1;
   for (uint32_t i = 0; i < m->nsms; i++) {
     m->sm[i].group = i / gs;
-    if (!(m->sm[i].sched_free = calloc(sched, sizeof(double)))) return oom(m);
+    if (!(m->sm[i].sched_free = calloc(2 * (size_t)sched, sizeof(double)))) return oom(m);
     if (g->l1_bytes && !(m->sm[i].l1 = kmem_cache_create(g->l1_bytes, g->l1_ways, m->d))) return -1;
   }
   for (size_t s = 0; s < slots; s++) {
@@ -488,7 +491,7 @@ static int decode(kmodel *m, kslot *sl) {
     for (unsigned j = 0; j < tb->nsrc[i]; j++)
       if (tb->src[i][j] != REG_NONE) c[KCODE_HEAD + nd + ns++] = tb->src[i][j];
     bool mem = ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i];
-    c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0));
+    c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0) | (tb->ops[tb->op[i]].int_pipe ? KCODE_INT : 0));
     c[1] = (uint8_t)(nd | ns << 4);
     c[2] = tb->hold[i];
     c += KCODE_HEAD + nd + ns;
@@ -601,9 +604,14 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   }
   double *sf = &m->sm[sl->sm].sched_free[w->sched];
   if (*sf > at) at = *sf;
+  if (code[0] & KCODE_INT) { /* its pipe takes the warp's 32 lanes int_issue_cycles; the warp waits */
+    double *pipe = sf + (m->g->schedulers ? m->g->schedulers : 1); /* for it holding the scheduler */
+    if (*pipe > at) at = *pipe;
+    *pipe = at + (m->g->int_issue_cycles > 1 ? m->g->int_issue_cycles : 1);
+  }
   *sf = at + 1;
   m->res->warp_instructions++;
-  unsigned cls = code[0] & (KCODE_MEM - 1);
+  unsigned cls = code[0] & KCODE_CLS;
   w->pc++;
   w->at += KCODE_HEAD + ntest;
   if (code[0] & KCODE_MEM) {
