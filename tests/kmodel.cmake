@@ -57,6 +57,11 @@ add_test(NAME validate_h200_l2_chase
 set_tests_properties(validate_h200_dram_chase validate_h200_stream_dram validate_h200_stream_sample
                      validate_h200_l2_chase PROPERTIES TIMEOUT 600)
 
+# [gpu] int_issue_cycles (off in the preset) against stream_pass.csv's 4-block SMs (docs/KERNEL.md).
+add_test(NAME kstream_int_pipe COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli/kstream_int_pipe.sh $<TARGET_FILE:tlbsim>
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(kstream_int_pipe PROPERTIES TIMEOUT 300)
+
 # validate's --format text, json and csv on kernel-model rows agree (one row of each kind).
 add_test(NAME validate_kformats COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/validate_kformats.sh $<TARGET_FILE:tlbsim>
   ${PROJECT_SOURCE_DIR})
