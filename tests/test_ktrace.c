@@ -278,6 +278,31 @@ static void test_l2_only(void) {
   check_l2_only("LDG.E.STRONG.GPUX", false);
 }
 
+/* Whether an opcode runs on the integer pipe (ktrace_op's int_pipe), and
+ * that a trace line's instruction has no hold (a trace has no control codes). */
+static void check_int_pipe(const char *opcode, bool want) {
+  ktrace_tb *tb = ktrace_tb_new();
+  char body[256];
+  snprintf(body, sizeof body, TB0("warp = 0\ninsts = 1\n0000 ffffffff 1 R2 %s 1 R3 0\n"), opcode);
+  read_one("4", "", body, tb);
+  CU_ASSERT(tb->ninst == 1 && tb->ops[tb->op[0]].int_pipe == want && tb->hold[0] == 0);
+  ktrace_tb_free(tb);
+  done_one();
+}
+
+static void test_int_pipe(void) {
+  check_int_pipe("IADD3", true);
+  check_int_pipe("ISETP.GE.U32.AND.EX", true);
+  check_int_pipe("LOP3.LUT", true);
+  check_int_pipe("LEA.HI.X", true);
+  check_int_pipe("SHF.R.U32.HI", true);
+  check_int_pipe("IMAD.MOV.U32", false);
+  check_int_pipe("IMAD.WIDE.U32", false);
+  check_int_pipe("UIADD3", false);
+  check_int_pipe("FFMA", false);
+  check_int_pipe("LEAX", false);
+}
+
 static void test_widths_and_classes(void) {
   check_op("LDG.E", 4, KTRACE_GLOBAL_LOAD);
   check_op("LDG.E.64", 8, KTRACE_GLOBAL_LOAD);
@@ -673,7 +698,7 @@ int main(void) {
                                       {"summary", test_summary},
                                       {"versions", test_versions},
                                       {"address formats", test_formats},
-                                      {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only},
+                                      {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only}, {"int pipe", test_int_pipe},
                                       {"gzip, zstd, xz", test_codecs},
                                       {"binary round trip", test_binary_round_trip},
                                       {NULL, NULL}};

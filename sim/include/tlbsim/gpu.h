@@ -68,6 +68,7 @@ typedef struct gpu_config {
   double l2_sector_interval;    /* GPU-wide: the L2's time per sector of a line request (the longer of this
                                    and data_interval) */
   double alu_cycles;            /* a non-memory instruction's result: cycles until a consumer may issue */
+  double int_issue_cycles;      /* per scheduler: cycles an integer-pipe instruction holds its pipe (0: 1) */
   uint32_t schedulers;          /* per SM: warp schedulers, each issuing one instruction a cycle */
 } gpu_config;
 

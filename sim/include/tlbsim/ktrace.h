@@ -87,6 +87,9 @@ typedef struct ktrace_op {
                     is not one of those, an error only for an instruction that has addresses */
   bool l2_only;  /* a load the L1 neither serves nor fills: a .STRONG.GPU or .STRONG.SYS token
                     (ld.global.cg and volatile loads: the PTX ISA's .cg caches in L2, not L1) */
+  bool int_pipe; /* runs on an SM partition's integer pipe (IADD3, ISETP, LEA, LOP3, SHF, ...: the
+                    INTP_OP opcodes of Accel-Sim's ISA_Def/ampere_opcode.h, IMAD and the uniform
+                    datapath's U* opcodes left out): 16 INT32 lanes a partition on the H100 */
 } ktrace_op;
 
 typedef struct ktrace_kernel {
@@ -137,6 +140,11 @@ typedef struct ktrace_tb {
   uint8_t *ndst, *nsrc;
   uint8_t (*dst)[KTRACE_DST_MAX]; /* register numbers (255: RZ) */
   uint8_t (*src)[KTRACE_SRC_MAX];
+  /* cycles after its issue before the warp's next instruction may issue:
+   * the stall count of the SASS control code (ptxas's wait for a fixed-latency
+   * result), which a generator that has the machine code gives (kstream.h);
+   * 0 where it is not known: an Accel-Sim trace does not carry it. */
+  uint8_t *hold;
   /* Instruction i's addresses are addr[addr_at[i] .. addr_at[i + 1] - 1]:
    * one per active lane, lowest lane first, each accessing ops[op[i]].width
    * bytes; none for an instruction the trace gives no addresses (ninst + 1

@@ -84,6 +84,10 @@ static const cfg_key gpu_table[] = {
          "data_interval and its sectors' (tlbsim kernel; 0: data_interval only)"),
     REAL("alu_cycles", alu_cycles, "cycles",
          "a non-memory instruction's result: cycles until a dependent instruction issues (tlbsim kernel)"),
+    REAL("int_issue_cycles", int_issue_cycles, "cycles",
+         "per scheduler: cycles a warp's integer-pipe instruction (IADD3, ISETP, LEA, LOP3, ...) holds that "
+         "pipe, its 32 lanes over the pipe's units; the scheduler issues other instructions meanwhile "
+         "(tlbsim kernel; 0: 1)"),
     {"schedulers", CFG_KEY_U32, offsetof(gpu_config, schedulers), 4, 1, 64, 0, 0, 0, "count", "4",
      "per SM: warp schedulers, each issuing one warp instruction a cycle (tlbsim kernel)"},
 };

@@ -99,6 +99,7 @@ static int inst(kembed *k, ktrace_tb *tb, const gpu_sass_inst *in, uint16_t op, 
   tb->nsrc[i] = (uint8_t)(in->nsrc < KTRACE_SRC_MAX ? in->nsrc : KTRACE_SRC_MAX);
   for (unsigned j = 0; j < tb->nsrc[i]; j++) tb->src[i][j] = (uint8_t)in->src[j];
   tb->line[i] = 0;
+  tb->hold[i] = 0; /* its table has no control codes */
   if (naddr) lanes(k, in, bag, tb->addr + tb->addr_at[i]);
   tb->addr_at[i + 1] = tb->addr_at[i] + naddr;
   return 0;

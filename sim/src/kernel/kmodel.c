@@ -34,15 +34,20 @@ enum { EV_WARP, EV_LOAD };
  * instruction is out of the caches by its turn, so the code is as short
  * as it can be (about 5 bytes an instruction, a 64-byte line for a dozen):
  *   byte 0: the class (tb->cls) | KCODE_MEM (translated, with addresses:
- *           memory() runs)
+ *           memory() runs) | KCODE_INT (the integer pipe's: ktrace_op)
  *   byte 1: nd | ns << 4: destination registers (dest_regs), then the
  *           sources the scoreboard tests (RZ left out)
+ *   byte 2: its hold (tb->hold: cycles before the warp's next issue)
  *   then the nd + ns register numbers;
  *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
  *   that memory() reads nothing else of the block but its addresses. */
 #define KCODE_MEM 0x80
+#define KCODE_INT 0x40
+#define KCODE_CLS 0x3f
+_Static_assert(KTRACE_NCLASSES <= KCODE_CLS + 1, "a class fits below KCODE_INT");
 #define KACCESS_BYTES 7
-#define KCODE_MAX (2 + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
+#define KCODE_HEAD 3
+#define KCODE_MAX (KCODE_HEAD + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
 
 /* What memory() reads of one instruction: addr[at .. at + n - 1], each
  * lane `width` bytes. */
@@ -98,7 +103,7 @@ typedef struct ksm {
   uint32_t group;
   unsigned part; /* its L2 partition */
   engine_stage lsu, l1_miss;
-  double *sched_free;
+  double *sched_free; /* per scheduler: when it issues next; then when its integer pipe is free */
   kmem_cache *l1;
 } ksm;
 
@@ -222,7 +227,7 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   uint32_t sched = g->schedulers ? g->schedulers : 1;
   for (uint32_t i = 0; i < m->nsms; i++) {
     m->sm[i].group = i / gs;
-    if (!(m->sm[i].sched_free = calloc(sched, sizeof(double)))) return oom(m);
+    if (!(m->sm[i].sched_free = calloc(2 * (size_t)sched, sizeof(double)))) return oom(m);
     if (g->l1_bytes && !(m->sm[i].l1 = kmem_cache_create(g->l1_bytes, g->l1_ways, m->d))) return -1;
   }
   for (size_t s = 0; s < slots; s++) {
@@ -557,13 +562,14 @@ static int decode(kmodel *m, kslot *sl) {
   uint8_t *c = sl->code;
   for (uint32_t i = 0; i < tb->ninst; i++) {
     sl->at[i] = (uint32_t)(c - sl->code);
-    unsigned nd = dest_regs(tb, i, c + 2), ns = 0;
+    unsigned nd = dest_regs(tb, i, c + KCODE_HEAD), ns = 0;
     for (unsigned j = 0; j < tb->nsrc[i]; j++)
-      if (tb->src[i][j] != REG_NONE) c[2 + nd + ns++] = tb->src[i][j];
+      if (tb->src[i][j] != REG_NONE) c[KCODE_HEAD + nd + ns++] = tb->src[i][j];
     bool mem = ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i];
-    c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0));
+    c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0) | (tb->ops[tb->op[i]].int_pipe ? KCODE_INT : 0));
     c[1] = (uint8_t)(nd | ns << 4);
-    c += 2 + nd + ns;
+    c[2] = tb->hold[i];
+    c += KCODE_HEAD + nd + ns;
     if (mem) {
       kaccess a = access_of(tb, i);
       access_put(c, &a);
@@ -611,7 +617,7 @@ static void prefetch_addr(const kmodel *m, const engine_event *ev) {
   uint32_t at = ev->kind >> 1;
   if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
   const uint8_t *c = sl->code + at;
-  kaccess a = access_get(c + 2 + (c[1] & 15) + (c[1] >> 4));
+  kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
   const char *p = (const char *)(sl->tb->addr + a.at), *e = (const char *)(sl->tb->addr + a.at + a.n);
   for (; p < e; p += 64) __builtin_prefetch(p);
 }
@@ -659,7 +665,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     return 0;
   }
   uint32_t i = w->pc;
-  const uint8_t *code = sl->code + w->at, *dst = code + 2;
+  const uint8_t *code = sl->code + w->at, *dst = code + KCODE_HEAD;
   unsigned nd = code[1] & 15, ntest = nd + (code[1] >> 4);
   double at = t;
   for (unsigned k = 0; k < ntest; k++) { /* the order is the max's: none */
@@ -673,15 +679,20 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   }
   double *sf = &m->sm[sl->sm].sched_free[w->sched];
   if (*sf > at) at = *sf;
+  if (code[0] & KCODE_INT) { /* its pipe takes the warp's 32 lanes int_issue_cycles; the warp waits */
+    double *pipe = sf + (m->g->schedulers ? m->g->schedulers : 1); /* for it holding the scheduler */
+    if (*pipe > at) at = *pipe;
+    *pipe = at + (m->g->int_issue_cycles > 1 ? m->g->int_issue_cycles : 1);
+  }
   *sf = at + 1;
   m->res->warp_instructions++;
-  unsigned cls = code[0] & (KCODE_MEM - 1);
+  unsigned cls = code[0] & KCODE_CLS;
   w->pc++;
-  w->at += 2 + ntest;
+  w->at += KCODE_HEAD + ntest;
   if (code[0] & KCODE_MEM) {
     m->res->memory_instructions++;
     w->at += KACCESS_BYTES;
-    kaccess a = access_get(code + 2 + ntest);
+    kaccess a = access_get(code + KCODE_HEAD + ntest);
     double done = 0;
     if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
     if (nd) {
@@ -696,7 +707,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     double lat = cls == KTRACE_NONE ? m->g->alu_cycles : m->g->l1_hit_cycles;
     for (unsigned k = 0; k < nd; k++) reg_write(w, ready, dst[k], at + lat);
   }
-  return schedule_warp(m, at + 1, wi);
+  return schedule_warp(m, at + (code[2] > 1 ? code[2] : 1), wi); /* its hold: ptxas's stall count */
 }
 
 static int load_back(kmodel *m, uint32_t id, double t) {

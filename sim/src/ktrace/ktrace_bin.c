@@ -250,6 +250,7 @@ static int instruction(bin_cur *c, ktrace_tb *tb, prev_inst *pv) {
   tb->op[i] = pv->op;
   tb->ndst[i] = pv->ndst;
   tb->nsrc[i] = pv->nsrc;
+  tb->hold[i] = 0;
   memcpy(tb->dst[i], pv->dst, sizeof tb->dst[i]);
   memcpy(tb->src[i], pv->src, sizeof tb->src[i]);
   tb->cls[i] = (uint8_t)ktrace_resolve(&c->r->k, op->cls, n ? &tb->addr[at] : NULL);

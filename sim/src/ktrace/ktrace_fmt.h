@@ -94,6 +94,7 @@ typedef struct ktrace_tb_inst {
   uint16_t op;
   uint8_t ndst, nsrc;
   uint8_t dst[KTRACE_DST_MAX], src[KTRACE_SRC_MAX];
+  uint8_t hold; /* ktrace_tb's hold (0: not known) */
 } ktrace_tb_inst;
 /* Begins warp w of the block (0 or -1 out of memory); its instructions are
  * those pushed until the next ktrace_tb_warp or ktrace_tb_warp_end. */

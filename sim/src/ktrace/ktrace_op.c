@@ -12,6 +12,12 @@
  * takes as the default 4: a signed load reads the bytes of an unsigned one.
  * A width token of another size (".48", ".U4") gives width 0.
  *
+ * Integer pipe: the opcode's first token among the integer-pipe opcodes
+ * (INTP_OP) of Accel-Sim's ISA_Def/ampere_opcode.h, less IMAD, IMUL and the
+ * other multiplies: ptxas issues IMAD.MOV as a move to keep such moves off
+ * that pipe (the FMA pipe runs them), and the uniform datapath's U* opcodes
+ * are a pipe of their own.
+ *
  * L2 only: a token pair .STRONG.GPU or .STRONG.SYS (a load coherent at the
  * GPU or the system, which the L1 cannot hold: the PTX ISA's ld.global.cg
  * caches in L2 only, and volatile loads are coherent at the system).
@@ -65,6 +71,19 @@ static ktrace_class class_of(const char *s, size_t len) {
   for (size_t i = 0; i < sizeof memory_ops / sizeof memory_ops[0]; i++)
     if (strlen(memory_ops[i].base) == n && !memcmp(memory_ops[i].base, s, n)) return memory_ops[i].cls;
   return KTRACE_NONE;
+}
+
+/* The integer pipe's opcodes (above). */
+static const char *const int_ops[] = {"BFE",  "BFI",  "BMSK", "BREV", "FLO",  "IABS",    "IADD", "IADD3",
+                                      "IADD32I", "ICMP", "IMNMX", "ISCADD", "ISCADD32I", "ISETP", "LEA", "LOP",
+                                      "LOP3", "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4"};
+
+static bool int_pipe_of(const char *s, size_t len) {
+  size_t n = 0;
+  while (n < len && s[n] != '.') n++;
+  for (size_t i = 0; i < sizeof int_ops / sizeof int_ops[0]; i++)
+    if (strlen(int_ops[i]) == n && !memcmp(int_ops[i], s, n)) return true;
+  return false;
 }
 
 static bool all_digits(const char *s, size_t n) {
@@ -136,6 +155,7 @@ int ktrace_optab_find(ktrace_optab *t, const char *s, size_t len, uint32_t hash)
   op->cls = (uint8_t)class_of(s, len);
   op->width = width_of(s, len);
   op->l2_only = has_token(s, len, ".STRONG.GPU") || has_token(s, len, ".STRONG.SYS");
+  op->int_pipe = int_pipe_of(s, len);
   t->slot[i] = (uint16_t)++t->n;
   return (int)t->n - 1;
 }

@@ -27,6 +27,7 @@ void ktrace_tb_free(ktrace_tb *tb) {
   free(tb->nsrc);
   free(tb->dst);
   free(tb->src);
+  free(tb->hold);
   free(tb->addr_at);
   free(tb->addr);
   free(tb->line);
@@ -54,7 +55,7 @@ static int grow_insts(ktrace_tb *tb) {
   if (RESIZE(tb->pc, n) || RESIZE(tb->mask, n) ||
       RESIZE(tb->op, n) || RESIZE(tb->cls, n) ||
       RESIZE(tb->ndst, n) || RESIZE(tb->nsrc, n) ||
-      RESIZE(tb->dst, n) || RESIZE(tb->src, n) ||
+      RESIZE(tb->dst, n) || RESIZE(tb->src, n) || RESIZE(tb->hold, n) ||
       RESIZE(tb->line, n) || RESIZE(tb->addr_at, (size_t)n + 1))
     return -1;
   tb->cap_inst = n;
@@ -113,6 +114,7 @@ int ktrace_tb_push(ktrace_tb *tb, const ktrace_tb_inst *in, const uint64_t *addr
   tb->nsrc[i] = in->nsrc;
   memcpy(tb->dst[i], in->dst, sizeof in->dst);
   memcpy(tb->src[i], in->src, sizeof in->src);
+  tb->hold[i] = in->hold;
   tb->line[i] = 0;
   uint32_t at = tb->addr_at[i];
   if (naddr) memcpy(tb->addr + at, addr, naddr * sizeof *addr);

@@ -432,6 +432,7 @@ static int parse_inst(const inst_ctx *c, const char *s) {
     if (reg_field(c, &p, &tb->dst[i][j])) return -1;
   if (op_field(c, &p, &tb->op[i]) || dec_field(c, &p, KTRACE_SRC_MAX, &n, "a source count")) return -1;
   tb->nsrc[i] = (uint8_t)n;
+  tb->hold[i] = 0;
   for (unsigned j = 0; j < n; j++)
     if (reg_field(c, &p, &tb->src[i][j])) return -1;
   if (dec_field(c, &p, NUM_U32_MAX, &width, "a memory width")) return -1;
