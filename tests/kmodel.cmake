@@ -10,6 +10,8 @@ tlbsim_test(test_kmodel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kmodel.c DEPS tlb
 # every 37th row of embed.csv 3.77 %, 7.77 % (both well inside the issue's 10 % and 25 %). With the first wave
 # of a launch of two or more blocks per SM dealt as measured (launch.h, [gpu] wave_lead: the embed launch's
 # 8192 blocks of 256): embed_big.csv 8.40 %, 10.26 %; every 37th row 4.16 %, 8.33 % (bounds kept).
+# With the L2 partitions measured (l2_part/: interleaved SMs): embed_big.csv 8.43 %, 10.26 %; every 37th
+# row 3.92 %, 7.97 % (bounds kept).
 add_test(NAME validate_h200_embed_smoke
   COMMAND tlbsim validate --preset h200 --groups 4 --max-mean-error 9.5 --max-error-pct 13
           ${PROJECT_SOURCE_DIR}/gpu/results/h200/run4/smoke/embed_big.csv)
@@ -44,7 +46,8 @@ add_test(NAME validate_h200_stream_dram
 # 22nd stream row (lines 2, 24, 46: the 1 MiB read, -14.3 % at one group (-8.8 % at four): its pass is the
 # stream kernel's SASS (kstream.c), its 128 working blocks two on each of SMs 124-131 (launch.h), before
 # them +135 %; with the SASS's stall counts, kstream.c's hold, -10.5 % (-14.3 % before); the 2 GiB read, -2.2 %;
-# the 47 MB copy, +3.2 %) 5.30 % mean, 10.53 % worst (6.85 %, 14.31 % before the stall counts); every 4th L2-chase row
+# the 47 MB copy, +4.1 % with the measured L2 partitions, +3.2 % with SMs 0-63 assumed) 5.59 % mean, 10.53 % worst
+# (5.30 % with the assumed partitions; 6.85 %, 14.31 % before the stall counts); every 4th L2-chase row
 # (lines 2, 6, 10, 14, 18) 4.03 %, 10.57 % (60 MiB: 530 against 593 cycles, the whole L2's edge; 28 MiB,
 # -9.1 %: the near partition's; l2_far_cycles was fitted on lines 9-12, none of them). Bounds: +1.5 % mean,
 # +5 % worst.
