@@ -8,11 +8,11 @@
 // misses and the rest of the L2 holds costs ~530). Before each pair a 512 MiB
 // stream read of another buffer empties the L2 of the chain's lines.
 // Build and run (gpu/results/h200/l2_part/):
-//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -o l2_part l2_part.cu
+//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/src -o l2_part l2_part.cu
 //   ./l2_part [F_MiB [hist]] > l2_part.csv
 // Rows: warm_sm (A), chase_sm (B), footprint_bytes, loads, cycles_per_load (and
 // with `hist` each load's cycles in 64 bins of 16: hist_16_cycle_bins, space-
-// separated counts; the timing of each load adds its clock reads); for
+// separated counts; each bin's update adds to the load it times); for
 // every B: A = 0, A = 66 (an SM of the other half if SMs 0-63 are one) and
 // A = B (the line's own SM: every load near, the control).
 #include <cstdint>
@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+
+#include "gpu_kern.cuh" /* gpu_smid, gpu_ld, gpu_clock_after (gpu/src: device code only) */
 
 #define CK(x)                                                                                                  \
   do {                                                                                                         \
@@ -34,18 +36,6 @@
 #define LINE 128u
 #define FLUSH_BYTES (512ull << 20)
 
-__device__ __forceinline__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-
-__device__ __forceinline__ uint64_t load_cg(const uint64_t *p) {
-  uint64_t v;
-  asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
 struct result {
   unsigned claimed, sm;
   unsigned long long cycles, last;
@@ -56,33 +46,32 @@ struct result {
 
 // Thread 0 of the first block to start on SM `sm` chases `steps` loads from
 // `start`; every other block returns at once.
-// With hist, each load's own cycles (clock64 around it, the next load's
-// address its result) are counted in HIST_BINS bins (shared memory).
+// With hist, each load's cycles, from the one before's arrival to its own
+// (gpu_clock_after: the clock read waits for the load; the bin's update in
+// shared memory between them included), are counted in HIST_BINS bins.
 __global__ void pinned_chase(const uint64_t *start, uint64_t steps, unsigned sm, result *r, unsigned *hist) {
   __shared__ unsigned h[HIST_BINS];
-  if (threadIdx.x || smid() != sm || atomicCAS(&r->claimed, 0u, 1u)) return;
+  if (threadIdx.x || gpu_smid() != sm || atomicCAS(&r->claimed, 0u, 1u)) return;
   for (unsigned i = 0; i < HIST_BINS; i++) h[i] = 0;
-  const uint64_t *p = start;
+  uint64_t p = (uint64_t)(uintptr_t)start;
   long long t0 = clock64();
   if (hist) {
+    uint64_t before = gpu_clock_after(p);
     for (uint64_t i = 0; i < steps; i++) {
-      long long a = clock64();
-      p = (const uint64_t *)load_cg(p);
-      uint64_t q; /* a volatile use of p: the clock is read once the load is back */
-      asm volatile("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
-      long long b = clock64();
-      p = (const uint64_t *)q;
-      unsigned bin = (unsigned)((b - a) / HIST_WIDTH);
+      p = gpu_ld<false>(p);
+      uint64_t now = gpu_clock_after(p);
+      unsigned bin = (unsigned)((now - before) / HIST_WIDTH);
       h[bin < HIST_BINS ? bin : HIST_BINS - 1]++;
+      before = now;
     }
     for (unsigned i = 0; i < HIST_BINS; i++) hist[i] = h[i];
   } else {
-    for (uint64_t i = 0; i < steps; i++) p = (const uint64_t *)load_cg(p);
+    for (uint64_t i = 0; i < steps; i++) p = gpu_ld<false>(p);
   }
   long long t1 = clock64();
   r->cycles = (unsigned long long)(t1 - t0);
-  r->last = (unsigned long long)(uintptr_t)p;
-  r->sm = smid();
+  r->last = (unsigned long long)p;
+  r->sm = gpu_smid();
 }
 
 __global__ void flush(const uint4 *b, uint64_t n, unsigned *sink) {

@@ -9,7 +9,8 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${OUT:-$root/out}
 mkdir -p "$out"
 bld=$(mktemp -d)
-nvcc -O2 -std=c++17 -gencode 'arch=compute_90,code=[sm_90,compute_90]' -o "$bld/l2_part" "$root/gpu/scripts/l2part/l2_part.cu"
+nvcc -O2 -std=c++17 -gencode 'arch=compute_90,code=[sm_90,compute_90]' -I"$root/gpu/src" -o "$bld/l2_part" \
+  "$root/gpu/scripts/l2part/l2_part.cu"
 {
   nvcc --version | tail -2
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
