@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -100,7 +101,13 @@ static unsigned long long chase_on(unsigned sm, const uint64_t *start, uint64_t 
 }
 
 int main(int argc, char **argv) {
-  uint64_t fmib = argc > 1 ? strtoull(argv[1], nullptr, 10) : 16;
+  char *end = nullptr;
+  uint64_t fmib = argc > 1 ? strtoull(argv[1], &end, 10) : 16;
+  if ((argc > 1 && (*end || end == argv[1])) || fmib == 0 || fmib > (1u << 16) ||
+      (argc > 2 && strcmp(argv[2], "hist")) || argc > 3) {
+    fprintf(stderr, "usage: l2_part [F_MiB (1-65536) [hist]]\n");
+    return 2;
+  }
   uint64_t bytes = fmib << 20, n = bytes / LINE;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -126,7 +133,7 @@ int main(int argc, char **argv) {
   for (uint64_t k = 0; k < n; k++) words[perm[k] * (LINE / 8)] = base + LINE * perm[(k + 1) % n];
   CK(cudaMemcpy(chain, words.data(), bytes, cudaMemcpyHostToDevice));
   const uint64_t *start = (const uint64_t *)(base + LINE * perm[0]);
-  bool histo = argc > 2 && argv[2][0] == 'h';
+  bool histo = argc > 2;
   unsigned *hist = nullptr, hh[HIST_BINS];
   if (histo) CK(cudaMalloc(&hist, HIST_BINS * sizeof *hist));
   printf("warm_sm,chase_sm,footprint_bytes,loads,cycles_per_load,device%s\n",
