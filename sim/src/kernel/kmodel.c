@@ -114,6 +114,7 @@ typedef struct kmodel {
   int where[MMU_MAX_LEVELS];
   hwsystem *sys;
   uint32_t nsms, ngroups, resident, wpb;
+  uint32_t schedulers; /* per SM, at least 1 */
   launch_plan plan; /* where the first wave's blocks run (launch.h) */
   double share;
   ksm *sm;
@@ -224,10 +225,10 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   m->fifo = malloc((slots + 1) * sizeof *m->fifo);
   if (!m->sm || !m->grp_l2 || !m->slot || !m->warp || !m->ready || !m->fifo || !(m->skip = ktrace_tb_new()))
     return oom(m);
-  uint32_t sched = g->schedulers ? g->schedulers : 1;
+  m->schedulers = g->schedulers ? g->schedulers : 1;
   for (uint32_t i = 0; i < m->nsms; i++) {
     m->sm[i].group = i / gs;
-    if (!(m->sm[i].sched_free = calloc(2 * (size_t)sched, sizeof(double)))) return oom(m);
+    if (!(m->sm[i].sched_free = calloc(2 * (size_t)m->schedulers, sizeof(double)))) return oom(m);
     if (g->l1_bytes && !(m->sm[i].l1 = kmem_cache_create(g->l1_bytes, g->l1_ways, m->d))) return -1;
   }
   for (size_t s = 0; s < slots; s++) {
@@ -329,7 +330,7 @@ static double walk_reads(kmodel *m, double t, const kwalk *w) {
   for (unsigned i = 0; i < w->n; i++) {
     uint64_t pa = w->pa[i];
     bool hit;
-    double back = l2_line(m, KMEM_L2_HOME, timed ? t : -1, pa >> KMEM_LINE_SHIFT,
+    double back = l2_line(m, KMEM_L2_HOME, t, pa >> KMEM_LINE_SHIFT,
                           (uint8_t)(1u << ((pa >> KMEM_SECTOR_SHIFT) & 3)), false, &hit);
     if (!timed) continue;
     r->walk_reads++;
@@ -680,7 +681,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
   double *sf = &m->sm[sl->sm].sched_free[w->sched];
   if (*sf > at) at = *sf;
   if (code[0] & KCODE_INT) { /* its pipe takes the warp's 32 lanes int_issue_cycles; the warp waits */
-    double *pipe = sf + (m->g->schedulers ? m->g->schedulers : 1); /* for it holding the scheduler */
+    double *pipe = sf + m->schedulers; /* for it holding the scheduler */
     if (*pipe > at) at = *pipe;
     *pipe = at + (m->g->int_issue_cycles > 1 ? m->g->int_issue_cycles : 1);
   }
@@ -746,7 +747,7 @@ static int start_block(kmodel *m, uint32_t s, double t) {
     kwarp *w = &m->warp[wi];
     uint32_t first = sl->tb->first[k];
     *w = (kwarp){.slot = s, .pc = first, .end = first + sl->tb->count[k], .at = first < sl->tb->ninst ? sl->at[first] : 0,
-                 .sched = (uint8_t)(sl->tb->warp[k] % (m->g->schedulers ? m->g->schedulers : 1))};
+                 .sched = (uint8_t)(sl->tb->warp[k] % m->schedulers)};
     m->res->warps++; /* its registers read 0 (set is clear) */
     if (schedule_warp(m, t, wi)) return -1;
   }
