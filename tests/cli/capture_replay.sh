@@ -90,6 +90,10 @@ expect validate cuda live_regions_32m_end 7
 "$tlbsim" validate "$work/nova.trace" >/dev/null 2>"$work/err" && fail "validate without va= passed"
 grep -q "nova.trace:1: recorded: an allocation without its recorded address (va=)" "$work/err" \
   || { fail "validate without va="; cat "$work/err"; }
+# a capture whose first record is bad is still a capture: that record's line, not a CSV's missing column
+printf '# captured\nalloc 1 zz va=0x1000\n' >"$work/badfirst.trace"
+"$tlbsim" validate "$work/badfirst.trace" >/dev/null 2>"$work/err" && fail "validate of a bad first record passed"
+grep -q "badfirst.trace:2: SIZE: 'zz' is not a size" "$work/err" || { fail "a bad first record"; cat "$work/err"; }
 printf 'mark x\n' >"$work/none.trace"
 "$tlbsim" validate "$work/none.trace" >/dev/null 2>"$work/err" && fail "validate of no allocation passed"
 grep -q "none.trace: no device allocations to compare" "$work/err" || { fail "no allocations"; cat "$work/err"; }
