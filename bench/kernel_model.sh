@@ -5,8 +5,11 @@
 # and in its binary form, sampled (--groups 4, what validate uses) and with
 # every SM simulated; then max RSS at WARPS_SMALL (8192) warps and at the
 # full length, sampled: exit 1 if it grows by more than 10% (and 1 MiB),
-# since the model holds only the thread blocks resident on its SMs. The
-# target (issue #23): under 30 s of one core for the full trace.
+# since the model holds only the thread blocks resident on its SMs. Wall
+# seconds (the user's wait: the trace is read on a thread of its own where
+# 2 cores exist, ktrace_ahead.h) and CPU seconds (user + sys). The target
+# (issue #23): under 30 s of one core for the full trace; issue #29's: 2 M
+# warp instructions a second.
 #
 #   bench/kernel_model.sh TLBSIM
 #
@@ -32,15 +35,16 @@ machine_line
 printf 'trace: %s lines, %s bytes; binary %s bytes\n' "$(wc -l <"$work/kernel-1.traceg")" \
   "$(stat -c %s "$work/kernel-1.traceg")" "$(stat -c %s "$work/kernel-1.ktb")"
 
-# run LABEL FILE GROUPS: CPU seconds (user + sys), max RSS and predicted_ns
+# run LABEL FILE GROUPS: wall and CPU seconds (user + sys), max RSS and predicted_ns
 run() {
-  /usr/bin/time -f '%U %S %M' -o "$work/t" "$tlbsim" kernel --preset h200 --groups "$3" --format csv "$work/$2" >"$work/out"
-  read -r u s rss <"$work/t"
+  /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$tlbsim" kernel --preset h200 --groups "$3" --format csv "$work/$2" >"$work/out"
+  read -r wall u s rss <"$work/t"
   ns=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "predicted_ns") c = i} NR == 2 {print $c}' "$work/out")
-  printf '%-26s %8s %10.2f %12s %14.0f\n' "$1" "$3" "$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')" "$rss" "$ns"
+  printf '%-26s %8s %10.2f %10.2f %12s %14.0f\n' "$1" "$3" "$wall" "$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')" \
+    "$rss" "$ns"
   echo "$rss" >"$work/rss.$1"
 }
-printf '\n%-26s %8s %10s %12s %14s\n' input groups "CPU s" "max RSS KiB" predicted_ns
+printf '\n%-26s %8s %10s %10s %12s %14s\n' input groups "wall s" "CPU s" "max RSS KiB" predicted_ns
 run text kernel-1.traceg 4
 run binary kernel-1.ktb 4
 [ "$full" = 1 ] && run binary-every-sm kernel-1.ktb 0

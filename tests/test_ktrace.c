@@ -1,7 +1,8 @@
 /* test_ktrace.c — Accel-Sim kernel traces (tlbsim/ktrace.h): the committed
  * kernelslist fixture read field by field; every tracer version's line
  * shape, every address format, width rule and opcode class; gzip, zstd and
- * xz input; the binary form round-tripping every field; and each bad input
+ * xz input; the binary form round-tripping every field; blocks read ahead
+ * on a thread the same as read in the caller's calls; and each bad input
  * ending in one FILE:LINE error that names what is wrong. Inputs are temp
  * files in the working directory (the build tree). */
 #include <lzma.h>
@@ -15,6 +16,7 @@
 
 #include "harness.h"
 #include "tlbsim/ktrace.h"
+#include "tlbsim/ktrace_ahead.h"
 
 #define FIXTURE TLBSIM_SOURCE_DIR "/traces/kernels/kernelslist.g"
 
@@ -515,6 +517,86 @@ static void test_binary_round_trip(void) {
   unlink(out);
 }
 
+/* ---- read ahead ---------------------------------------------------------------------------- */
+
+/* A .traceg of `blocks` blocks of 2 warps, each block with an opcode of its
+ * own (the reader's table grows while the thread reads ahead), block `bad`
+ * (or none: blocks) with a line missing its stride. */
+static void many_blocks(char path[32], unsigned blocks, unsigned bad) {
+  size_t cap = 256 * (size_t)blocks, n = 0;
+  char *body = malloc(cap), grid[32];
+  for (unsigned b = 0; b < blocks; b++)
+    n += (size_t)snprintf(body + n, cap - n,
+                          "#BEGIN_TB\nthread block = %u,0,0\nwarp = 0\ninsts = 2\n"
+                          "0000 ffffffff 1 R2 LDG.E 1 R4 4 1 0x%x 4\n0010 0000000f 1 R3 MOV.B%u 1 R2 0\n"
+                          "warp = 1\ninsts = 1\n%s#END_TB\n",
+                          b, 0x1000 * b, b, b == bad ? "0000 ffffffff 1 R2 LDG.E 1 R4 4 1 0x10\n" : "0000 00000000 0 EXIT 0 0\n");
+  snprintf(grid, sizeof grid, "(%u,1,1)", blocks);
+  char *text = malloc(cap + 1024);
+  header(text, cap + 1024, "4", grid, "(64,1,1)", "");
+  strcat(text, body);
+  temp_name(path);
+  write_file(path, text, strlen(text));
+  free(text);
+  free(body);
+}
+
+/* path's blocks through ktrace_ahead (jobs) beside a plain reader: the same
+ * blocks, then the same end or error, repeated; with stop_at, the ahead
+ * reading ends after that many blocks and the next kernel item is the same. */
+static void check_ahead(const char *path, unsigned jobs, unsigned stop_at) {
+  diag d, da;
+  ktrace_reader *plain = ktrace_open(path, &d), *r = ktrace_open(path, &da);
+  CU_ASSERT_FATAL(plain && r);
+  ktrace_ahead *a = ktrace_ahead_new(r, jobs);
+  ktrace_tb *tp = ktrace_tb_new(), *ta = ktrace_tb_new();
+  ktrace_item ip, ia;
+  CU_ASSERT_FATAL(ktrace_next(plain, &ip, &d) == 1 && ktrace_next(r, &ia, &da) == 1);
+  ktrace_ahead_begin(a);
+  int gp, ga;
+  unsigned blocks = 0;
+  do {
+    gp = ktrace_next_tb(plain, tp, &d);
+    ga = ktrace_ahead_next_tb(a, ta, &da);
+    CU_ASSERT_FATAL(gp == ga);
+    if (gp == 1) CU_ASSERT(same_tb(tp, ta));
+  } while (gp == 1 && ++blocks != stop_at);
+  if (gp < 0) {
+    CU_ASSERT(!strcmp(d.msg, da.msg));
+    CU_ASSERT(ktrace_ahead_next_tb(a, ta, &da) == -1 && !strcmp(d.msg, da.msg));
+  }
+  if (gp == 0) CU_ASSERT(ktrace_ahead_next_tb(a, ta, &da) == 0);
+  ktrace_ahead_end(a);
+  gp = ktrace_next(plain, &ip, &d);
+  CU_ASSERT(ktrace_next(r, &ia, &da) == gp);
+  if (gp < 0) CU_ASSERT(!strcmp(d.msg, da.msg));
+  ktrace_ahead_free(a);
+  ktrace_tb_free(tp);
+  ktrace_tb_free(ta);
+  ktrace_close(plain);
+  ktrace_close(r);
+}
+
+static void test_ahead(void) {
+  char good[32], bad[32], want[64];
+  many_blocks(good, 100, 100);
+  many_blocks(bad, 100, 39);
+  diag d;
+  ktrace_tb *tb = ktrace_tb_new();
+  CU_ASSERT(read_all(bad, tb, &d) == -1);
+  snprintf(want, sizeof want, "%s:%u: ", bad, 14 + 39 * 10 + 9); /* after the header's 14 lines, the 40th block's 9th */
+  CU_ASSERT(!strncmp(d.msg, want, strlen(want)) && strstr(d.msg, "expected a stride"));
+  ktrace_tb_free(tb);
+  for (unsigned jobs = 1; jobs <= 2; jobs++) {
+    check_ahead(good, jobs, 0);
+    check_ahead(bad, jobs, 0);
+    check_ahead(good, jobs, 5); /* ended while the thread reads on */
+    check_ahead(bad, jobs, 5);  /* the error then in the next kernel item */
+  }
+  unlink(good);
+  unlink(bad);
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
 /* The error reading body (under a version `ver` header) gives: its line and text. */
@@ -701,6 +783,7 @@ int main(void) {
                                       {"widths and classes", test_widths_and_classes}, {"l2 only", test_l2_only}, {"int pipe", test_int_pipe},
                                       {"gzip, zstd, xz", test_codecs},
                                       {"binary round trip", test_binary_round_trip},
+                                      {"read ahead", test_ahead},
                                       {NULL, NULL}};
   static const test_case errors[] = {{"body", test_errors_body},
                                      {"header", test_errors_header},

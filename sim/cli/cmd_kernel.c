@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "tlbsim/kmodel.h"
 #include "tlbsim/ktrace.h"
+#include "tlbsim/ktrace_ahead.h"
 #include "tlbsim/launch.h"
 #include "tlbsim/report_ktrace.h"
 #include "tlbsim/trace.h"
@@ -21,6 +22,7 @@ typedef struct kernel_opts {
   int format; /* report_format */
   const char *trace, *alloc, *launch;
   uint64_t groups;
+  uint64_t jobs; /* --jobs: 1 reads the trace in the model's thread; 0 (not given): a thread where 2 cores exist */
   cli_config conf;
 } kernel_opts;
 
@@ -39,13 +41,17 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
       {.name = "groups", .kind = OPT_WHOLE, .dest = &o->groups, .arg = "N", .lo = 0, .hi = 64,
        .help = "simulate the SMs of N L2-TLB groups, the GPU-wide stages at their share\n"
                "(default 0: every SM)"},
+      {.name = "jobs", .kind = OPT_WHOLE, .dest = &o->jobs, .arg = "N", .lo = 1, .hi = CLI_JOBS_MAX,
+       .help = "with --preset, 2 or more: each reading of the trace runs on a thread of its\n"
+               "own, ahead of the model (default: where 2 cores are available; 1: all in one\n"
+               "thread); the results do not depend on it"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "text (default), json or csv"},
       CLI_QUIET_OPT(&o->quiet),
   };
   const cli_spec spec = {
       .cmd = "kernel",
-      .usage = "(--stats | --preset NAME [--alloc FILE] [--launch GRIDxBLOCK]) [--format F] [--quiet] TRACE|-",
+      .usage = "(--stats | --preset NAME [--alloc FILE] [--launch GRIDxBLOCK] [--jobs N]) [--format F] [--quiet] TRACE|-",
       .operands = "TRACE", .min_operands = 1, .max_operands = 1,
       .about = "Reads a GPU kernel trace: an Accel-Sim kernelslist.g (its kernel files and MemcpyHtoD\n"
                "lines), one kernel-N.traceg, or tlbsim's binary form of them (tlbsim convert); plain,\n"
@@ -68,8 +74,8 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
   o->trace = argv[first];
   bool predict = o->conf.preset || o->conf.config;
   if (o->stats == predict) return cli_usage_error("kernel", "give --stats or --preset/--config (one of them)");
-  if (!predict && (o->alloc || o->launch || o->groups))
-    return cli_usage_error("kernel", "--alloc, --launch and --groups need --preset or --config");
+  if (!predict && (o->alloc || o->launch || o->groups || o->jobs))
+    return cli_usage_error("kernel", "--alloc, --launch, --groups and --jobs need --preset or --config");
   if (predict && !strcmp(o->trace, "-")) return cli_usage_error("kernel", "--preset reads TRACE twice: not from stdin");
   return 0;
 }
@@ -140,16 +146,46 @@ static bool demand_map(void *ctx, uint64_t va, acc_kind kind) {
   return !machine_apply(p->m, &rec, "demand paging", &d);
 }
 
-static int next_tb(void *ctx, ktrace_tb *tb, diag *d) { return ktrace_next_tb(ctx, tb, d); }
+static int next_tb(void *ctx, ktrace_tb *tb, diag *d) { return ktrace_ahead_next_tb(ctx, tb, d); }
 
-/* The next kernel of both readers (the warm-up's and the timed one's). */
-static int next_kernel(ktrace_reader *warm, ktrace_reader *timed, ktrace_item *it, diag *d) {
-  ktrace_item w;
+/* One reading of the trace: its reader and the thread reading its blocks
+ * ahead (ktrace_ahead.h). */
+typedef struct reading {
+  ktrace_reader *r;
+  ktrace_ahead *ahead;
+} reading;
+
+static int open_reading(reading *x, const char *path, unsigned jobs, diag *d) {
+  if (!(x->r = ktrace_open(path, d))) return -1;
+  return (x->ahead = ktrace_ahead_new(x->r, jobs)) ? 0 : diag_set(d, path, 0, "out of memory");
+}
+
+static void close_reading(reading *x) {
+  ktrace_ahead_free(x->ahead);
+  ktrace_close(x->r);
+}
+
+/* The next kernel of x into *k (its strings the reader's until its next
+ * kernel), its blocks then read ahead. */
+static int next_kernel_of(reading *x, ktrace_kernel *k, diag *d) {
+  ktrace_item it;
   int got;
-  while ((got = ktrace_next(timed, it, d)) == 1 && it->kind != KTRACE_ITEM_KERNEL) {}
+  ktrace_ahead_end(x->ahead);
+  while ((got = ktrace_next(x->r, &it, d)) == 1 && it.kind != KTRACE_ITEM_KERNEL) {}
   if (got != 1) return got;
-  while ((got = ktrace_next(warm, &w, d)) == 1 && w.kind != KTRACE_ITEM_KERNEL) {}
-  return got == 1 ? 1 : got < 0 ? -1 : diag_set(d, ktrace_path(timed), 0, "the trace changed while it was read");
+  *k = *it.kernel;
+  ktrace_ahead_begin(x->ahead);
+  return 1;
+}
+
+/* The next kernel of both readings (the warm-up's and the timed one's),
+ * the timed one's into *k: its blocks are read while the warm-up runs. */
+static int next_kernel(reading *warm, reading *timed, ktrace_kernel *k, diag *d) {
+  ktrace_kernel w;
+  int got = next_kernel_of(timed, k, d);
+  if (got != 1) return got;
+  got = next_kernel_of(warm, &w, d);
+  return got == 1 ? 1 : got < 0 ? -1 : diag_set(d, ktrace_path(timed->r), 0, "the trace changed while it was read");
 }
 
 static int replay_alloc(machine *m, const char *path, diag *d) {
@@ -162,30 +198,32 @@ static int replay_alloc(machine *m, const char *path, diag *d) {
 
 static int predict_kernels(const kernel_opts *o, machine *m, const machine_spec *spec, report_ktrace *out, diag *d) {
   predictor p = {.m = m, .d = d};
-  ktrace_reader *warm = ktrace_open(o->trace, d), *timed = warm ? ktrace_open(o->trace, d) : NULL;
+  reading warm = {0}, timed = {0};
+  int rc = open_reading(&warm, o->trace, (unsigned)o->jobs, d) || open_reading(&timed, o->trace, (unsigned)o->jobs, d)
+               ? -1
+               : 0;
   launch_geometry lg = {0};
   char why[160];
-  int rc = timed ? 0 : -1;
   if (!rc && o->launch && launch_parse(o->launch, &lg, why, sizeof why))
     rc = diag_set(d, "--launch", 0, "%s", why);
-  ktrace_item it;
+  ktrace_kernel k;
   int got = 0;
-  while (!rc && (got = next_kernel(warm, timed, &it, d)) == 1) {
-    ktrace_kernel k = *it.kernel;
+  while (!rc && (got = next_kernel(&warm, &timed, &k, d)) == 1) {
     if (o->launch) {
       k.grid[0] = (uint32_t)lg.grid, k.grid[1] = k.grid[2] = 1, k.blocks = lg.grid;
       k.block[0] = lg.block, k.block[1] = k.block[2] = 1, k.warps_per_block = (lg.block + 31) / 32;
     }
     kmodel_spec ms = {.sys = &spec->sys, .gpu = &spec->gpu, .table = machine_get_pt(m), .groups = (uint32_t)o->groups,
                       .fault = o->alloc ? NULL : demand_map, .fault_ctx = &p};
-    kmodel_source ws = {.next = next_tb, .ctx = warm, .kernel = &k}, ts = {.next = next_tb, .ctx = timed, .kernel = &k};
+    kmodel_source ws = {.next = next_tb, .ctx = warm.ahead, .kernel = &k},
+                  ts = {.next = next_tb, .ctx = timed.ahead, .kernel = &k};
     kmodel_result r;
     if ((rc = kmodel_run(&ms, &ws, &ts, &r, d))) break;
     report_ktrace_add(out, report_kmodel_row(&k, &r));
   }
   if (got < 0) rc = -1;
-  ktrace_close(warm);
-  ktrace_close(timed);
+  close_reading(&warm);
+  close_reading(&timed);
   return rc;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tlbsim kernel --preset: a prediction row per kernel of the fixture kernelslist (CSV columns, the
 # launch's fixed time in predicted_ns), JSON and text; --alloc maps the buffers and an address outside
-# them is FILE:LINE, exit 1; usage errors exit 2; the H200 embed trace of run4 (128 bags, 128 GiB table)
+# them is FILE:LINE, exit 1; usage errors exit 2; --jobs 1 and 2 (blocks read ahead) the same rows and errors; the H200 embed trace of run4 (128 bags, 128 GiB table)
 # against its measured 6432 ns.
 # Usage: kernel_model.sh TLBSIM SOURCE_DIR
 set -u
@@ -36,7 +36,7 @@ rc=$?
   bad "the second kernel's buffers are not mapped either: rc $rc, $(cat "$work/err")"
 
 # usage
-for args in "--stats --preset h200" "--alloc x" "--preset h200 -" "--preset h200 --launch 0x256"; do
+for args in "--stats --preset h200" "--alloc x" "--stats --jobs 2" "--preset h200 -" "--preset h200 --launch 0x256"; do
   "$tlbsim" kernel $args "$list" >/dev/null 2>&1
   rc=$?
   [ "$args" = "--preset h200 --launch 0x256" ] && want=1 || want=2
@@ -52,5 +52,18 @@ zcat "$run4/kernel-1.traceg.gz" >"$work/kernel-1.traceg"
 ns=$("$tlbsim" kernel --preset h200 --alloc "$work/buffers.trace" --format csv "$work/kernelslist.g" |
   awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "predicted_ns") c = i} NR == 2 {print $c}')
 awk -v t="$ns" 'BEGIN {e = (t - 6432) / 6432; exit !(e < 0.10 && e > -0.10)}' && ok || bad "embed trace: $ns ns, measured 6432"
+
+# --jobs: blocks read on a thread ahead of the model (2) or in its thread (1): the same rows, and a bad
+# line in the 4th of the 16 blocks the same FILE:LINE, exit 1
+for j in 1 2; do
+  "$tlbsim" kernel --preset h200 --jobs $j --alloc "$work/buffers.trace" --format csv "$work/kernelslist.g" >"$work/j$j.csv" ||
+    bad "embed trace at --jobs $j"
+  sed '3000a bogus line' "$work/kernel-1.traceg" >"$work/bad.traceg"
+  "$tlbsim" kernel --preset h200 --jobs $j "$work/bad.traceg" >/dev/null 2>"$work/j$j.err"
+  rc=$?
+  [ $rc = 1 ] && grep -qx ".*bad.traceg:3001: instruction line: expected a PC (hex), found 'bogus'" "$work/j$j.err" && ok ||
+    bad "a bad line at --jobs $j: rc $rc, $(cat "$work/j$j.err")"
+done
+cmp -s "$work/j1.csv" "$work/j2.csv" && cmp -s "$work/j1.err" "$work/j2.err" && ok || bad "--jobs 1 and 2 differ"
 
 finish kernel_model
