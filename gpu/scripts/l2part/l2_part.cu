@@ -8,7 +8,7 @@
 // misses and the rest of the L2 holds costs ~530). Before each pair a 512 MiB
 // stream read of another buffer empties the L2 of the chain's lines.
 // Build and run (gpu/results/h200/l2_part/):
-//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/src -o l2_part l2_part.cu
+//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/src -I gpu/scripts -o l2_part l2_part.cu
 //   ./l2_part [F_MiB [hist]] > l2_part.csv
 // Rows: warm_sm (A), chase_sm (B), footprint_bytes, loads, cycles_per_load (and
 // with `hist` each load's cycles in 64 bins of 16: hist_16_cycle_bins, space-
@@ -23,16 +23,10 @@
 
 #include <cuda_runtime.h>
 
-#include "gpu_kern.cuh" /* gpu_smid, gpu_ld, gpu_clock_after (gpu/src: device code only) */
+#define STANDALONE_NAME "l2_part"
+#include "standalone.cuh" /* CK (gpu/scripts) */
 
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      fprintf(stderr, "l2_part: %s: %s\n", #x, cudaGetErrorString(e_));                                        \
-      exit(1);                                                                                                 \
-    }                                                                                                          \
-  } while (0)
+#include "gpu_kern.cuh" /* gpu_smid, gpu_ld, gpu_clock_after (gpu/src: device code only) */
 
 #define LINE 128u
 #define FLUSH_BYTES (512ull << 20)

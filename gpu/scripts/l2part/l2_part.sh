@@ -4,17 +4,10 @@
 # partition's near copies: every line fits) and an 8 MiB one into $OUT; then
 # the 16 MiB pairs and a 48 MiB buffer (more than a partition's copies hold)
 # with each load's latency binned.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-out=${OUT:-$root/out}
-mkdir -p "$out"
-bld=$(mktemp -d)
-nvcc -O2 -std=c++17 -gencode 'arch=compute_90,code=[sm_90,compute_90]' -I"$root/gpu/src" -o "$bld/l2_part" \
-  "$root/gpu/scripts/l2part/l2_part.cu"
-{
-  nvcc --version | tail -2
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-} >"$out/env.txt" 2>&1
+# shellcheck source=gpu/scripts/standalone.sh
+source "$(dirname "$0")/../standalone.sh"
+standalone_build "$root/gpu/scripts/l2part/l2_part.cu" l2_part
+standalone_env
 cuobjdump -sass "$bld/l2_part" >"$out/l2_part.sass"
 "$bld/l2_part" 16 >"$out/l2_part_16m.csv"
 "$bld/l2_part" 8 >"$out/l2_part_8m.csv"

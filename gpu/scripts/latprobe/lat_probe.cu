@@ -16,7 +16,7 @@
 //                 cycle of 128-byte lines of a 4 MiB buffer (L2 hits after
 //                 the warm-up pass): whether a 16-byte load costs more.
 // Build and run (gpu/results/h200/lat_probe/):
-//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/src -o lat_probe lat_probe.cu
+//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/src -I gpu/scripts -o lat_probe lat_probe.cu
 //   ./lat_probe > lat_probe.csv
 // Rows: probe,steps,cycles,cycles_per_step (each probe run 5 times: every run a row).
 #include <cstdint>
@@ -26,16 +26,10 @@
 
 #include <cuda_runtime.h>
 
-#include "gpu_kern.cuh" /* gpu_clock_after (gpu/src: device code only) */
+#define STANDALONE_NAME "lat_probe"
+#include "standalone.cuh" /* CK (gpu/scripts) */
 
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      fprintf(stderr, "lat_probe: %s: %s\n", #x, cudaGetErrorString(e_));                                      \
-      exit(1);                                                                                                 \
-    }                                                                                                          \
-  } while (0)
+#include "gpu_kern.cuh" /* gpu_clock_after (gpu/src: device code only) */
 
 #define STEPS 4096u
 #define CONST_MAX 4096u

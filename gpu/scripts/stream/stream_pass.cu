@@ -4,7 +4,7 @@
 // with one addition when RECORD is set: lane 0 of every warp writes its SM
 // (%smid), clock64 and %globaltimer before the first pass and after the last.
 // Build and run (gpu/results/h200/stream_pass/):
-//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -o stream_pass stream_pass.cu
+//   nvcc -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -I gpu/scripts -o stream_pass stream_pass.cu
 //   ./stream_pass > stream_pass.csv          (one row per launch configuration)
 //   ./stream_pass warps 1048576 > warps.csv  (one row per warp of the recorded 1 MiB launch)
 // Per configuration: the launch time by cudaEvents (median of 5 after a
@@ -31,14 +31,8 @@
 
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      fprintf(stderr, "stream_pass: %s: %s\n", #x, cudaGetErrorString(e_));                                    \
-      exit(1);                                                                                                 \
-    }                                                                                                          \
-  } while (0)
+#define STANDALONE_NAME "stream_pass"
+#include "standalone.cuh" /* CK (gpu/scripts) */
 
 #define STREAM_UNROLL 4
 #define STREAM_THREADS 512u

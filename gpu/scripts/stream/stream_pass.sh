@@ -3,19 +3,12 @@
 # builds it, dumps the machine code of it and of gpu/src/gpu_stream.cu (the
 # committed stream kernel, compiled alone with tlbsim-gpu's flags), runs
 # the per-configuration table and the 1 MiB launch's warps into $OUT.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-out=${OUT:-$root/out}
-mkdir -p "$out"
-bld=$(mktemp -d)
-flags=(-O2 -std=c++17 -gencode 'arch=compute_90,code=[sm_90,compute_90]')
-nvcc "${flags[@]}" -o "$bld/stream_pass" "$root/gpu/scripts/stream/stream_pass.cu"
-nvcc "${flags[@]}" -Werror all-warnings -I"$root/sim/include" -I"$root/gpu/src" -c "$root/gpu/src/gpu_stream.cu" \
+# shellcheck source=gpu/scripts/standalone.sh
+source "$(dirname "$0")/../standalone.sh"
+standalone_build "$root/gpu/scripts/stream/stream_pass.cu" stream_pass
+nvcc "${standalone_flags[@]}" -Werror all-warnings -I"$root/sim/include" -I"$root/gpu/src" -c "$root/gpu/src/gpu_stream.cu" \
   -o "$bld/gpu_stream.cu.o"
-{
-  nvcc --version | tail -2
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-} >"$out/env.txt" 2>&1
+standalone_env
 cuobjdump -sass "$bld/gpu_stream.cu.o" >"$out/gpu_stream.sass"
 cuobjdump -res-usage "$bld/gpu_stream.cu.o" >"$out/gpu_stream.res" 2>&1
 cuobjdump -sass "$bld/stream_pass" >"$out/stream_pass.sass"
