@@ -51,25 +51,26 @@ held() {
 }
 
 # chase_banks.csv's machine (third-level hit +157): probe, then its other 540 rows and its rerun.
-# Under the sanitizers (TLBSIM_TEST_SAMPLE, lib.sh's `every`) the rest is sampled, every 5th row of
-# each order, as docs/VALIDATION.md says: 54 rows each, 0.338 % / 5.5 cycles (seq) and 0.929 % /
-# 42.7 (random); all 270 of each give 0.359 % / 6.7 and 0.936 % / 42.7, so the bounds stand for either.
+# Under the sanitizers (TLBSIM_TEST_SAMPLE, lib.sh's `every`) the rest is sampled, every 6th row of
+# each order (every stride and the 4 TiB point kept), as docs/VALIDATION.md says: 45 rows each,
+# 0.374 % / 6.7 cycles (seq) and 0.960 % / 42.7 (random); all 270 of each give 0.359 % / 6.7
+# and 0.936 % / 42.7, so the bounds stand for either.
 pick "$results/chase_banks.csv" banks
 machine banks 148.55 148.65
 # shellcheck disable=SC2046 # every's two words, or none
-held banks "$work/banks.rest.csv" 0.61 10.2 --order seq $(every 5)
+held banks "$work/banks.rest.csv" 0.61 10.2 --order seq $(every 6)
 # shellcheck disable=SC2046
-held banks "$work/banks.rest.csv" 1.14 67.7 --order random $(every 5)
+held banks "$work/banks.rest.csv" 1.14 67.7 --order random $(every 6)
 held banks "$results/chase_banks_rerun.csv" 1.42 66.9
-# chase_aliased_more.csv's machine (+160): probe, then its other 162 rows (sampled: every 3rd of
-# each order, 27 rows, 0.214 % / 2.7 cycles seq, 0.796 % / 30.8 random; all 81: 0.251 % / 4.1 and
+# chase_aliased_more.csv's machine (+160): probe, then its other 162 rows (sampled: every 5th of
+# each order, 17 rows, 0.189 % / 2.7 cycles seq, 1.014 % / 31.3 random; all 81: 0.251 % / 4.1 and
 # 0.959 % / 34.6).
 pick "$results/chase_aliased_more.csv" more
 machine more 149.65 149.75
 # shellcheck disable=SC2046
-held more "$work/more.rest.csv" 0.50 7.6 --order seq $(every 3)
+held more "$work/more.rest.csv" 0.50 7.6 --order seq $(every 5)
 # shellcheck disable=SC2046
-held more "$work/more.rest.csv" 1.16 59.6 --order random $(every 3)
+held more "$work/more.rest.csv" 1.16 59.6 --order random $(every 5)
 # A live probe (gpu/scripts/probe.sh on a fifth H200, 2026-12-01: +158 cycles at 128 GiB, the other
 # kind) and an aliased sweep measured right after it on that GPU (gpu/results/h200/probe5): the
 # machine file from the probe alone, validated on the sweep's points the probe did not measure.
