@@ -43,10 +43,10 @@ set_tests_properties(validate_h200 validate_h200_aliased_seq validate_h200_alias
   validate_h200_64k PROPERTIES TIMEOUT 1800)
 # The concurrency model (the preset's [gpu] section, fitted on gather.csv, gather_sms.csv and
 # gather_aliased.csv) on run3/, another H200's run of the same sweeps. A row takes seconds, so these
-# sample rows, exactly as docs/VALIDATION.md says: every 16th row of run3/gather.csv (49 rows:
-# 4.18 %, worst 16.5 %), every 13th of its rows with >= 512 threads per SM (26: 2.27 %, 7.40 %;
-# every 6th kept only 512 threads, the sweep's period), every 3rd of run3/gather_aliased.csv (8:
-# 1.99 %, 6.66 %); under the sanitizers (ten times slower) the first every 33rd row (24: 4.28 %, 17.3 %).
+# sample rows, exactly as docs/VALIDATION.md says: every 16th row of run3/gather.csv
+# (49 rows: 4.18 %, worst 16.5 %), every 13th of its rows with >= 512 threads per SM (26: 2.27 %,
+# 7.40 %; every 6th kept only 512 threads, the sweep's period), every 3rd of run3/gather_aliased.csv
+# (8: 1.99 %, 6.66 %); under the sanitizers (ten times slower) the first every 33rd row (24: 4.28 %, 17.3 %).
 tlbsim_every(gather_every 33 16)
 add_test(NAME validate_h200_gather
   COMMAND tlbsim validate --preset h200 ${gather_every} --max-mean-error 4.48 --max-error-pct 21.9 ${h200}/run3/gather.csv)
