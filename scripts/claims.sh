@@ -413,8 +413,8 @@ two() { echo "$(f 3 "$(q "$1" .mean_abs_error_pct)") %; $(f 1 "$(q "$1" .worst_e
 held s_bs banks --order seq --every 6 "$work/banks.rest.csv"
 held s_br banks --order random --every 6 "$work/banks.rest.csv"
 say $V "| \`validate_h200_probe\` | \`chase_banks.csv\`'s rest" "| $(q s_bs .rows) of $(q p_bs .rows) each | $(two s_bs) (seq) / $(two s_br) (random) | $(two p_bs) / $(two p_br) |"
-held s_ms more --order seq --every 5 "$work/more.rest.csv"
-held s_mr more --order random --every 5 "$work/more.rest.csv"
+held s_ms more --order seq --every 3 "$work/more.rest.csv"
+held s_mr more --order random --every 3 "$work/more.rest.csv"
 say $V "| | \`chase_aliased_more.csv\`'s rest" "| $(q s_ms .rows) of $(q p_ms .rows) each | $(two s_ms) / $(two s_mr) | $(two p_ms) / $(two p_mr) |"
 val s_c1 --config "$work/fit.ini" --mapping contiguous,shuffled --min-footprint 64G --every 3 $R/run2/chase.csv
 say $V "| \`calibrate\` | the fit's held-out" "| $(q s_c1 .rows) of $(q cal_run2 .rows) | $(two s_c1) | $(two cal_run2) |"

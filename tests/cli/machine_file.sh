@@ -62,15 +62,15 @@ held banks "$work/banks.rest.csv" 0.61 10.2 --order seq $(every 6)
 # shellcheck disable=SC2046
 held banks "$work/banks.rest.csv" 1.14 67.7 --order random $(every 6)
 held banks "$results/chase_banks_rerun.csv" 1.42 66.9
-# chase_aliased_more.csv's machine (+160): probe, then its other 162 rows (sampled: every 5th of
-# each order, 17 rows, 0.189 % / 2.7 cycles seq, 1.014 % / 31.3 random; all 81: 0.251 % / 4.1 and
+# chase_aliased_more.csv's machine (+160): probe, then its other 162 rows (sampled: every 3rd of
+# each order, 27 rows, 0.214 % / 2.7 cycles seq, 0.796 % / 30.8 random; all 81: 0.251 % / 4.1 and
 # 0.959 % / 34.6).
 pick "$results/chase_aliased_more.csv" more
 machine more 149.65 149.75
 # shellcheck disable=SC2046
-held more "$work/more.rest.csv" 0.50 7.6 --order seq $(every 5)
+held more "$work/more.rest.csv" 0.50 7.6 --order seq $(every 3)
 # shellcheck disable=SC2046
-held more "$work/more.rest.csv" 1.16 59.6 --order random $(every 5)
+held more "$work/more.rest.csv" 1.16 59.6 --order random $(every 3)
 # A live probe (gpu/scripts/probe.sh on a fifth H200, 2026-12-01: +158 cycles at 128 GiB, the other
 # kind) and an aliased sweep measured right after it on that GPU (gpu/results/h200/probe5): the
 # machine file from the probe alone, validated on the sweep's points the probe did not measure.
