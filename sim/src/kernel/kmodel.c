@@ -40,22 +40,29 @@ enum { EV_WARP, EV_LOAD };
  *   byte 2: its hold (tb->hold: cycles before the warp's next issue)
  *   then the nd + ns register numbers;
  *   then, with KCODE_MEM, the instruction's kaccess (KACCESS_BYTES), so
- *   that memory() reads nothing else of the block but its addresses. */
+ *   that memory() reads nothing else of the block but its lines.
+ * A memory instruction's 32 lanes are coalesced into lines then too, into
+ * the slot's lines: its turn reads a line or two of the host's (16 bytes
+ * a line) where its addresses were four (32 lanes of 8 bytes), and with
+ * every SM simulated the resident blocks' addresses are a hundred
+ * megabytes, read at random: as many host misses a memory instruction as
+ * the L2's look-ups (bench/README.md, round 12). */
 #define KCODE_MEM 0x80
 #define KCODE_INT 0x40
 #define KCODE_CLS 0x3f
 _Static_assert(KTRACE_NCLASSES <= KCODE_CLS + 1, "a class fits below KCODE_INT");
-#define KACCESS_BYTES 7
+#define KACCESS_BYTES 6
 #define KCODE_HEAD 3
 #define KCODE_MAX (KCODE_HEAD + 8 + KTRACE_SRC_MAX + KACCESS_BYTES)
 
-/* What memory() reads of one instruction: addr[at .. at + n - 1], each
- * lane `width` bytes. */
+/* What memory() reads of one instruction: lines[at .. at + n - 1], its
+ * lanes coalesced (kmem_coalesce), of the slot's or the warm-up's lines. */
 typedef struct kaccess {
   uint32_t at;
-  uint8_t n, width; /* n: its active lanes, at most 32 */
+  uint8_t n; /* at most KMEM_LINES_MAX */
   bool store, l2_only;
 } kaccess;
+_Static_assert(KMEM_LINES_MAX <= UINT8_MAX, "a kaccess's lines fit its byte");
 
 typedef struct kslot { /* a resident block */
   ktrace_tb *tb;
@@ -63,6 +70,8 @@ typedef struct kslot { /* a resident block */
   uint32_t *at;    /* [tb->ninst]: where instruction i's code starts */
   size_t cap_code; /* bytes */
   uint32_t cap_inst;
+  kmem_line *lines; /* its memory instructions' lines, in turn */
+  size_t cap_lines;
   uint32_t sm, warps_left;
   bool busy;
 } kslot;
@@ -278,6 +287,7 @@ static void teardown(kmodel *m) {
     ktrace_tb_free(m->slot[s].tb);
     free(m->slot[s].code);
     free(m->slot[s].at);
+    free(m->slot[s].lines);
   }
   ktrace_tb_free(m->skip);
   free(m->sm);
@@ -416,39 +426,40 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
   return data > g->issue_interval ? data : g->issue_interval;
 }
 
-/* Instruction i's kaccess. */
-static kaccess access_of(const ktrace_tb *tb, uint32_t i) {
+/* Instruction i's lanes coalesced into lines (room for KMEM_LINES_MAX
+ * there): its kaccess, its lines from `at` on. */
+static kaccess access_of(const ktrace_tb *tb, uint32_t i, kmem_line *lines, uint32_t at) {
   unsigned cls = tb->cls[i];
-  return (kaccess){.at = tb->addr_at[i], .n = (uint8_t)(tb->addr_at[i + 1] - tb->addr_at[i]),
-                   .width = tb->ops[tb->op[i]].width, .l2_only = tb->ops[tb->op[i]].l2_only,
+  const ktrace_op *op = &tb->ops[tb->op[i]];
+  unsigned n = kmem_coalesce(tb->addr + tb->addr_at[i], tb->addr_at[i + 1] - tb->addr_at[i], op->width, lines + at);
+  return (kaccess){.at = at, .n = (uint8_t)n, .l2_only = op->l2_only,
                    .store = cls == KTRACE_GLOBAL_STORE || cls == KTRACE_LOCAL_STORE || cls == KTRACE_GLOBAL_ATOMIC};
 }
 
 static void access_put(uint8_t *c, const kaccess *a) {
   memcpy(c, &a->at, 4);
   c[4] = a->n;
-  c[5] = a->width;
-  c[6] = (uint8_t)(a->store | a->l2_only << 1);
+  c[5] = (uint8_t)(a->store | a->l2_only << 1);
 }
 
 static kaccess access_get(const uint8_t *c) {
-  kaccess a = {.n = c[4], .width = c[5], .store = c[6] & 1, .l2_only = c[6] >> 1 & 1};
+  kaccess a = {.n = c[4], .store = c[5] & 1, .l2_only = c[5] >> 1 & 1};
   memcpy(&a.at, c, 4);
   return a;
 }
 
-/* Instruction i of tb on SM smi, issued at t (t < 0: the warm-up, state
- * only): when its data is back; -1 (m->d) on an address outside every
- * mapping. Its lines pass the load path and the L1 one by one; those the
+/* Instruction i of tb on SM smi, its access a of `lines`, issued at t
+ * (t < 0: the warm-up, state only): when its data is back; -1 (m->d) on an
+ * address outside every mapping. Its lines pass the load path and the L1 one by one; those the
  * L1 misses are translated, once per page. When any page misses its L1
  * TLB the instruction goes on whole: every page it needs is looked up in
  * the L2 TLB, hits included (gather.csv: the cost follows the distinct
  * entries of a missing instruction, tlbsim/gather.h). */
-static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, const kaccess *a, double t,
-                  double *done) {
+static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, const kaccess *a,
+                  const kmem_line *lines, double t, double *done) {
   bool store = a->store, l2_only = a->l2_only;
-  kmem_line line[KMEM_LINES_MAX];
-  unsigned nl = kmem_coalesce(tb->addr + a->at, a->n, a->width, line);
+  const kmem_line *line = lines + a->at;
+  unsigned nl = a->n;
   ksm *sm = &m->sm[smi];
   bool timed = t >= 0, any_miss = false;
   double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
@@ -556,11 +567,25 @@ static int code_room(kmodel *m, kslot *sl, uint32_t ninst) {
   return 0;
 }
 
-/* The block's instructions as issue reads them, into its slot's code. */
+/* Room in the slot for KMEM_LINES_MAX lines after the first `used`. */
+static int lines_room(kmodel *m, kslot *sl, uint32_t used) {
+  if (sl->cap_lines - used >= KMEM_LINES_MAX) return 0;
+  size_t cap = sl->cap_lines ? 2 * sl->cap_lines : 4096;
+  if (cap > UINT32_MAX) return diag_set(m->d, m->file, 0, "a thread block touches more than 2^32 lines");
+  kmem_line *grown = realloc(sl->lines, cap * sizeof *grown);
+  if (!grown) return oom(m);
+  sl->lines = grown;
+  sl->cap_lines = cap;
+  return 0;
+}
+
+/* The block's instructions as issue reads them, into its slot's code and
+ * lines. */
 static int decode(kmodel *m, kslot *sl) {
   const ktrace_tb *tb = sl->tb;
   if (code_room(m, sl, tb->ninst)) return -1;
   uint8_t *c = sl->code;
+  uint32_t lines = 0;
   for (uint32_t i = 0; i < tb->ninst; i++) {
     sl->at[i] = (uint32_t)(c - sl->code);
     unsigned nd = dest_regs(tb, i, c + KCODE_HEAD), ns = 0;
@@ -572,7 +597,9 @@ static int decode(kmodel *m, kslot *sl) {
     c[2] = tb->hold[i];
     c += KCODE_HEAD + nd + ns;
     if (mem) {
-      kaccess a = access_of(tb, i);
+      if (lines_room(m, sl, lines)) return -1;
+      kaccess a = access_of(tb, i, sl->lines, lines);
+      lines += a.n;
       access_put(c, &a);
       c += KACCESS_BYTES;
     }
@@ -610,16 +637,16 @@ static void prefetch(const kmodel *m, const engine_event *ev) {
   if (at < sl->cap_code) __builtin_prefetch(&sl->code[at]);
 }
 
-/* The addresses the next event's instruction reads, asked for while the
+/* The lines the next event's instruction reads, asked for while the
  * event before it runs (its code was fetched by prefetch() already). */
-static void prefetch_addr(const kmodel *m, const engine_event *ev) {
+static void prefetch_lines(const kmodel *m, const engine_event *ev) {
   if ((ev->kind & 1) != EV_WARP) return;
   const kslot *sl = &m->slot[ev->id / m->wpb];
   uint32_t at = ev->kind >> 1;
   if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
   const uint8_t *c = sl->code + at;
   kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
-  const char *p = (const char *)(sl->tb->addr + a.at), *e = (const char *)(sl->tb->addr + a.at + a.n);
+  const char *p = (const char *)(sl->lines + a.at), *e = (const char *)(sl->lines + a.at + a.n);
   for (; p < e; p += 64) __builtin_prefetch(p);
 }
 
@@ -695,7 +722,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     w->at += KACCESS_BYTES;
     kaccess a = access_get(code + KCODE_HEAD + ntest);
     double done = 0;
-    if (memory(m, sl->sm, tb, i, &a, at, &done)) return -1;
+    if (memory(m, sl->sm, tb, i, &a, sl->lines, at, &done)) return -1;
     if (nd) {
       uint32_t id = 0;
       if (new_load(m, wi, dst, nd, &id)) return -1;
@@ -762,6 +789,7 @@ static int warm(kmodel *m, const kmodel_source *src) {
   m->src = src;
   m->next_block = 0;
   ktrace_tb *tb = m->slot[0].tb;
+  kmem_line lines[KMEM_LINES_MAX];
   uint64_t b;
   int got;
   while ((got = next_kept(m, tb, &b)) == 1) {
@@ -769,9 +797,9 @@ static int warm(kmodel *m, const kmodel_source *src) {
     kept(m, b, &sm);
     for (uint32_t i = 0; i < tb->ninst; i++) {
       if (!ktrace_class_is_translated(tb->cls[i]) || tb->addr_at[i + 1] <= tb->addr_at[i]) continue;
-      kaccess a = access_of(tb, i);
+      kaccess a = access_of(tb, i, lines, 0);
       double done;
-      if (memory(m, sm, tb, i, &a, -1, &done)) return -1;
+      if (memory(m, sm, tb, i, &a, lines, -1, &done)) return -1;
     }
   }
   return got;
@@ -799,7 +827,7 @@ static int timed(kmodel *m, const kmodel_source *src) {
     size_t n;
     const engine_event *soon = engine_soon(&m->ev, 3, &n);
     for (size_t k = 0; k < n; k++) prefetch(m, &soon[k]);
-    if (n) prefetch_addr(m, &soon[0]);
+    if (n) prefetch_lines(m, &soon[0]);
     int rc = (ev.kind & 1) == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
     if (rc) return -1;
   }
