@@ -183,21 +183,19 @@ static void compact(kmem_cache *c) {
   c->tail = to;
 }
 
-/* Every line into the spare table, in the queue's order (so the queue
- * compacts too), which becomes the table: no tombstones. */
+/* Every line into the spare table, which becomes the table: no
+ * tombstones. Compacted first, the queue names each line once, at its
+ * latest use, and is rewritten in place with the lines' new entries. */
 static void rebuild(kmem_cache *c) {
+  compact(c);
   kentry *t = c->spare;
   clear_table(t, (uint64_t)c->mask + 1);
-  uint32_t to = c->head;
-  for (uint32_t from = c->head; from != c->tail; from++) {
-    uint32_t e = c->queue[from & c->qmask], put = 0;
-    if (!latest(c, e, from)) continue;
-    find(t, c->mask, c->table[e].line, &put);
-    t[put] = c->table[e];
-    t[put].use = to;
-    c->queue[to++ & c->qmask] = put;
+  for (uint32_t pos = c->head; pos != c->tail; pos++) {
+    uint32_t *q = &c->queue[pos & c->qmask], put = 0;
+    find(t, c->mask, c->table[*q].line, &put);
+    t[put] = c->table[*q];
+    *q = put;
   }
-  c->tail = to;
   c->spare = c->table;
   c->table = t;
   c->gone = 0;

@@ -450,8 +450,8 @@ static kaccess access_get(const uint8_t *c) {
 
 /* Instruction i of tb on SM smi, its access a of `lines`, issued at t
  * (t < 0: the warm-up, state only): when its data is back; -1 (m->d) on an
- * address outside every mapping. Its lines pass the load path and the L1 one by one; those the
- * L1 misses are translated, once per page. When any page misses its L1
+ * address outside every mapping. Its lines pass the load path and the L1
+ * one by one; those the L1 misses are translated, once per page. When any page misses its L1
  * TLB the instruction goes on whole: every page it needs is looked up in
  * the L2 TLB, hits included (gather.csv: the cost follows the distinct
  * entries of a missing instruction, tlbsim/gather.h). */
