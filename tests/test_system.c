@@ -3,6 +3,7 @@
  * that reach them all), the latency model as one linear sum (checked on
  * real replays: x86-64, h200 and the teaching machine), and the
  * timing engine's events, stages and slots. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -189,7 +190,7 @@ static void test_engine(void) {
   engine_event ev;
   double last = -1;
   unsigned got = 0;
-  while (engine_next(&e, &ev)) {
+  while (engine_next(&e, &ev) > 0) {
     CU_ASSERT(ev.t >= last);
     CU_ASSERT_EQUAL(ev.kind, 7);
     CU_ASSERT_EQUAL(ev.t, t[ev.id]);
@@ -217,10 +218,104 @@ static void test_engine(void) {
   engine_slots_free(&sl);
 }
 
+/* The calendar against the order it promises (engine_before, then
+ * scheduling order), found by a scan of the events waiting: events
+ * scheduled while others come out, at the current time and before it,
+ * ties, fractions, past the ring (and back within it as time goes on),
+ * and, last, too far for a cycle. */
+enum { ORDER_EVENTS = 30000 };
+typedef struct pending {
+  engine_event ev;
+  uint32_t seq;
+} pending;
+
+static double order_time(rng *r, double now) {
+  switch (rng_below(r, 8)) {
+  case 0: return now;                                         /* a tie with what comes now */
+  case 1: return now - (double)rng_below(r, 3);               /* before now: first */
+  case 2: return now + (double)rng_below(r, 4 * ENGINE_RING); /* within the ring or past it */
+  case 3: return rng_below(r, 50) ? now + 0.25 * (double)rng_below(r, 8) : 0x1p70 * (double)(1 + rng_below(r, 2));
+  default: return floor(now) + (double)rng_below(r, 40); /* ties a few cycles on */
+  }
+}
+
+static void test_engine_order(void) {
+  engine e = {0};
+  rng r;
+  rng_seed(&r, 29);
+  pending *wait = calloc(ORDER_EVENTS, sizeof *wait);
+  CU_ASSERT_FATAL(wait != NULL);
+  uint32_t scheduled = 0, nwait = 0, out = 0;
+  double now = 0;
+  engine_event ev;
+  while (out < ORDER_EVENTS) {
+    uint64_t burst = scheduled < 3000 ? 3000 : rng_below(&r, 3);
+    for (; burst-- && scheduled < ORDER_EVENTS; scheduled++) {
+      /* ids repeat so that some events are equal in all but scheduling order */
+      wait[nwait] = (pending){{order_time(&r, now), (uint32_t)rng_below(&r, 5000), 3}, scheduled};
+      CU_ASSERT_EQUAL_FATAL(engine_schedule(&e, wait[nwait].ev.t, wait[nwait].ev.id, 3), 0);
+      nwait++;
+    }
+    if (!nwait) continue;
+    uint32_t best = 0; /* the first to come, the first scheduled of equals */
+    for (uint32_t i = 1; i < nwait; i++)
+      if (engine_before(&wait[i].ev, &wait[best].ev) ||
+          (!engine_before(&wait[best].ev, &wait[i].ev) && wait[i].seq < wait[best].seq))
+        best = i;
+    size_t n;
+    const engine_event *soon = engine_soon(&e, 1, &n);
+    if (n) CU_ASSERT(soon[0].id == wait[best].ev.id && soon[0].t == wait[best].ev.t); /* what is in now comes first */
+    CU_ASSERT_EQUAL_FATAL(engine_next(&e, &ev), 1);
+    CU_ASSERT_EQUAL_FATAL(ev.id, wait[best].ev.id);
+    CU_ASSERT_EQUAL_FATAL(ev.t, wait[best].ev.t);
+    CU_ASSERT_EQUAL(ev.kind, 3);
+    wait[best] = wait[--nwait];
+    out++;
+    if (ev.t < 0x1p62 && ev.t > now) now = ev.t;
+  }
+  CU_ASSERT_EQUAL(engine_next(&e, &ev), 0);
+  CU_ASSERT_EQUAL(scheduled, ORDER_EVENTS);
+  CU_ASSERT_EQUAL(engine_schedule(&e, 1.5, 7, 1), 0); /* and on after it emptied */
+  CU_ASSERT_EQUAL(engine_schedule(&e, 0.5, 8, 1), 0);
+  CU_ASSERT_EQUAL(engine_schedule(&e, -0x1p80, 9, 1), 0); /* long before now: first */
+  CU_ASSERT(engine_next(&e, &ev) == 1 && ev.id == 9);
+  CU_ASSERT(engine_next(&e, &ev) == 1 && ev.id == 8);
+  CU_ASSERT(engine_next(&e, &ev) == 1 && ev.id == 7);
+  engine_free(&e);
+  free(wait);
+}
+
+/* Ties favour no one: 64 events at one time come out in the same order
+ * whichever order they were scheduled in, and over eight times, not
+ * always with the same one first. */
+static void test_engine_ties(void) {
+  uint32_t first[8];
+  for (unsigned time = 0; time < 8; time++) {
+    uint32_t out[2][64];
+    for (unsigned run = 0; run < 2; run++) {
+      engine e = {0};
+      for (uint32_t k = 0; k < 64; k++) CU_ASSERT_EQUAL(engine_schedule(&e, 100 + time, run ? 63 - k : k, 0), 0);
+      engine_event ev;
+      for (unsigned k = 0; k < 64; k++) {
+        CU_ASSERT_EQUAL_FATAL(engine_next(&e, &ev), 1);
+        out[run][k] = ev.id;
+      }
+      engine_free(&e);
+    }
+    CU_ASSERT_EQUAL(memcmp(out[0], out[1], sizeof out[0]), 0);
+    first[time] = out[0][0];
+  }
+  unsigned same = 0;
+  for (unsigned time = 1; time < 8; time++) same += first[time] == first[0];
+  CU_ASSERT(same < 7);
+}
+
 int main(void) {
   static const test_case cases[] = {{"sharing", test_sharing},     {"contexts", test_contexts},
                                     {"cost sum", test_cost_sum},   {"cost terms", test_cost_terms},
-                                    {"engine", test_engine},       {NULL, NULL}};
+                                    {"engine", test_engine},       {"engine order", test_engine_order},
+                                    {"engine ties", test_engine_ties},
+                                    {NULL, NULL}};
   static const test_suite suites[] = {{"system", cases}, {NULL, NULL}};
   return harness_run(suites);
 }

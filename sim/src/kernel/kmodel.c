@@ -17,6 +17,7 @@
 #include "tlbsim/pt.h"
 
 #define REGS 256
+#define REG_LINE 8 /* register times a host line holds */
 #define REG_NONE 255 /* RZ */
 #define BAND_WIDTH 16.0
 #define BAND_BINS (1u << 16)
@@ -135,7 +136,9 @@ typedef struct kmodel {
   double gmmu_cycles; /* a page-table read's cost beyond its L2 hit (walk_ref_cycles - data_cycles) */
   kslot *slot;
   kwarp *warp;
-  double *ready; /* per warp slot, REGS register times (INFINITY: a load pending) */
+  double *ready; /* per warp slot, reg_stride register times (INFINITY: a load pending) */
+  uint32_t reg_stride; /* past the highest register a block so far names, in whole host lines: a
+                          warp's registers are a line or three apart, not REGS' 2 KiB */
   kload *load;
   uint32_t nload, cap_load, free_load;
   engine ev;
@@ -230,7 +233,8 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   m->slot = calloc(slots, sizeof *m->slot);
   _Static_assert(sizeof(kwarp) == 64, "a warp is one cache line");
   if ((m->warp = aligned_alloc(64, (warps ? warps : 1) * sizeof *m->warp))) memset(m->warp, 0, warps * sizeof *m->warp);
-  m->ready = malloc(warps * REGS * sizeof *m->ready);
+  m->reg_stride = REG_LINE;
+  m->ready = malloc((warps ? warps : 1) * m->reg_stride * sizeof *m->ready);
   m->fifo = malloc((slots + 1) * sizeof *m->fifo);
   if (!m->sm || !m->grp_l2 || !m->slot || !m->warp || !m->ready || !m->fifo || !(m->skip = ktrace_tb_new()))
     return oom(m);
@@ -535,7 +539,21 @@ static int memory(kmodel *m, uint32_t smi, const ktrace_tb *tb, uint32_t i, cons
 
 /* --- warps -------------------------------------------------------------- */
 
-static double *regs_of(kmodel *m, uint32_t w) { return m->ready + (size_t)w * REGS; }
+static double *regs_of(kmodel *m, uint32_t w) { return m->ready + (size_t)w * m->reg_stride; }
+
+/* Room in every warp slot for registers below `top`: the warps in flight
+ * keep theirs, at the new stride. */
+static int regs_room(kmodel *m, unsigned top) {
+  if (top <= m->reg_stride) return 0;
+  uint32_t stride = (top + REG_LINE - 1) / REG_LINE * REG_LINE, old = m->reg_stride;
+  size_t warps = (size_t)m->nsms * m->resident * m->wpb;
+  double *grown = realloc(m->ready, (warps ? warps : 1) * stride * sizeof *grown);
+  if (!grown) return oom(m);
+  for (size_t w = warps; w-- > 0;) memmove(grown + w * stride, grown + w * old, old * sizeof *grown);
+  m->ready = grown;
+  m->reg_stride = stride;
+  return 0;
+}
 
 /* Registers instruction i writes: each destination and, for a load of
  * more than 4 bytes a lane, the registers after it (a 64-bit load writes
@@ -586,11 +604,14 @@ static int decode(kmodel *m, kslot *sl) {
   if (code_room(m, sl, tb->ninst)) return -1;
   uint8_t *c = sl->code;
   uint32_t lines = 0;
+  unsigned top = 0; /* past its highest register */
   for (uint32_t i = 0; i < tb->ninst; i++) {
     sl->at[i] = (uint32_t)(c - sl->code);
     unsigned nd = dest_regs(tb, i, c + KCODE_HEAD), ns = 0;
     for (unsigned j = 0; j < tb->nsrc[i]; j++)
       if (tb->src[i][j] != REG_NONE) c[KCODE_HEAD + nd + ns++] = tb->src[i][j];
+    for (unsigned k = 0; k < nd + ns; k++)
+      if (c[KCODE_HEAD + k] >= top) top = c[KCODE_HEAD + k] + 1u;
     bool mem = ktrace_class_is_translated(tb->cls[i]) && tb->addr_at[i + 1] > tb->addr_at[i];
     c[0] = (uint8_t)(tb->cls[i] | (mem ? KCODE_MEM : 0) | (tb->ops[tb->op[i]].int_pipe ? KCODE_INT : 0));
     c[1] = (uint8_t)(nd | ns << 4);
@@ -604,7 +625,7 @@ static int decode(kmodel *m, kslot *sl) {
       c += KACCESS_BYTES;
     }
   }
-  return 0;
+  return regs_room(m, top);
 }
 
 /* Register r's ready time: 0 until written in the block (kwarp's set). */
@@ -619,35 +640,82 @@ static inline void reg_write(kwarp *w, double *ready, unsigned r, double t) {
 
 static int start_block(kmodel *m, uint32_t s, double t);
 
-/* Warp wi's next issue at t. */
+/* Warp wi's next issue at t; past its last instruction its code is none
+ * (what lies there is an earlier block's). */
 static int schedule_warp(kmodel *m, double t, uint32_t wi) {
-  uint32_t at = m->warp[wi].at & (UINT32_MAX >> 1);
+  const kwarp *w = &m->warp[wi];
+  uint32_t at = w->pc < w->end ? w->at & (UINT32_MAX >> 1) : UINT32_MAX >> 1;
   return engine_schedule(&m->ev, t, wi, EV_WARP | at << 1) ? oom(m) : 0;
 }
 
-/* What the next event will read, asked for now: with one block's warps on
- * every SM interleaved, a warp's state and its next instruction are out of
- * the caches by its turn. Changes nothing but when memory is fetched. */
-static void prefetch(const kmodel *m, const engine_event *ev) {
-  if ((ev->kind & 1) != EV_WARP) return;
-  const kwarp *w = &m->warp[ev->id];
-  __builtin_prefetch(w);
+/* What an event will read, asked for in three steps while the events
+ * before it run (engine_soon gives them in their order): with a block's
+ * warps on every SM interleaved, a warp's state, its next instruction,
+ * its registers and its lines are all out of the caches by its turn, and
+ * each step reads what the step before fetched. Changes nothing but when
+ * memory is fetched. */
+
+/* How many events ahead of the next one the first two steps run (the
+ * third runs for the next): a step's lead is the events between. */
+#define PREFETCH_STATE 16
+#define PREFETCH_REGS 8
+
+/* Step 1: the warp (or the load) and the instruction's code. */
+static void prefetch_state(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) == EV_LOAD) {
+    __builtin_prefetch(&m->load[ev->id]);
+    return;
+  }
+  __builtin_prefetch(&m->warp[ev->id]);
   const kslot *sl = &m->slot[ev->id / m->wpb];
   uint32_t at = ev->kind >> 1;
   if (at < sl->cap_code) __builtin_prefetch(&sl->code[at]);
 }
 
-/* The lines the next event's instruction reads, asked for while the
- * event before it runs (its code was fetched by prefetch() already). */
-static void prefetch_lines(const kmodel *m, const engine_event *ev) {
-  if ((ev->kind & 1) != EV_WARP) return;
+/* The code of a warp event's instruction, or NULL. */
+static const uint8_t *event_code(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) != EV_WARP) return NULL;
   const kslot *sl = &m->slot[ev->id / m->wpb];
   uint32_t at = ev->kind >> 1;
-  if (at >= sl->cap_code || !(sl->code[at] & KCODE_MEM)) return;
-  const uint8_t *c = sl->code + at;
-  kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
+  return at < sl->cap_code ? sl->code + at : NULL;
+}
+
+/* Step 2: the registers it tests or writes and the instruction's lines. */
+static void prefetch_regs(const kmodel *m, const engine_event *ev) {
+  const double *ready = m->ready + (size_t)((ev->kind & 1) == EV_LOAD ? m->load[ev->id].warp : ev->id) * m->reg_stride;
+  if ((ev->kind & 1) == EV_LOAD) {
+    const kload *l = &m->load[ev->id];
+    for (unsigned k = 0; k < l->nreg; k++) __builtin_prefetch(&ready[l->reg[k]], 1);
+    __builtin_prefetch(&m->warp[l->warp], 1);
+    return;
+  }
+  const uint8_t *c = event_code(m, ev);
+  if (!c) return;
+  unsigned ntest = (c[1] & 15) + (c[1] >> 4);
+  for (unsigned k = 0; k < ntest; k++) __builtin_prefetch(&ready[c[KCODE_HEAD + k]]);
+  if (!(c[0] & KCODE_MEM)) return;
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  kaccess a = access_get(c + KCODE_HEAD + ntest);
   const char *p = (const char *)(sl->lines + a.at), *e = (const char *)(sl->lines + a.at + a.n);
   for (; p < e; p += 64) __builtin_prefetch(p);
+}
+
+/* Step 3: the L1's sets of its lines; for a load, the code of the warp
+ * it may wake (which comes next, ahead of what steps 1 and 2 saw). */
+static void prefetch_l1(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) == EV_LOAD) {
+    const kwarp *w = &m->warp[m->load[ev->id].warp];
+    const kslot *sl = &m->slot[w->slot];
+    if (w->at < sl->cap_code) __builtin_prefetch(&sl->code[w->at]);
+    return;
+  }
+  const uint8_t *c = event_code(m, ev);
+  if (!c || !(c[0] & KCODE_MEM)) return;
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  const kmem_cache *l1 = m->sm[sl->sm].l1;
+  kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
+  if (!l1 || a.store || a.l2_only || a.at + (size_t)a.n > sl->cap_lines) return; /* (kind's offset wraps at 2^31) */
+  for (unsigned j = 0; j < a.n; j++) kmem_cache_prefetch(l1, sl->lines[a.at + j].line);
 }
 
 /* A warp's block is done with it at t: the block's slot takes the next
@@ -823,15 +891,17 @@ static int timed(kmodel *m, const kmodel_source *src) {
   }
   free(used);
   engine_event ev;
-  while (engine_next(&m->ev, &ev)) {
+  int got;
+  while ((got = engine_next(&m->ev, &ev)) > 0) {
     size_t n;
-    const engine_event *soon = engine_soon(&m->ev, 3, &n);
-    for (size_t k = 0; k < n; k++) prefetch(m, &soon[k]);
-    if (n) prefetch_lines(m, &soon[0]);
+    const engine_event *soon = engine_soon(&m->ev, PREFETCH_STATE + 1, &n);
+    if (n > PREFETCH_STATE) prefetch_state(m, &soon[PREFETCH_STATE]);
+    if (n > PREFETCH_REGS) prefetch_regs(m, &soon[PREFETCH_REGS]);
+    if (n) prefetch_l1(m, &soon[0]);
     int rc = (ev.kind & 1) == EV_WARP ? warp_step(m, ev.id, ev.t) : load_back(m, ev.id, ev.t);
     if (rc) return -1;
   }
-  return 0;
+  return got < 0 ? oom(m) : 0;
 }
 
 static void finish(kmodel *m) {

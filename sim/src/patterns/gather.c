@@ -514,7 +514,9 @@ int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, 
   warm_up(&s);
   for (uint32_t wi = 0; wi < s.nwarps; wi++)
     if (schedule(&s, g->warp_group_cycles, wi, EV_GROUP)) goto oom;
-  for (engine_event ev; engine_next(&s.ev, &ev);) {
+  engine_event ev;
+  int got;
+  while ((got = engine_next(&s.ev, &ev)) > 0) {
     int st = step(&s, ev);
     if (st == STEP_OOM) goto oom;
     if (st == STEP_FAULT) {
@@ -522,6 +524,7 @@ int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, 
       goto out;
     }
   }
+  if (got < 0) goto oom;
   out->kernel_cycles = kernel_cycles(&s);
   double loads = (double)sp->threads_per_sm * sp->sms_used * sp->loads_per_thread;
   out->loads_per_ns = loads / (out->kernel_cycles / g->clock_ghz + g->launch_gap_ns);
