@@ -44,9 +44,9 @@ set_tests_properties(validate_h200 validate_h200_aliased_seq validate_h200_alias
 # The concurrency model (the preset's [gpu] section, fitted on gather.csv, gather_sms.csv and
 # gather_aliased.csv) on run3/, another H200's run of the same sweeps. A row takes seconds, so these
 # sample rows, exactly as docs/VALIDATION.md says: every 16th row of run3/gather.csv
-# (49 rows: 4.18 %, worst 16.5 %), every 13th of its rows with >= 512 threads per SM (26: 2.27 %,
-# 7.40 %; every 6th kept only 512 threads, the sweep's period), every 3rd of run3/gather_aliased.csv
-# (8: 1.99 %, 6.66 %); under the sanitizers (ten times slower) the first every 33rd row (24: 4.28 %, 17.3 %).
+# (49 rows: 4.20 %, worst 16.7 %), every 13th of its rows with >= 512 threads per SM (26: 2.30 %,
+# 7.41 %; every 6th kept only 512 threads, the sweep's period), every 3rd of run3/gather_aliased.csv
+# (8: 1.96 %, 6.40 %); under the sanitizers (ten times slower) the first every 33rd row (24: 4.31 %, 17.4 %).
 tlbsim_every(gather_every 33 16)
 add_test(NAME validate_h200_gather
   COMMAND tlbsim validate --preset h200 ${gather_every} --max-mean-error 4.48 --max-error-pct 21.9 ${h200}/run3/gather.csv)
@@ -56,9 +56,9 @@ add_test(NAME validate_h200_gather_512
 add_test(NAME validate_h200_gather_aliased
   COMMAND tlbsim validate --preset h200 --every 3 --max-mean-error 2.29 --max-error-pct 7.36
           ${h200}/run3/gather_aliased.csv)
-# Sweeps no [gpu] constant was fitted on: node counts (every 4th row: 14, 3.15 %, 30.6 %), 64 and
-# 1024 loads per thread (all 12 rows each: 7.14 %, 33.7 %; 3.92 %, 27.7 %), managed memory's
-# 64 KiB pages (all 14: 4.97 %, 17.8 %).
+# Sweeps no [gpu] constant was fitted on: node counts (every 4th row: 14, 3.14 %, 30.6 %), 64 and
+# 1024 loads per thread (all 12 rows each: 7.34 %, 34.3 %; 4.10 %, 27.9 %), managed memory's
+# 64 KiB pages (all 14: 5.01 %, 17.7 %).
 add_test(NAME validate_h200_gather_locality
   COMMAND tlbsim validate --preset h200 --every 4 --max-mean-error 3.45 --max-error-pct 32.9 ${h200}/gather_locality.csv)
 add_test(NAME validate_h200_gather_loads64
