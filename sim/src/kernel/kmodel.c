@@ -660,6 +660,14 @@ static int schedule_warp(kmodel *m, double t, uint32_t wi) {
 #define PREFETCH_STATE 16
 #define PREFETCH_REGS 8
 
+/* The code of a warp event's instruction, or NULL. */
+static const uint8_t *event_code(const kmodel *m, const engine_event *ev) {
+  if ((ev->kind & 1) != EV_WARP) return NULL;
+  const kslot *sl = &m->slot[ev->id / m->wpb];
+  uint32_t at = ev->kind >> 1;
+  return at < sl->cap_code ? sl->code + at : NULL;
+}
+
 /* Step 1: the warp (or the load) and the instruction's code. */
 static void prefetch_state(const kmodel *m, const engine_event *ev) {
   if ((ev->kind & 1) == EV_LOAD) {
@@ -667,17 +675,8 @@ static void prefetch_state(const kmodel *m, const engine_event *ev) {
     return;
   }
   __builtin_prefetch(&m->warp[ev->id]);
-  const kslot *sl = &m->slot[ev->id / m->wpb];
-  uint32_t at = ev->kind >> 1;
-  if (at < sl->cap_code) __builtin_prefetch(&sl->code[at]);
-}
-
-/* The code of a warp event's instruction, or NULL. */
-static const uint8_t *event_code(const kmodel *m, const engine_event *ev) {
-  if ((ev->kind & 1) != EV_WARP) return NULL;
-  const kslot *sl = &m->slot[ev->id / m->wpb];
-  uint32_t at = ev->kind >> 1;
-  return at < sl->cap_code ? sl->code + at : NULL;
+  const uint8_t *c = event_code(m, ev);
+  if (c) __builtin_prefetch(c);
 }
 
 /* Step 2: the registers it tests or writes and the instruction's lines. */
