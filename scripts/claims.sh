@@ -257,6 +257,38 @@ while read -r _ jobs best med cbest cmed; do
   say $B "| \`--jobs $jobs\` |" "| $best | $med | $cbest | $cmed |"
 done < <(awk '$1 == "jobs"' "$log")
 
+# --- bench/README.md: round 14's kernel-model table against its raw log ---------------------
+# each host's builds in the order of its row: the median wall (the mean of the middle two of an even
+# count), the ratio to the first's, M warp instructions a second at the median and (past the first) in the
+# slowest round
+log=bench/logs/kernel-round14-2026-12-04.txt
+for host in A B C D E; do
+  row=$(awk -v h="$host" -v w=23003136 '
+    /^# --- / { on = index($0, "host " h ":") > 0; next }
+    on && /^[0-9]+ .* wall / {
+      i = match($0, / [0-9.]+ wall /); b = substr($0, index($0, " ") + 1, i - index($0, " ") - 1)
+      if (b ~ /-j1/) next
+      if (!(b in n)) order[++nb] = b
+      t[b, ++n[b]] = substr($0, i + 1, RLENGTH - 6) + 0
+    }
+    function median(b,   k, j, x, m) {
+      m = n[b]; for (k = 1; k <= m; k++) s[k] = t[b, k]
+      for (k = 2; k <= m; k++) { x = s[k]; for (j = k - 1; j >= 1 && s[j] > x; j--) s[j + 1] = s[j]; s[j + 1] = x }
+      worst = s[m]; return m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+    }
+    END {
+      for (k = 1; k <= nb; k++) { med[k] = median(order[k]); slow[k] = worst }
+      for (k = 1; k <= nb; k++) {
+        ms = ms (k > 1 ? " / " : "") sprintf("%.2f", med[k])
+        rs = rs (k > 1 ? sprintf(" / %.3f", med[k] / med[1]) : "1")
+        ps = ps (k > 1 ? " / " : "") sprintf("%.2f", w / med[k] / 1e6) (k > 1 ? sprintf(" (%.2f)", w / slow[k] / 1e6) : "")
+      }
+      printf "%s (%d)|%s|%s\n", ms, n[order[1]], rs, ps
+    }' "$log")
+  IFS='|' read -r meds ratios rates <<<"$row"
+  say $B "| GPU-machine host $host (" "| $meds | $ratios | $rates |"
+done
+
 if [ $quick = 1 ]; then
   echo "claims: $checks checked, $fails failed (--quick: the validate and calibrate figures, bench's miss counts and the machine-to-machine differences not re-computed)"
   [ $fails = 0 ]

@@ -3,7 +3,8 @@
  * (booking out of time order), and the model on small traces written
  * here: a scoreboard that lets independent loads overlap and serializes a
  * dependent chain, DRAM and L2 latencies as the preset gives them, and an
- * address outside every mapping named by FILE:LINE; the suite's stream and
+ * address outside every mapping named by FILE:LINE, with the memory path
+ * on a thread of its own or not (the same results either way); the suite's stream and
  * chase kernels made in memory (kstream, kchase): every element read (and
  * stored) once a pass, the chain the GPU walks, ld.global.cg past the L1. */
 #include <math.h>
@@ -226,19 +227,21 @@ static void env_init(model_env *e, uint64_t map_bytes) {
 }
 
 /* Predicts the trace at path cold (no warm-up): 0 with *r, or -1 with d. */
-static int run(model_env *e, const char *path, kmodel_result *r, diag *d) {
+static int run_jobs(model_env *e, const char *path, unsigned jobs, kmodel_result *r, diag *d) {
   ktrace_reader *rd = ktrace_open(path, d);
   if (!rd) return -1;
   ktrace_item it;
   int rc = ktrace_next(rd, &it, d) == 1 ? 0 : -1;
   if (!rc) {
-    kmodel_spec s = {.sys = &e->spec.sys, .gpu = &e->spec.gpu, .table = machine_get_pt(e->m)};
+    kmodel_spec s = {.sys = &e->spec.sys, .gpu = &e->spec.gpu, .table = machine_get_pt(e->m), .jobs = jobs};
     kmodel_source src = {.next = next_tb, .ctx = rd, .kernel = it.kernel};
     rc = kmodel_run(&s, NULL, &src, r, d);
   }
   ktrace_close(rd);
   return rc;
 }
+
+static int run(model_env *e, const char *path, kmodel_result *r, diag *d) { return run_jobs(e, path, 0, r, d); }
 
 static void test_scoreboard(void) {
   model_env e;
@@ -268,13 +271,15 @@ static void test_scoreboard(void) {
   CU_ASSERT_EQUAL(ind.warp_instructions, 10);
   CU_ASSERT_EQUAL(ind.dram_sectors, 64 + 5); /* 2 lines of 4 sectors a load, a sector each entry read */
   CU_ASSERT_DOUBLE_EQUAL(ind.ns, ind.cycles / g->clock_ghz + g->stream_launch_ns, 1e-6);
-  /* outside the mapping: the instruction's file and line */
+  /* outside the mapping: the instruction's file and line, the memory path in the model's thread or its own */
   write_trace(path, 2, false, BASE + (64u << 20));
-  CU_ASSERT_EQUAL(run(&e, path, &ind, &d), -1);
   char want[128];
   snprintf(want, sizeof want, "%s:16: address 0x%llx is outside every mapping", path,
            (unsigned long long)(BASE + (64u << 20)));
-  CU_ASSERT_STRING_EQUAL(d.msg, want);
+  for (unsigned jobs = 1; jobs <= 2; jobs++) {
+    CU_ASSERT_EQUAL(run_jobs(&e, path, jobs, &ind, &d), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, want);
+  }
   unlink(path);
   machine_destroy(e.m);
 }
@@ -339,6 +344,87 @@ static void test_write_back(void) {
   CU_ASSERT_EQUAL(r[1].dram_sectors, 0);
   CU_ASSERT_TRUE(r[0].busy[6] <= 1.0 + 1e-9 && r[0].cycles > r[1].cycles);
   kstream_destroy(k);
+  machine_destroy(e.m);
+}
+
+/* Whether two results are the same, field by field (doubles exactly). */
+static bool same_result(const kmodel_result *a, const kmodel_result *b) {
+  bool same = a->ns == b->ns && a->cycles == b->cycles && a->kernel_blocks == b->kernel_blocks &&
+              a->kernel_warp_instructions == b->kernel_warp_instructions &&
+              a->kernel_memory_instructions == b->kernel_memory_instructions && a->blocks == b->blocks &&
+              a->warps == b->warps && a->warp_instructions == b->warp_instructions &&
+              a->memory_instructions == b->memory_instructions && a->lines == b->lines && a->sectors == b->sectors &&
+              a->l1_hits == b->l1_hits && a->l2_hits == b->l2_hits && a->l2_lines == b->l2_lines &&
+              a->dram_sectors == b->dram_sectors && a->dram_rows == b->dram_rows && a->translations == b->translations &&
+              a->walk_reads == b->walk_reads && a->walk_reads_dram == b->walk_reads_dram &&
+              a->translation_cycles == b->translation_cycles && a->stall_cycles == b->stall_cycles &&
+              a->sms == b->sms && a->share == b->share;
+  for (unsigned i = 0; i < 4; i++) same &= a->served[i] == b->served[i];
+  for (unsigned i = 0; i < KMODEL_STAGES; i++) same &= a->busy[i] == b->busy[i];
+  return same;
+}
+
+/* A stream's blocks, with an error in place of block `fail` from the
+ * timed pass's first reading on (the warm-up reads it whole once). */
+typedef struct failing {
+  kstream *k;
+  uint64_t block, fail;
+  unsigned reads;
+} failing;
+
+static int failing_next(void *ctx, ktrace_tb *tb, diag *d) {
+  failing *f = ctx;
+  if (f->reads > 0 && f->block == f->fail) return diag_set(d, "stream", 7, "block %llu is bad", (unsigned long long)f->block);
+  int got = kstream_next(f->k, tb, d);
+  f->block += got == 1;
+  return got;
+}
+
+static void failing_rewind(void *ctx) {
+  failing *f = ctx;
+  kstream_rewind(f->k);
+  f->block = 0;
+  f->reads++;
+}
+
+/* The memory path on a thread of its own (jobs 2) gives what it gives in
+ * the model's thread (jobs 1), count for count and time for time: a
+ * stream copy on every SM, 400 blocks of 32 warps (264 in the first
+ * wave, the rest as slots free), with four loads each in flight at once (more than the pipe's 4,096 requests: the
+ * model asks for some loads' times before they are due), its warm-up more
+ * requests than the ring holds, and its L2 written back so that stores
+ * evict. A source that fails at a block after the first wave stops both
+ * with that error. */
+static void test_memory_thread(void) {
+  model_env e;
+  env_init(&e, 64u << 20);
+  e.spec.gpu.l2_write_back = 1;
+  kstream_spec s = {.copy = true, .src_va = BASE, .dst_va = BASE + (32u << 20), .bytes = 32u << 20, .passes = 1,
+                    .blocks = 400, .block_threads = 1024};
+  diag d;
+  failing f = {.k = kstream_create(&s, &d), .fail = UINT64_MAX};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f.k);
+  kmodel_source src = {.next = failing_next, .rewind = failing_rewind, .ctx = &f, .kernel = kstream_kernel(f.k)};
+  kmodel_result r[2];
+  for (unsigned jobs = 1; jobs <= 2; jobs++) {
+    kmodel_spec ms = {.sys = &e.spec.sys, .gpu = &e.spec.gpu, .table = machine_get_pt(e.m), .jobs = jobs};
+    CU_ASSERT_EQUAL_FATAL(kmodel_run(&ms, &src, &src, &r[jobs - 1], &d), 0);
+    failing_rewind(&f);
+    f.reads = 0;
+  }
+  CU_ASSERT_EQUAL(r[0].blocks, 400);
+  CU_ASSERT_EQUAL(r[0].lines, 2 * (32u << 20) / 128); /* each line read once and written once */
+  CU_ASSERT_TRUE(r[0].dram_sectors > 0);             /* the dirty lines the L2 evicted */
+  CU_ASSERT_TRUE(same_result(&r[0], &r[1]));
+  f.fail = 300;
+  for (unsigned jobs = 1; jobs <= 2; jobs++) {
+    kmodel_spec ms = {.sys = &e.spec.sys, .gpu = &e.spec.gpu, .table = machine_get_pt(e.m), .jobs = jobs};
+    CU_ASSERT_EQUAL(kmodel_run(&ms, &src, &src, &r[0], &d), -1);
+    CU_ASSERT_STRING_EQUAL(d.msg, "stream:7: block 300 is bad");
+    failing_rewind(&f);
+    f.reads = 0;
+  }
+  kstream_destroy(f.k);
   machine_destroy(e.m);
 }
 
@@ -434,7 +520,7 @@ int main(void) {
                                     {"l2", test_l2}, {"dram", test_dram},
                                     {"band", test_band}, {NULL, NULL}};
   static const test_case model[] = {{"scoreboard", test_scoreboard}, {"walk reads the L2", test_walk_l2},
-                                    {"write-back", test_write_back},
+                                    {"write-back", test_write_back}, {"memory thread", test_memory_thread},
                                     {"stream source", test_stream_source},
                                     {"chase source", test_chase_source}, {NULL, NULL}};
   static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};

@@ -222,7 +222,8 @@ static void test_engine(void) {
  * scheduling order), found by a scan of the events waiting: events
  * scheduled while others come out, at the current time and before it,
  * ties, fractions, past the ring (and back within it as time goes on),
- * and, last, too far for a cycle. */
+ * and, last, too far for a cycle; engine_peek gives the first one's time
+ * without taking it. */
 enum { ORDER_EVENTS = 30000 };
 typedef struct pending {
   engine_event ev;
@@ -265,6 +266,9 @@ static void test_engine_order(void) {
     size_t n;
     const engine_event *soon = engine_soon(&e, 1, &n);
     if (n) CU_ASSERT(soon[0].id == wait[best].ev.id && soon[0].t == wait[best].ev.t); /* what is in now comes first */
+    double peek = -1;
+    CU_ASSERT_EQUAL_FATAL(engine_peek(&e, &peek), 1); /* the earliest time, left in place */
+    CU_ASSERT_EQUAL_FATAL(peek, wait[best].ev.t);
     CU_ASSERT_EQUAL_FATAL(engine_next(&e, &ev), 1);
     CU_ASSERT_EQUAL_FATAL(ev.id, wait[best].ev.id);
     CU_ASSERT_EQUAL_FATAL(ev.t, wait[best].ev.t);
@@ -274,6 +278,8 @@ static void test_engine_order(void) {
     if (ev.t < 0x1p62 && ev.t > now) now = ev.t;
   }
   CU_ASSERT_EQUAL(engine_next(&e, &ev), 0);
+  double peek = -1;
+  CU_ASSERT(engine_peek(&e, &peek) == 0 && peek == -1);
   CU_ASSERT_EQUAL(scheduled, ORDER_EVENTS);
   CU_ASSERT_EQUAL(engine_schedule(&e, 1.5, 7, 1), 0); /* and on after it emptied */
   CU_ASSERT_EQUAL(engine_schedule(&e, 0.5, 8, 1), 0);

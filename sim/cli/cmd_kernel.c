@@ -22,7 +22,7 @@ typedef struct kernel_opts {
   int format; /* report_format */
   const char *trace, *alloc, *launch;
   uint64_t groups;
-  uint64_t jobs; /* --jobs: 1 reads the trace in the model's thread; 0 (not given): a thread where 2 cores exist */
+  uint64_t jobs; /* --jobs: 1 all in the model's thread; 0 (not given): threads where 2 cores exist */
   cli_config conf;
 } kernel_opts;
 
@@ -43,8 +43,9 @@ static int parse_kernel(int argc, char **argv, kernel_opts *o) {
                "(default 0: every SM)"},
       {.name = "jobs", .kind = OPT_WHOLE, .dest = &o->jobs, .arg = "N", .lo = 1, .hi = CLI_JOBS_MAX,
        .help = "with --preset, 2 or more: each reading of the trace runs on a thread of its\n"
-               "own, ahead of the model (default: where 2 cores are available; 1: all in one\n"
-               "thread); the results do not depend on it"},
+               "own, ahead of the model, and the memory path (L1s, TLBs, L2, DRAM) on another\n"
+               "(default: where 2 cores are available; 1: all in one thread); the results do\n"
+               "not depend on it"},
       {.name = "format", .kind = OPT_CHOICE, .dest = &o->format, .arg = "F", .choices = report_format_names,
        .help = "text (default), json or csv"},
       CLI_QUIET_OPT(&o->quiet),
@@ -214,7 +215,7 @@ static int predict_kernels(const kernel_opts *o, machine *m, const machine_spec 
       k.block[0] = lg.block, k.block[1] = k.block[2] = 1, k.warps_per_block = (lg.block + 31) / 32;
     }
     kmodel_spec ms = {.sys = &spec->sys, .gpu = &spec->gpu, .table = machine_get_pt(m), .groups = (uint32_t)o->groups,
-                      .fault = o->alloc ? NULL : demand_map, .fault_ctx = &p};
+                      .jobs = (unsigned)o->jobs, .fault = o->alloc ? NULL : demand_map, .fault_ctx = &p};
     kmodel_source ws = {.next = next_tb, .ctx = warm.ahead, .kernel = &k},
                   ts = {.next = next_tb, .ctx = timed.ahead, .kernel = &k};
     kmodel_result r;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tlbsim kernel --preset: a prediction row per kernel of the fixture kernelslist (CSV columns, the
 # launch's fixed time in predicted_ns), JSON and text; --alloc maps the buffers and an address outside
-# them is FILE:LINE, exit 1; usage errors exit 2; --jobs 1 and 2 (blocks read ahead) the same rows and errors; the H200 embed trace of run4 (128 bags, 128 GiB table)
+# them is FILE:LINE, exit 1; usage errors exit 2; --jobs 1 and 2 (blocks read ahead, the memory path on a
+# thread) the same rows and first errors; the H200 embed trace of run4 (128 bags, 128 GiB table)
 # against its measured 6432 ns.
 # Usage: kernel_model.sh TLBSIM SOURCE_DIR
 set -u
@@ -65,5 +66,25 @@ for j in 1 2; do
     bad "a bad line at --jobs $j: rc $rc, $(cat "$work/j$j.err")"
 done
 cmp -s "$work/j1.csv" "$work/j2.csv" && cmp -s "$work/j1.err" "$work/j2.err" && ok || bad "--jobs 1 and 2 differ"
+
+# --jobs 2 runs the memory path on a thread of its own too (sim/src/kernel/kpipe.h): the same rows at every
+# SM and at one group, and the same first error: with the output buffer unmapped, block 0's first store is
+# outside every mapping, and that is the error though the model's thread reads on to the bad line in the
+# 4th block before the path's thread reaches the store
+for g in 0 1; do
+  for j in 1 2; do
+    "$tlbsim" kernel --preset h200 --jobs $j --groups $g --alloc "$work/buffers.trace" --format csv \
+      "$work/kernelslist.g" >"$work/g$g.j$j.csv" || bad "embed trace at --jobs $j --groups $g"
+  done
+  cmp -s "$work/g$g.j1.csv" "$work/g$g.j2.csv" && ok || bad "--groups $g: --jobs 1 and 2 differ"
+done
+grep -v ' # out:' "$work/buffers.trace" >"$work/no_out.trace"
+for j in 1 2; do
+  "$tlbsim" kernel --preset h200 --jobs $j --alloc "$work/no_out.trace" "$work/bad.traceg" >/dev/null 2>"$work/store$j.err"
+  rc=$?
+  [ $rc = 1 ] && grep -qx ".*bad.traceg:[0-9]*: address 0x7f01f08[0-9a-f]* is outside every mapping" "$work/store$j.err" &&
+    ok || bad "the first error at --jobs $j: rc $rc, $(cat "$work/store$j.err")"
+done
+cmp -s "$work/store1.err" "$work/store2.err" && ok || bad "--jobs 1 and 2 report different first errors"
 
 finish kernel_model

@@ -92,6 +92,9 @@ bool engine_before(const engine_event *a, const engine_event *b);
 /* The earliest event (removed) into *out: 1, 0 when none is left, -1
  * when out of memory (the calendar moving on). */
 int engine_next(engine *e, engine_event *out);
+/* The earliest event's time, left in place: 1, 0 when none is left, -1
+ * when out of memory (the calendar moving on). */
+int engine_peek(engine *e, double *t);
 /* Events about to come, left in place: the next *n (at most `want`) of
  * the current cycle's, in the order they will come unless one scheduled
  * before then goes ahead of them. A model reads them to prefetch the

@@ -10,6 +10,12 @@
  *                kernel trace's reader (ktrace_next_tb), or a generator.
  * kmodel_result  the predicted time and where it went.
  *
+ * Threads (jobs): the warps issue in the caller's thread and their memory
+ * instructions go through the memory path, the L1s, TLBs, L2 and DRAM, in
+ * the order they issued, on a thread of its own where one runs; the model
+ * waits only for a load's time before its events could reach it, so every
+ * count and time is one thread's (sim/src/kernel/kpipe.h).
+ *
  * The mechanism (one event flow on hw/engine.h): blocks are placed on SMs
  * as launch.h's measured rule places the first wave, each later block on
  * the SM where a block finished. A warp issues its instructions in order,
@@ -66,6 +72,8 @@ typedef struct kmodel_spec {
   const gpu_config *gpu;
   const pt *table;       /* the kernel's buffers mapped (an address outside them is an error) */
   uint32_t groups;       /* L2-TLB groups of SMs simulated; 0: every SM */
+  unsigned jobs;         /* threads: 1 all in the caller's; 2 or more the memory path on one of its own; 0
+                            as 2 where two cores are online. The results do not depend on it */
   mmu_fault_fn fault;    /* NULL, or maps a page touched outside every mapping (demand paging) */
   void *fault_ctx;
 } kmodel_spec;

@@ -264,6 +264,13 @@ int engine_next(engine *e, engine_event *out) {
   return top_up(e) ? -1 : 1; /* so that engine_soon sees past this cycle's end */
 }
 
+int engine_peek(engine *e, double *t) {
+  if (!e->n) return 0;
+  if (top_up(e)) return -1;
+  *t = e->now[e->head].t;
+  return 1;
+}
+
 double engine_stage_pass(engine_stage *s, double now, double interval) {
   double start = now > s->free ? now : s->free;
   s->free = start + interval;
