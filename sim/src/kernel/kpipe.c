@@ -129,6 +129,14 @@ static void *run(void *arg) {
 
 static bool thread_wanted(unsigned jobs) { return jobs > 1 || (!jobs && sysconf(_SC_NPROCESSORS_ONLN) > 1); }
 
+static void free_pipe(kpipe *k) {
+  free(k->e);
+  free(k->done);
+  free(k->lines);
+  free(k->line_from);
+  free(k);
+}
+
 kpipe *kpipe_start(kpath *p, unsigned jobs) {
   if (!thread_wanted(jobs)) return NULL;
   kpipe *k = aligned_alloc(64, sizeof *k); /* (a multiple of its 64-byte alignment) */
@@ -157,11 +165,7 @@ kpipe *kpipe_start(kpath *p, unsigned jobs) {
     }
   }
   if (!ok) {
-    free(k->e);
-    free(k->done);
-    free(k->lines);
-    free(k->line_from);
-    free(k);
+    free_pipe(k);
     return NULL;
   }
   return k;
@@ -178,11 +182,7 @@ void kpipe_stop(kpipe *k) {
   pthread_cond_destroy(&k->wake_path);
   pthread_cond_destroy(&k->wake_model);
   pthread_mutex_destroy(&k->lock);
-  free(k->e);
-  free(k->done);
-  free(k->lines);
-  free(k->line_from);
-  free(k);
+  free_pipe(k);
 }
 
 uint64_t kpipe_posted(const kpipe *k) { return k->next; }
