@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "tlbsim/engine.h"
+#include "tlbsim/gdev.h"
 #include "tlbsim/gpu_embed.h"
 #include "tlbsim/kchase.h"
 #include "tlbsim/kmem.h"
@@ -360,7 +361,7 @@ static bool same_result(const kmodel_result *a, const kmodel_result *b) {
               a->translation_cycles == b->translation_cycles && a->stall_cycles == b->stall_cycles &&
               a->sms == b->sms && a->share == b->share;
   for (unsigned i = 0; i < 4; i++) same &= a->served[i] == b->served[i];
-  for (unsigned i = 0; i < KMODEL_STAGES; i++) same &= a->busy[i] == b->busy[i];
+  for (unsigned i = 0; i < GDEV_STAGES; i++) same &= a->busy[i] == b->busy[i];
   return same;
 }
 
@@ -514,6 +515,49 @@ static void test_chase_source(void) {
   machine_destroy(e.m);
 }
 
+/* The device's two calls on the h200 preset: a page's first translation
+ * walks (its reads through the L2, from DRAM the first time), the same
+ * page again hits the SM's TLB in no time, a page the group's other SM
+ * walked hits the group's L2 TLB; a line from DRAM, then from the SM's
+ * L2 partition; an address outside every mapping times nothing. */
+static void test_device(void) {
+  model_env e;
+  env_init(&e, 64u << 20);
+  diag d;
+  gdev_spec s = {.sys = &e.spec.sys, .gpu = &e.spec.gpu, .table = machine_get_pt(e.m), .groups = 1};
+  gdev *g = gdev_new(&s, "test", &d);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+  CU_ASSERT_EQUAL(gdev_sms(g), 6); /* one L2-TLB group of the preset's */
+  gdev_page pg;
+  double t = gdev_translate(g, 0, 100, BASE, ACC_READ, &pg);
+  CU_ASSERT_EQUAL(pg.o.status, MMU_OK);
+  CU_ASSERT_EQUAL(pg.where, GDEV_AT_WALK);
+  /* at least the TLBs' latencies, the walk's fixed part and one read from DRAM */
+  CU_ASSERT_TRUE(t >= 100 + e.spec.gpu.dram_cycles + e.spec.sys.mem.data_cycles);
+  CU_ASSERT_EQUAL(gdev_translate(g, 0, 5000, BASE + 4096, ACC_READ, &pg), 5000);
+  CU_ASSERT_EQUAL(pg.where, GDEV_AT_SM);
+  double l2 = gdev_translate(g, 1, 6000, BASE, ACC_READ, &pg); /* SM 1 shares SM 0's L2 TLB */
+  CU_ASSERT_EQUAL(pg.where, GDEV_AT_GROUP);
+  CU_ASSERT_TRUE(l2 > 6000 && l2 < 6000 + e.spec.sys.mem.data_cycles);
+  bool hit;
+  double back = gdev_line(g, 0, 7000, pg.o.pa >> KMEM_LINE_SHIFT, 0x1, false, &hit);
+  CU_ASSERT_FALSE(hit);
+  CU_ASSERT_TRUE(back >= 7000 + e.spec.gpu.dram_cycles);
+  back = gdev_line(g, 0, 9000, pg.o.pa >> KMEM_LINE_SHIFT, 0x1, false, &hit);
+  CU_ASSERT_TRUE(hit);
+  CU_ASSERT_DOUBLE_EQUAL(back, 9000 + e.spec.sys.mem.data_cycles, 1);
+  CU_ASSERT_EQUAL(gdev_translate(g, 0, 10000, BASE + (1ull << 40), ACC_READ, &pg), 10000);
+  CU_ASSERT_NOT_EQUAL(pg.o.status, MMU_OK);
+  gdev_counts c;
+  gdev_report(g, 10000, &c);
+  CU_ASSERT_EQUAL(c.translations, 3);
+  CU_ASSERT_EQUAL(c.served[GDEV_AT_WALK] + c.served[GDEV_AT_SM] + c.served[GDEV_AT_GROUP], 3);
+  CU_ASSERT_TRUE(c.walk_reads >= 1 && c.walk_reads_dram >= 1);
+  CU_ASSERT_EQUAL(mmu_get_stats(system_agent_mmu(gdev_system(g), 0))->walks, 2); /* BASE, and the unmapped one */
+  gdev_free(g);
+  machine_destroy(e.m);
+}
+
 int main(void) {
   static const test_case parts[] = {{"coalesce", test_coalesce}, {"cache", test_cache}, {"cache_full", test_cache_full},
                                     {"cache_full_lru", test_cache_full_lru},
@@ -522,7 +566,7 @@ int main(void) {
   static const test_case model[] = {{"scoreboard", test_scoreboard}, {"walk reads the L2", test_walk_l2},
                                     {"write-back", test_write_back}, {"memory thread", test_memory_thread},
                                     {"stream source", test_stream_source},
-                                    {"chase source", test_chase_source}, {NULL, NULL}};
+                                    {"chase source", test_chase_source}, {"device", test_device}, {NULL, NULL}};
   static const test_suite suites[] = {{"kmem", parts}, {"kmodel", model}, {NULL, NULL}};
   return harness_run(suites);
 }

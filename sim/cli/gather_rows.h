@@ -30,7 +30,7 @@ typedef struct gather_row_filter {
 } gather_row_filter;
 
 /* Reads path; *rows (caller frees) gets the kept rows: not a pinned set
- * of more L2-TLB groups (of group_sms SMs: gather_path) than g has.
+ * of more L2-TLB groups (of group_sms SMs: gdev_path) than g has.
  * Errors "FILE:LINE: ...". */
 int gather_rows_load(const char *path, const gather_row_filter *f, const gpu_config *g, uint32_t group_sms,
                      gather_row **rows, size_t *n, size_t *skipped, diag *d);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "tlbsim/gdev.h"
 #include "cli_progress.h"
 #include "overlay.h"
 #include "cmds.h"
@@ -74,8 +75,8 @@ int validate_gather(const machine_spec *spec, const validate_gather_opts *o) {
     fprintf(stderr, "%s: preset %s has no [gpu] section for the concurrency model\n", o->csv, o->label);
     return EXIT_INPUT;
   }
-  gather_levels lv;
-  if (gather_path(&spec->sys.mmu, &lv, &d) ||
+  gdev_levels lv;
+  if (gdev_path(&spec->sys.mmu, &lv, &d) ||
       gather_rows_load(o->csv, &o->filter, &spec->gpu, lv.group_sms, &rows, &n, &skipped, &d))
     return cli_input_error(&d);
   double *predicted = malloc((n ? n : 1) * sizeof *predicted);

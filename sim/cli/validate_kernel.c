@@ -109,7 +109,7 @@ static json_object *kernel_point(unsigned long line, const kembed_spec *s, doubl
   json_object_object_add(o, "walks", json_object_new_uint64(r->served[3]));
   json_object_object_add(o, "walk_reads", json_object_new_uint64(r->walk_reads));
   json_object_object_add(o, "walk_reads_l2_hit_ratio", report_ratio(r->walk_reads - r->walk_reads_dram, r->walk_reads));
-  json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[limit]));
+  json_object_object_add(o, "limit", json_object_new_string(gdev_stage_names[limit]));
   json_object_object_add(o, "limit_busy", report_real(r->busy[limit]));
   return o;
 }
@@ -122,7 +122,7 @@ static void print_row(const kembed_spec *s, double measured, double p, const kmo
          num_format_size(s->table_bytes, size, sizeof size), s->row_bytes, s->alpha, measured, p,
          100.0 * (p - measured) / measured, r->lines ? (double)r->l1_hits / (double)r->lines : 0,
          r->l2_lines ? (double)r->l2_hits / (double)r->l2_lines : 0, (double)r->served[0] / tr,
-         kmodel_stage_names[limit], r->busy[limit]);
+         gdev_stage_names[limit], r->busy[limit]);
   fflush(stdout);
 }
 

@@ -253,7 +253,7 @@ static void print_row(kmicro_kind k, const krow *r, double p, const kmodel_resul
   if (k == KMICRO_STREAM)
     printf("%5s %9s %6llu %10.1f %10.1f %+7.2f%% %6.3f  %s (%.2f)\n", r->copy ? "copy" : "read",
            num_format_size(r->size, size, sizeof size), (unsigned long long)r->passes, r->measured, p, err,
-           x->l2_lines ? (double)x->l2_hits / (double)x->l2_lines : 0, kmodel_stage_names[limit], x->busy[limit]);
+           x->l2_lines ? (double)x->l2_hits / (double)x->l2_lines : 0, gdev_stage_names[limit], x->busy[limit]);
   else
     printf("%10s %9s %8llu %10.1f %10.1f %+7.2f%% %6.3f %6.3f\n", r->l2 ? "l2-chase" : "dram-chase",
            num_format_size(r->footprint, size, sizeof size), (unsigned long long)r->nodes, r->measured, p, err,
@@ -273,7 +273,7 @@ static json_object *kmicro_point(kmicro_kind k, const krow *r, double p, const k
     json_object_object_add(o, "measured_gbps", report_real(r->measured));
     json_object_object_add(o, "predicted_gbps", report_real(p));
     json_object_object_add(o, "l2_hit_ratio", report_ratio(x->l2_hits, x->l2_lines));
-    json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[limit]));
+    json_object_object_add(o, "limit", json_object_new_string(gdev_stage_names[limit]));
     json_object_object_add(o, "limit_busy", report_real(x->busy[limit]));
   } else {
     json_object_object_add(o, "pattern", json_object_new_string(r->l2 ? "l2-chase" : "dram-chase"));

@@ -65,17 +65,6 @@ typedef struct gather_result {
   double busy_l2, busy_l3, busy_walk, busy_data; /* utilisation of the shared stages */
 } gather_result;
 
-/* The TLB levels the model's path has, as a system shares them: the SM's
- * own entry level, the level an L2-TLB group of group_sms SMs shares, the
- * level the whole GPU shares (a missing one: -1), each a level index. */
-typedef struct gather_levels {
-  int level[3];
-  uint32_t group_sms;
-} gather_levels;
-
-/* The path of mc's data accesses: 0, or -1 (d) when its levels are not
- * shared as the model needs (shared_by: 1, a group, all). */
-int gather_path(const mmu_config *mc, gather_levels *out, diag *d);
 /* Simulates one point on a system's configuration (its SMs the agents). */
 int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, const gather_spec *s,
                gather_result *out, diag *d);

@@ -31,8 +31,8 @@
  *             its sectors' (HBM's row-buffer locality: a stream's lines hit
  *             open rows, random lines do not).
  *
- * All functional (state and counts); times are the kernel model's
- * (tlbsim/kmodel.h), which turns what these return into stage intervals.
+ * All functional (state and counts); times are the GPU device's
+ * (tlbsim/gdev.h), which turns what these return into stage intervals.
  */
 #ifndef TLBSIM_KMEM_H
 #define TLBSIM_KMEM_H

@@ -63,7 +63,7 @@
 #ifndef TLBSIM_KMODEL_H
 #define TLBSIM_KMODEL_H
 
-#include "tlbsim/gpu.h"
+#include "tlbsim/gdev.h"
 #include "tlbsim/ktrace.h"
 #include "tlbsim/system.h"
 
@@ -88,8 +88,6 @@ typedef struct kmodel_source {
   const ktrace_kernel *kernel; /* its header: grid, block, the file errors name */
 } kmodel_source;
 
-#define KMODEL_STAGES 7
-
 typedef struct kmodel_result {
   double ns;                       /* predicted kernel time */
   double cycles;
@@ -99,27 +97,25 @@ typedef struct kmodel_result {
   uint64_t l1_hits, l2_hits, l2_lines; /* lines the L1 served; L2 look-ups and hits */
   uint64_t dram_sectors, dram_rows; /* sectors DRAM moved; activations */
   uint64_t translations;           /* page translations of L1 misses */
-  uint64_t served[4];              /* by where: the SM's TLB, its group's, the GPU's, a walk */
+  uint64_t served[GDEV_WHERE];     /* by where: the SM's TLB, its group's, the GPU's, a walk (GDEV_AT_*) */
   uint64_t walk_reads, walk_reads_dram; /* page-table entries walks read past the line cache, and those the
                                            L2 missed (their sectors count in dram_sectors; the L2's look-ups
                                            and hits above are the kernel's own lines) */
   double translation_cycles;       /* summed over lines: from the L1 miss until translated */
   double stall_cycles;             /* summed over warps: waiting on a register a load writes */
-  double busy[KMODEL_STAGES];      /* utilisation of: issue (the busiest SM), L2-TLB group (the busiest),
+  double busy[GDEV_STAGES];        /* utilisation of (gdev_stage_names): issue (the busiest SM), L2-TLB group (the busiest),
                                       L3 TLB, walker, L2, DRAM activations, DRAM transfers */
   uint32_t sms;                    /* simulated */
   double share;                    /* of the GPU simulated */
 } kmodel_result;
 
-/* Names of kmodel_result.busy's stages, in its order. */
-extern const char *const kmodel_stage_names[KMODEL_STAGES];
 
 /* Runs the kernel: warm-up from `warm` (a source of the same blocks, read
  * without timing; .next NULL: none), then timed from `timed`. 0, or -1
  * with d set ("FILE:LINE: ..." for an address outside every mapping). */
 int kmodel_run(const kmodel_spec *s, const kmodel_source *warm, const kmodel_source *timed, kmodel_result *out,
                diag *d);
-/* The stage busiest over the kernel (an index of kmodel_stage_names). */
+/* The stage busiest over the kernel (an index of gdev_stage_names). */
 unsigned kmodel_limit(const kmodel_result *r);
 
 #endif

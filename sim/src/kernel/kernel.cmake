@@ -1,11 +1,8 @@
-# The kernel model (tlbsim/kmodel.h) and the memory below a GPU kernel's
-# load path (tlbsim/kmem.h: coalescing, sector caches, the L2's partitions, DRAM rows).
-tlbsim_module(kmem SOURCES kmem_coalesce.c kmem_cache.c kmem_l2.c kmem_dram.c DEPS tlbsim_base)
-# Its memory path (kpath.c) runs on a thread of its own where one can start (kpipe.c: never in the
-# browser build, whose pthread_create fails).
+# The kernel model (tlbsim/kmodel.h): a kernel's warps over the GPU device (tlbsim/gdev.h), whose
+# memory path runs on a thread of its own where one can start (kpipe.c: never in the browser build,
+# whose pthread_create fails).
 find_package(Threads REQUIRED)
-tlbsim_module(kmodel SOURCES kmodel.c kpath.c kpipe.c DEPS tlbsim_kmem tlbsim_hw tlbsim_gather tlbsim_ktrace m
-  Threads::Threads)
+tlbsim_module(kmodel SOURCES kmodel.c kpipe.c DEPS tlbsim_gdev tlbsim_ktrace m Threads::Threads)
 # The embed kernel's blocks in memory (tlbsim/kembed.h), built with the
 # kernel-trace module's block builder.
 tlbsim_module(kembed SOURCES kembed.c DEPS tlbsim_ktrace tlbsim_exp)

@@ -1,7 +1,7 @@
 /* kmodel.c — a kernel's warps on the SMs, on the timing engine (see
  * tlbsim/kmodel.h): the warps' issue and the loads' returns are the
  * engine's events. A memory instruction's lines go down the memory path
- * (kpath.h: coalesced lines through the L1, translation, the L2 and DRAM,
+ * (gdev.h: coalesced lines through the L1, translation, the L2 and DRAM,
  * booked through the stages when it issues) by the pipe (kpipe.h), on a
  * thread of its own where one runs; the model asks for a load's time
  * before its events could reach it. */
@@ -20,7 +20,6 @@
 #define REG_LINE 8 /* register times a host line holds */
 #define REG_NONE 255 /* RZ */
 
-const char *const kmodel_stage_names[KMODEL_STAGES] = {"issue", "l2_tlb", "l3_tlb", "walk", "l2", "dram_rows", "dram"};
 
 /* An event's kind: bit 0 EV_WARP or EV_LOAD; a warp's carries where its
  * next instruction's code starts above it (schedule_warp), for prefetch
@@ -112,9 +111,9 @@ typedef struct kpending {
 typedef struct kmodel {
   const kmodel_spec *spec;
   const gpu_config *g;
-  kpath *path;
+  gdev *path;
   kpipe *pipe;
-  double lead; /* kpath_lead: a load's data is back no sooner after its issue */
+  double lead; /* gdev_lead: a load's data is back no sooner after its issue */
   kpending *pending; /* loads whose times are still the path's, oldest first (a ring) */
   size_t pend_head, npend, cap_pend;
   uint32_t nsms, resident, wpb;
@@ -147,7 +146,10 @@ static int oom(kmodel *m) { return diag_set(m->d, NULL, 0, "kernel model: out of
 static int build(kmodel *m, const ktrace_kernel *k) {
   const gpu_config *g = m->g;
   if (!g->sms) return diag_set(m->d, NULL, 0, "kernel model: the configuration has no [gpu] section");
-  if (!(m->path = kpath_new(m->spec, m->file, m->d))) return -1;
+  const kmodel_spec *ks = m->spec;
+  gdev_spec dev = {.sys = ks->sys, .gpu = ks->gpu, .table = ks->table, .groups = ks->groups, .fault = ks->fault,
+                   .fault_ctx = ks->fault_ctx};
+  if (!(m->path = gdev_new(&dev, m->file, m->d))) return -1;
   /* a block of threads not whole warps takes its last warp's room whole */
   launch_geometry lg = {.grid = k->blocks, .block = k->warps_per_block * 32};
   if (launch_place(g, &lg, &m->plan, m->d)) {
@@ -157,10 +159,10 @@ static int build(kmodel *m, const ktrace_kernel *k) {
   }
   m->resident = m->plan.resident;
   m->wpb = k->warps_per_block;
-  m->nsms = kpath_sms(m->path);
-  m->lead = kpath_lead(m->path);
+  m->nsms = gdev_sms(m->path);
+  m->lead = gdev_lead(m->path);
   m->res->sms = m->nsms;
-  m->res->share = kpath_share(m->path);
+  m->res->share = gdev_share(m->path);
   m->sm = calloc(m->nsms, sizeof *m->sm);
   size_t slots = (size_t)m->nsms * m->resident, warps = slots * m->wpb;
   m->slot = calloc(slots, sizeof *m->slot);
@@ -182,7 +184,7 @@ static int build(kmodel *m, const ktrace_kernel *k) {
 
 static void teardown(kmodel *m) {
   kpipe_stop(m->pipe); /* its thread first: it reads the path */
-  kpath_free(m->path);
+  gdev_free(m->path);
   for (uint32_t i = 0; m->sm && i < m->nsms; i++) free(m->sm[i].sched_free);
   for (size_t s = 0; m->slot && s < (size_t)m->nsms * m->resident; s++) {
     ktrace_tb_free(m->slot[s].tb);
@@ -432,8 +434,8 @@ static void prefetch_next(const kmodel *m, const engine_event *ev) {
   const kslot *sl = &m->slot[ev->id / m->wpb];
   kaccess a = access_get(c + KCODE_HEAD + (c[1] & 15) + (c[1] >> 4));
   if (a.at + (size_t)a.n > sl->cap_lines) return; /* (kind's offset wraps at 2^31) */
-  kpath_req r = {.sm = sl->sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
-  kpath_prefetch(m->path, &r, sl->lines + a.at);
+  gdev_req r = {.sm = sl->sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
+  gdev_prefetch(m->path, &r, sl->lines + a.at);
 }
 
 /* A warp's block is done with it at t: the block's slot takes the next
@@ -512,8 +514,8 @@ static int pend(kmodel *m, uint64_t seq, double t, uint32_t load) {
  * runs in this thread; else posted to its thread, its number in *seq. A
  * load pending as many requests back takes its time first (the pipe
  * reuses its slot): its event is no less in the future than when due. */
-static int issue(kmodel *m, const kpath_req *r, const kmem_line *lines, uint64_t *seq, double *done) {
-  if (!m->pipe) return kpath_access(m->path, r, lines, done, m->d);
+static int issue(kmodel *m, const gdev_req *r, const kmem_line *lines, uint64_t *seq, double *done) {
+  if (!m->pipe) return gdev_access(m->path, r, lines, done, m->d);
   while (m->npend && m->pending[m->pend_head].seq + KPIPE_REQUESTS <= kpipe_posted(m->pipe))
     if (settle_oldest(m)) return -1;
   return kpipe_post(m->pipe, r, lines, seq, m->d);
@@ -557,7 +559,7 @@ static int warp_step(kmodel *m, uint32_t wi, double t) {
     m->res->memory_instructions++;
     w->at += KACCESS_BYTES;
     kaccess a = access_get(code + KCODE_HEAD + ntest);
-    kpath_req r = {.t = at, .src_line = sl->lines[a.at - 1].line, .sm = sl->sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
+    gdev_req r = {.t = at, .src_line = sl->lines[a.at - 1].line, .sm = sl->sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
     uint64_t seq = 0;
     double done = at;
     if (issue(m, &r, sl->lines + a.at, &seq, &done)) return -1;
@@ -639,7 +641,7 @@ static int warm(kmodel *m, const kmodel_source *src) {
     for (uint32_t i = 0; i < tb->ninst; i++) {
       if (!ktrace_class_is_translated(tb->cls[i]) || tb->addr_at[i + 1] <= tb->addr_at[i]) continue;
       kaccess a = access_of(tb, i, lines, 0);
-      kpath_req r = {.t = -1, .src_line = tb->line[i], .sm = sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
+      gdev_req r = {.t = -1, .src_line = tb->line[i], .sm = sm, .n = a.n, .store = a.store, .l2_only = a.l2_only};
       if (issue(m, &r, lines, &seq, &done)) return -1;
     }
   }
@@ -650,7 +652,7 @@ static int timed(kmodel *m, const kmodel_source *src) {
   m->src = src;
   m->next_block = 0;
   m->src_done = false;
-  if (!m->pipe) kpath_reset_stats(m->path);
+  if (!m->pipe) gdev_reset_stats(m->path);
   else if (kpipe_post_reset(m->pipe, m->d)) return -1;
   /* the first wave: each block on a slot of its SM (SM i's slots: i, i + nsms, ...) */
   uint32_t slots = m->nsms * m->resident, *used = calloc(m->nsms, sizeof *used);
@@ -685,11 +687,20 @@ static void finish(kmodel *m) {
   /* a launch lasts at least the L2's and DRAM's work: what no warp waits
    * for (stores) still takes their time, which back-to-back launches, as
    * the suite times them, must absorb */
-  double mem = kpath_memory_end(m->path);
+  double mem = gdev_memory_end(m->path);
   if (mem > m->end) m->end = mem;
   r->cycles = m->end;
   r->ns = m->end / m->g->clock_ghz + m->g->stream_launch_ns;
-  kpath_report(m->path, m->end > 0 ? m->end : 1, r);
+  gdev_counts c;
+  gdev_report(m->path, m->end > 0 ? m->end : 1, &c);
+  r->lines = c.lines, r->sectors = c.sectors;
+  r->l1_hits = c.l1_hits, r->l2_hits = c.l2_hits, r->l2_lines = c.l2_lines;
+  r->dram_sectors = c.dram_sectors, r->dram_rows = c.dram_rows;
+  r->translations = c.translations;
+  memcpy(r->served, c.served, sizeof r->served);
+  r->walk_reads = c.walk_reads, r->walk_reads_dram = c.walk_reads_dram;
+  r->translation_cycles = c.translation_cycles;
+  memcpy(r->busy, c.busy, sizeof r->busy);
 }
 
 int kmodel_run(const kmodel_spec *s, const kmodel_source *warm_src, const kmodel_source *timed_src,
@@ -713,7 +724,7 @@ int kmodel_run(const kmodel_spec *s, const kmodel_source *warm_src, const kmodel
 
 unsigned kmodel_limit(const kmodel_result *r) {
   unsigned best = 0;
-  for (unsigned i = 1; i < KMODEL_STAGES; i++)
+  for (unsigned i = 1; i < GDEV_STAGES; i++)
     if (r->busy[i] > r->busy[best]) best = i;
   return best;
 }

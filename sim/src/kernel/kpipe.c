@@ -38,13 +38,13 @@ _Static_assert(LINES >= 2 * KMEM_LINES_MAX, "room for a request's lines after a 
 enum { OP_ACCESS, OP_RESET };
 
 typedef struct entry {
-  kpath_req r;  /* OP_ACCESS's */
+  gdev_req r;  /* OP_ACCESS's */
   uint32_t at;  /* its lines' start in lines[] */
   uint8_t kind; /* OP_... */
 } entry;
 
 struct kpipe { // NOLINT(clang-analyzer-optin.performance.Padding): each side's counters on lines of their own
-  kpath *path;
+  gdev *path;
   entry *e;            /* [KPIPE_REQUESTS] */
   double *done;        /* [KPIPE_REQUESTS]: the path's times */
   kmem_line *lines;    /* [LINES] */
@@ -89,8 +89,8 @@ static void wake(kpipe *k, pthread_cond_t *c) {
 static void serve(kpipe *k, uint64_t i) {
   const entry *e = &k->e[i % KPIPE_REQUESTS];
   if (atomic_load_explicit(&k->failed_at, memory_order_relaxed) != UINT64_MAX) return; /* stopped at its error */
-  if (e->kind == OP_RESET) kpath_reset_stats(k->path);
-  else if (kpath_access(k->path, &e->r, k->lines + e->at, &k->done[i % KPIPE_REQUESTS], &k->err))
+  if (e->kind == OP_RESET) gdev_reset_stats(k->path);
+  else if (gdev_access(k->path, &e->r, k->lines + e->at, &k->done[i % KPIPE_REQUESTS], &k->err))
     atomic_store_explicit(&k->failed_at, i, memory_order_relaxed); /* published with finished */
 }
 
@@ -116,7 +116,7 @@ static void *run(void *arg) {
     if (atomic_load_explicit(&k->posted, memory_order_acquire) == i && !await_posted(k, i)) return NULL;
     if (atomic_load_explicit(&k->posted, memory_order_acquire) > i + 1) { /* its L1 sets while this one is served */
       const entry *e = &k->e[(i + 1) % KPIPE_REQUESTS];
-      if (e->kind == OP_ACCESS) kpath_prefetch(k->path, &e->r, k->lines + e->at);
+      if (e->kind == OP_ACCESS) gdev_prefetch(k->path, &e->r, k->lines + e->at);
     }
     serve(k, i);
     atomic_store(&k->finished, i + 1);
@@ -137,7 +137,7 @@ static void free_pipe(kpipe *k) {
   free(k);
 }
 
-kpipe *kpipe_start(kpath *p, unsigned jobs) {
+kpipe *kpipe_start(gdev *p, unsigned jobs) {
   if (!thread_wanted(jobs)) return NULL;
   kpipe *k = aligned_alloc(64, sizeof *k); /* (a multiple of its 64-byte alignment) */
   if (!k) return NULL;
@@ -252,7 +252,7 @@ static void posted(kpipe *k) {
   if (++k->next % PUBLISH_EVERY == 0) publish(k);
 }
 
-int kpipe_post(kpipe *k, const kpath_req *r, const kmem_line *lines, uint64_t *seq, diag *d) {
+int kpipe_post(kpipe *k, const gdev_req *r, const kmem_line *lines, uint64_t *seq, diag *d) {
   *seq = k->next;
   entry *e = next_entry(k, r->n, OP_ACCESS, d);
   if (!e) return -1;

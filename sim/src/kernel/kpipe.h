@@ -1,15 +1,15 @@
 /* kpipe.h — the kernel model's memory path on a thread of its own: the
  * warps issue on the model's thread, their memory instructions go through
- * the path (kpath.h) on another, in the order they issued, so each gets
+ * the path (gdev.h) on another, in the order they issued, so each gets
  * the time it would get in one thread and the model waits only for a
  * load whose data it needs. Private to the kernel model.
  *
- * kpipe  a ring of requests (kpath_req and their lines, copied in: the
+ * kpipe  a ring of requests (gdev_req and their lines, copied in: the
  *        block that gave them may be gone before they are served) from the
  *        model to the path's thread, and a ring of their times back. The
  *        model posts a request and goes on; it asks for a load's time
  *        before its events reach the earliest it can be (its issue plus
- *        kpath_lead), so the load's event joins the engine before any
+ *        gdev_lead), so the load's event joins the engine before any
  *        event it could come ahead of, and every event comes out as it
  *        would in one thread (the engine's order is by time and a hash,
  *        not by when events were scheduled: engine.h). Without a pipe
@@ -29,7 +29,7 @@
 #ifndef TLBSIM_KPIPE_H
 #define TLBSIM_KPIPE_H
 
-#include "kpath.h"
+#include "tlbsim/gdev.h"
 
 /* Requests posted and not yet taken back at most: a load's time must be
  * asked for before this many later requests are posted (its slot is
@@ -42,15 +42,15 @@ typedef struct kpipe kpipe;
  * its own, when jobs asks for one (2 or more; 0: where two cores are
  * online; 1: never); NULL when there is no thread (none asked for, out of
  * memory, or none could start): the caller calls the path itself. */
-kpipe *kpipe_start(kpath *p, unsigned jobs);
+kpipe *kpipe_start(gdev *p, unsigned jobs);
 /* Stops the thread (after the requests posted) and frees k; NULL is fine. */
 void kpipe_stop(kpipe *k);
 /* Posts r and its lines (copied): its number in *seq (0, 1, ...). 0, or
  * -1 with d set when the path has failed. */
-int kpipe_post(kpipe *k, const kpath_req *r, const kmem_line *lines, uint64_t *seq, diag *d);
+int kpipe_post(kpipe *k, const gdev_req *r, const kmem_line *lines, uint64_t *seq, diag *d);
 /* Posts the timed pass's start: the TLBs' counts start again there. */
 int kpipe_post_reset(kpipe *k, diag *d);
-/* Request seq's time (kpath_access's *done), waiting for it: 0, or -1 with
+/* Request seq's time (gdev_access's *done), waiting for it: 0, or -1 with
  * d set when the path failed at or before it. */
 int kpipe_done(kpipe *k, uint64_t seq, double *done, diag *d);
 /* Waits until every request posted is served: 0, or -1 with d set when

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlbsim/gdev.h"
 #include "tlbsim/gpu_gather.h"
 #include "tlbsim/engine.h"
 
@@ -74,7 +75,7 @@ typedef struct sim {
   const gpu_config *gpu;
   const system_spec *sys_spec;
   const mmu_config *mc;
-  gather_levels levels;
+  gdev_levels levels;
   int where[MMU_MAX_LEVELS]; /* level l's place on the path (levels.level), 3: not on it */
   hwsystem *sys;
   uint32_t nsms, ngroups, nwarps, groups;
@@ -431,39 +432,6 @@ static double kernel_cycles(const sim *s) {
   return last + (double)(total - s->groups) * (last - first) / (double)(s->groups - 1);
 }
 
-/* The data entry level, and each one after it. */
-static int path_next(const mmu_config *mc, int l) {
-  if (l >= 0) return mc->level[l].next;
-  for (unsigned k = 0; k < mc->nlevels; k++) {
-    bool is_next = false;
-    for (unsigned j = 0; j < mc->nlevels; j++) is_next |= mc->level[j].next == (int)k;
-    if ((mc->level[k].serves & SERVES_DATA) && !is_next) return (int)k;
-  }
-  return MMU_NEXT_WALK;
-}
-
-int gather_path(const mmu_config *mc, gather_levels *out, diag *d) {
-  *out = (gather_levels){.level = {-1, -1, -1}, .group_sms = 1};
-  int l = MMU_NEXT_WALK;
-  for (unsigned i = 0; i < 4; i++) {
-    if ((l = path_next(mc, l)) == MMU_NEXT_WALK) break;
-    if (i == 3)
-      return diag_set(d, NULL, 0, "gather: level '%s': the model has three TLB levels before the walk",
-                      mc->level[l].name);
-    uint32_t by = mc->level[l].shared_by;
-    bool fits = i == 0 ? by <= 1 : i == 1 ? by <= GPU_MAX_GROUP_SMS : by == MMU_SHARED_BY_ALL;
-    if (!fits)
-      return diag_set(d, NULL, 0, "gather: level '%s' must be %s", mc->level[l].name,
-                      i == 0   ? "each SM's own (shared_by 1)"
-                      : i == 1 ? "shared by an L2-TLB group (shared_by 1 to 16)"
-                               : "shared by the whole GPU (shared_by = all)");
-    out->level[i] = l;
-    if (i == 1 && by > 1) out->group_sms = by;
-  }
-  if (out->level[0] < 0) return diag_set(d, NULL, 0, "gather: no TLB level serves data");
-  return 0;
-}
-
 /* The latency of the path's level i, 0 without one. */
 static double path_latency(const sim *s, unsigned i) {
   return s->levels.level[i] >= 0 ? s->mc->level[s->levels.level[i]].latency : 0;
@@ -475,7 +443,7 @@ int gather_run(const pt_format *f, const system_spec *sys, const gpu_config *g, 
   *out = (gather_result){0};
   sim s = {.spec = sp, .gpu = g, .sys_spec = sys, .mc = &sys->mmu, .res = out};
   const mmu_config *mc = s.mc;
-  if (gather_path(mc, &s.levels, d)) return -1;
+  if (gdev_path(mc, &s.levels, d)) return -1;
   for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) s.where[l] = 3;
   for (unsigned i = 0; i < 3; i++)
     if (s.levels.level[i] >= 0) s.where[s.levels.level[i]] = (int)i;

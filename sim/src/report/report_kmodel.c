@@ -40,12 +40,12 @@ json_object *report_kmodel_row(const ktrace_kernel *k, const kmodel_result *r) {
   add_u64(o, "walk_reads_dram", r->walk_reads_dram);
   add_real(o, "translation_stall_cycles", ratio(r->translation_cycles, (double)(r->lines - r->l1_hits)));
   add_real(o, "scoreboard_stall_cycles", ratio(r->stall_cycles, (double)r->warps));
-  for (int i = 0; i < KMODEL_STAGES; i++) {
+  for (int i = 0; i < GDEV_STAGES; i++) {
     char key[32];
-    snprintf(key, sizeof key, "busy_%s", kmodel_stage_names[i]);
+    snprintf(key, sizeof key, "busy_%s", gdev_stage_names[i]);
     add_real(o, key, r->busy[i]);
   }
-  json_object_object_add(o, "limit", json_object_new_string(kmodel_stage_names[kmodel_limit(r)]));
+  json_object_object_add(o, "limit", json_object_new_string(gdev_stage_names[kmodel_limit(r)]));
   add_u64(o, "sms_simulated", r->sms);
   json_object_object_add(o, "trace", json_object_new_string(k->file));
   return o;

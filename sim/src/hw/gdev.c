@@ -1,15 +1,16 @@
-/* kpath.c — the kernel model's memory path (kpath.h): one instruction's
- * lines through its SM's load path and L1, translation, the L2 and DRAM,
- * each request's path booked through the stages when it issues. */
-#include "kpath.h"
+/* gdev.c — the GPU device (tlbsim/gdev.h): one instruction's lines
+ * through its SM's load path and L1, translation, the L2 and DRAM, each
+ * request's path booked through the bands when it issues. */
+#include "tlbsim/gdev.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tlbsim/engine.h"
-#include "tlbsim/gather.h"
 #include "tlbsim/pt.h"
+
+const char *const gdev_stage_names[GDEV_STAGES] = {"issue", "l2_tlb", "l3_tlb", "walk", "l2", "dram_rows", "dram"};
 
 #define BAND_WIDTH 16.0
 #define BAND_BINS (1u << 16)
@@ -34,11 +35,11 @@ typedef struct ksm {
   kmem_cache *l1;
 } ksm;
 
-struct kpath {
-  const kmodel_spec *spec;
+struct gdev {
+  gdev_spec spec;
   const gpu_config *g;
   const char *file;
-  gather_levels levels;
+  gdev_levels levels;
   int where[MMU_MAX_LEVELS]; /* per TLB level: whose it is (0 the SM's, 1 its group's, 2 the GPU's) */
   hwsystem *sys;
   uint32_t nsms, ngroups;
@@ -50,13 +51,48 @@ struct kpath {
   kmem_dram *banks;
   kwalk *walk_into; /* where the observer puts the walk of the page being translated */
   double gmmu_cycles; /* a page-table read's cost beyond its L2 hit (walk_ref_cycles - data_cycles) */
-  kmodel_result count; /* the timed accesses' */
+  gdev_counts count; /* the timed accesses' */
 };
+
+/* --- the path ------------------------------------------------------- */
+
+/* The data entry level, and each one after it. */
+static int path_next(const mmu_config *mc, int l) {
+  if (l >= 0) return mc->level[l].next;
+  for (unsigned k = 0; k < mc->nlevels; k++) {
+    bool is_next = false;
+    for (unsigned j = 0; j < mc->nlevels; j++) is_next |= mc->level[j].next == (int)k;
+    if ((mc->level[k].serves & SERVES_DATA) && !is_next) return (int)k;
+  }
+  return MMU_NEXT_WALK;
+}
+
+int gdev_path(const mmu_config *mc, gdev_levels *out, diag *d) {
+  *out = (gdev_levels){.level = {-1, -1, -1}, .group_sms = 1};
+  int l = MMU_NEXT_WALK;
+  for (unsigned i = 0; i < 4; i++) {
+    if ((l = path_next(mc, l)) == MMU_NEXT_WALK) break;
+    if (i == 3)
+      return diag_set(d, NULL, 0, "GPU: level '%s': the model has three TLB levels before the walk",
+                      mc->level[l].name);
+    uint32_t by = mc->level[l].shared_by;
+    bool fits = i == 0 ? by <= 1 : i == 1 ? by <= GPU_MAX_GROUP_SMS : by == MMU_SHARED_BY_ALL;
+    if (!fits)
+      return diag_set(d, NULL, 0, "GPU: level '%s' must be %s", mc->level[l].name,
+                      i == 0   ? "each SM's own (shared_by 1)"
+                      : i == 1 ? "shared by an L2-TLB group (shared_by 1 to 16)"
+                               : "shared by the whole GPU (shared_by = all)");
+    out->level[i] = l;
+    if (i == 1 && by > 1) out->group_sms = by;
+  }
+  if (out->level[0] < 0) return diag_set(d, NULL, 0, "GPU: no TLB level serves data");
+  return 0;
+}
 
 /* --- set-up ----------------------------------------------------------- */
 
 static uint32_t sm_group(const void *ctx, unsigned level, unsigned agent) {
-  const kpath *p = ctx;
+  const gdev *p = ctx;
   return (int)level == p->levels.level[1] ? p->sm[agent].group : 0;
 }
 
@@ -64,7 +100,7 @@ static uint32_t sm_group(const void *ctx, unsigned level, unsigned agent) {
  * walk_into, the walk's other cycles to its fixed part. */
 static void walk_seen(void *ctx, uint64_t va, const walker_result *w) {
   (void)va;
-  kwalk *k = ((kpath *)ctx)->walk_into;
+  kwalk *k = ((gdev *)ctx)->walk_into;
   if (!k) return;
   uint64_t reads = 0;
   for (unsigned i = 0; i < w->walk.nsteps; i++) {
@@ -85,7 +121,7 @@ static uint64_t cache_bytes(uint64_t bytes, double frac, uint32_t ways) {
 /* The L2 at the simulated SMs' share, and each partition's near copies at
  * the share of its own SMs simulated (so a sample's SMs each see what they
  * would on the whole GPU). */
-static int make_l2(kpath *p, diag *d) {
+static int make_l2(gdev *p, diag *d) {
   const gpu_config *g = p->g;
   unsigned parts = g->l2_parts > 1 ? g->l2_parts : 0;
   uint32_t on[KMEM_L2_PARTS] = {0}, sim[KMEM_L2_PARTS] = {0};
@@ -101,9 +137,9 @@ static int make_l2(kpath *p, diag *d) {
   return p->l2 ? 0 : -1;
 }
 
-static int oom(diag *d) { return diag_set(d, NULL, 0, "kernel model: out of memory"); }
+static int oom(diag *d) { return diag_set(d, NULL, 0, "GPU device: out of memory"); }
 
-static int bands(kpath *p, diag *d) {
+static int bands(gdev *p, diag *d) {
   if (!(p->grp_l2 = calloc(p->ngroups, sizeof *p->grp_l2))) return oom(d);
   for (uint32_t i = 0; i < p->ngroups; i++)
     if (engine_band_init(&p->grp_l2[i], BAND_WIDTH, BAND_BINS)) return oom(d);
@@ -113,28 +149,25 @@ static int bands(kpath *p, diag *d) {
   return 0;
 }
 
-static int build(kpath *p, diag *d) {
+static int build(gdev *p, diag *d) {
   const gpu_config *g = p->g;
-  if (gather_path(&p->spec->sys->mmu, &p->levels, d)) return -1;
+  if (gdev_path(&p->spec.sys->mmu, &p->levels, d)) return -1;
   for (unsigned l = 0; l < MMU_MAX_LEVELS; l++) p->where[l] = 3;
   for (unsigned i = 0; i < 3; i++)
     if (p->levels.level[i] >= 0) p->where[p->levels.level[i]] = (int)i;
   uint32_t gs = p->levels.group_sms ? p->levels.group_sms : 1, all = (g->sms + gs - 1) / gs;
-  p->ngroups = p->spec->groups && p->spec->groups < all ? p->spec->groups : all;
+  p->ngroups = p->spec.groups && p->spec.groups < all ? p->spec.groups : all;
   p->nsms = p->ngroups * gs < g->sms ? p->ngroups * gs : g->sms;
   p->share = (double)p->nsms / g->sms;
   if (!(p->sm = calloc(p->nsms, sizeof *p->sm))) return oom(d);
-  for (uint32_t i = 0; i < p->nsms; i++) {
-    p->sm[i].group = i / gs;
-    if (g->l1_bytes && !(p->sm[i].l1 = kmem_cache_create(g->l1_bytes, g->l1_ways, d))) return -1;
-  }
+  for (uint32_t i = 0; i < p->nsms; i++) p->sm[i].group = i / gs;
   if (bands(p, d) || make_l2(p, d)) return -1;
   unsigned row_shift = log2_u64(g->dram_row_bytes ? g->dram_row_bytes : 1024);
   uint32_t banks = (uint32_t)ceil(g->dram_banks * p->share);
   if (!(p->banks = kmem_dram_create(banks ? banks : 1, row_shift, d))) return -1;
   system_layout layout = {.group = sm_group, .ctx = p};
-  if (!(p->sys = system_create(p->spec->sys, p->spec->table, &layout, d))) return -1;
-  if (p->spec->fault) system_set_fault_handler(p->sys, p->spec->fault, p->spec->fault_ctx);
+  if (!(p->sys = system_create(p->spec.sys, p->spec.table, &layout, d))) return -1;
+  if (p->spec.fault) system_set_fault_handler(p->sys, p->spec.fault, p->spec.fault_ctx);
   mmu_observer watch = {.ctx = p, .walk = walk_seen};
   for (uint32_t i = 0; i < p->nsms; i++) {
     if (!(p->sm[i].mmu = system_agent(p->sys, i, d))) return -1;
@@ -142,23 +175,23 @@ static int build(kpath *p, diag *d) {
   }
   /* walk_ref_cycles is what a read cost the one-thread chase (chase.csv past 256 GiB: 340), less than
    * DRAM's 689: its lines were in the L2, and the GMMU adds this much to an L2 hit */
-  const memsys_config *mem = &p->spec->sys->mem;
+  const memsys_config *mem = &p->spec.sys->mem;
   p->gmmu_cycles = mem->table_cycles > mem->data_cycles ? (double)(mem->table_cycles - mem->data_cycles) : 0;
   return 0;
 }
 
-kpath *kpath_new(const kmodel_spec *spec, const char *file, diag *d) {
-  kpath *p = calloc(1, sizeof *p);
+gdev *gdev_new(const gdev_spec *spec, const char *file, diag *d) {
+  gdev *p = malloc(sizeof *p);
   if (!p) return oom(d), NULL;
-  *p = (kpath){.spec = spec, .g = spec->gpu, .file = file};
+  *p = (gdev){.spec = *spec, .g = spec->gpu, .file = file};
   if (build(p, d)) {
-    kpath_free(p);
+    gdev_free(p);
     return NULL;
   }
   return p;
 }
 
-void kpath_free(kpath *p) {
+void gdev_free(gdev *p) {
   if (!p) return;
   system_destroy(p->sys);
   for (uint32_t i = 0; p->sm && i < p->nsms; i++) kmem_cache_destroy(p->sm[i].l1);
@@ -172,28 +205,28 @@ void kpath_free(kpath *p) {
   free(p);
 }
 
-uint32_t kpath_sms(const kpath *p) { return p->nsms; }
-double kpath_share(const kpath *p) { return p->share; }
+uint32_t gdev_sms(const gdev *p) { return p->nsms; }
+double gdev_share(const gdev *p) { return p->share; }
 
-double kpath_lead(const kpath *p) {
+double gdev_lead(const gdev *p) {
   const gpu_config *g = p->g;
   /* a load's data: an L1 hit's l1_hit_cycles after its line passes the load path, or the L2's data_cycles
    * (and l2_far_cycles) or DRAM's dram_cycles after its last stage; every stage before starts no earlier
    * than it is asked */
-  double lead = fmin((double)p->spec->sys->mem.data_cycles + fmin(g->l2_far_cycles, 0), g->dram_cycles);
+  double lead = fmin((double)p->spec.sys->mem.data_cycles + fmin(g->l2_far_cycles, 0), g->dram_cycles);
   if (g->l1_bytes) lead = fmin(lead, g->l1_hit_cycles);
   return lead > 0 ? lead : 0;
 }
 
 /* --- one instruction's memory ------------------------------------------ */
 
-static double l2_line(kpath *p, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit);
+static double l2_line(gdev *p, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit);
 
 /* A walk's entries read one after the other from t (each needs the one
  * before: it names the next table), as the GMMU's requests to the L2 and
  * DRAM below it: when the last is back. */
-static double walk_reads(kpath *p, double t, const kwalk *w) {
-  kmodel_result *r = &p->count;
+static double walk_reads(gdev *p, double t, const kwalk *w) {
+  gdev_counts *r = &p->count;
   bool timed = t >= 0;
   if (timed) t += (double)w->fixed;
   for (unsigned i = 0; i < w->n; i++) {
@@ -209,19 +242,19 @@ static double walk_reads(kpath *p, double t, const kwalk *w) {
   return t;
 }
 
-/* A line's translation booked from t (its page's outcome o, its walk w):
- * when it is done. */
-static double translate_time(kpath *p, uint32_t smi, double t, const mmu_outcome *o, unsigned where,
+/* A page's translation booked from t (its outcome o, its walk w) through
+ * the stages of `where` (GDEV_AT_*): when it is done. */
+static double translate_time(gdev *p, uint32_t smi, double t, const mmu_outcome *o, unsigned where,
                              const kwalk *w) {
   ksm *sm = &p->sm[smi];
   const gpu_config *g = p->g;
   p->count.served[where]++;
-  if (where >= 1) {
+  if (where >= GDEV_AT_GROUP) {
     t = engine_stage_pass(&sm->l1_miss, t, g->l1_miss_interval);
     t = engine_band_take(&p->grp_l2[sm->group], t, g->l2_interval);
   }
-  if (where >= 2) t = engine_band_take(&p->l3, t, g->l3_interval / p->share);
-  if (where < 3) return t + (double)o->tlb_cycles;
+  if (where >= GDEV_AT_GPU) t = engine_band_take(&p->l3, t, g->l3_interval / p->share);
+  if (where < GDEV_AT_WALK) return t + (double)o->tlb_cycles;
   t = engine_band_take(&p->walk, t, g->walk_interval / p->share);
   return walk_reads(p, t + (double)o->tlb_cycles, w);
 }
@@ -232,7 +265,7 @@ static double write_interval(const gpu_config *g) {
 }
 
 /* A dirty line the L2 evicted at t goes to DRAM (no one waits for it). */
-static void write_back(kpath *p, double t, const kmem_evict *e) {
+static void write_back(gdev *p, double t, const kmem_evict *e) {
   if (!e->dirty) return;
   bool row_hit = kmem_dram_access(p->banks, e->line << KMEM_LINE_SHIFT);
   if (t < 0) return;
@@ -250,7 +283,7 @@ static void write_back(kpath *p, double t, const kmem_evict *e) {
  * the partition, the rest of the L2 (l2_far_cycles later) or DRAM; a
  * store, which nobody waits for, stays in the L2 (l2_write_back: DRAM
  * takes its sectors when the line is evicted) or passes on to DRAM. */
-static double l2_line(kpath *p, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit) {
+static double l2_line(gdev *p, unsigned part, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit) {
   const gpu_config *g = p->g;
   kmem_l2_got got = {0};
   if (store) kmem_l2_write(p->l2, pa_line, sectors, g->l2_write_back, &got.evict);
@@ -260,10 +293,10 @@ static double l2_line(kpath *p, unsigned part, double t, uint64_t pa_line, uint8
   bool row_hit = !miss || kmem_dram_access(p->banks, pa_line << KMEM_LINE_SHIFT);
   double back = t;
   if (t >= 0) {
-    kmodel_result *r = &p->count;
+    gdev_counts *r = &p->count;
     double bytes = kmem_sectors(sectors) * g->l2_sector_interval;
     t = engine_band_take(&p->l2data, t, (bytes > g->data_interval ? bytes : g->data_interval) / p->share);
-    back = t + p->spec->sys->mem.data_cycles + (got.near == sectors ? 0 : g->l2_far_cycles);
+    back = t + p->spec.sys->mem.data_cycles + (got.near == sectors ? 0 : g->l2_far_cycles);
     if (miss) {
       unsigned n = kmem_sectors(miss);
       r->dram_sectors += n;
@@ -285,11 +318,57 @@ static double lsu_cycles(const gpu_config *g, uint8_t sectors) {
   return data > g->issue_interval ? data : g->issue_interval;
 }
 
-static bool uses_l1(const kpath *p, const kpath_req *r) { return !r->store && !r->l2_only && p->sm[r->sm].l1; }
+/* The L1 data cache of SM smi, built on its first look-up (a kernel of
+ * one warp has one SM's, not 132 of 256 KiB); NULL with d set when out
+ * of memory. */
+static kmem_cache *l1_of(gdev *p, uint32_t smi, diag *d) {
+  ksm *sm = &p->sm[smi];
+  if (!sm->l1 && !(sm->l1 = kmem_cache_create(p->g->l1_bytes, p->g->l1_ways, d))) return NULL;
+  return sm->l1;
+}
 
-void kpath_prefetch(const kpath *p, const kpath_req *r, const kmem_line *lines) {
-  if (!uses_l1(p, r)) return;
-  for (unsigned j = 0; j < r->n; j++) kmem_cache_prefetch(p->sm[r->sm].l1, lines[j].line);
+static bool uses_l1(const gdev *p, const gdev_req *r) { return !r->store && !r->l2_only && p->g->l1_bytes; }
+
+void gdev_prefetch(const gdev *p, const gdev_req *r, const kmem_line *lines) {
+  const kmem_cache *l1 = p->sm[r->sm].l1;
+  if (!uses_l1(p, r) || !l1) return;
+  for (unsigned j = 0; j < r->n; j++) kmem_cache_prefetch(l1, lines[j].line);
+}
+
+/* Where the outcome o was served (GDEV_AT_*). */
+static unsigned served_at(const gdev *p, const mmu_outcome *o) {
+  return o->hit_level < 0 ? GDEV_AT_WALK : (unsigned)p->where[o->hit_level];
+}
+
+/* SM smi's MMU translates va (functional: the TLBs, walk caches and line
+ * cache change now), the walk's reads past the line cache into *w. */
+static void lookup(gdev *p, uint32_t smi, uint64_t va, acc_kind kind, gdev_page *out, kwalk *w) {
+  w->n = 0, w->fixed = 0;
+  p->walk_into = w;
+  mmu_translate(p->sm[smi].mmu, va, kind, &out->o);
+  p->walk_into = NULL;
+  out->where = served_at(p, &out->o);
+}
+
+/* The page's time from t at `where` (the warm-up: its walk's reads still
+ * pass the L2). */
+static double page_time(gdev *p, uint32_t smi, double t, const gdev_page *pg, unsigned where, const kwalk *w) {
+  if (t >= 0) {
+    p->count.translations++;
+    return translate_time(p, smi, t, &pg->o, where, w);
+  }
+  if (pg->where == GDEV_AT_WALK) walk_reads(p, -1, w);
+  return t;
+}
+
+double gdev_translate(gdev *p, uint32_t sm, double t, uint64_t va, acc_kind kind, gdev_page *out) {
+  kwalk w;
+  lookup(p, sm, va, kind, out, &w);
+  return out->o.status == MMU_OK ? page_time(p, sm, t, out, out->where, &w) : t;
+}
+
+double gdev_line(gdev *p, uint32_t sm, double t, uint64_t pa_line, uint8_t sectors, bool store, bool *hit) {
+  return l2_line(p, p->sm[sm].part, t, pa_line, sectors, store, hit);
 }
 
 /* Its lines pass the load path and the L1 one by one; those the L1 misses
@@ -297,25 +376,26 @@ void kpath_prefetch(const kpath *p, const kpath_req *r, const kmem_line *lines) 
  * instruction goes on whole: every page it needs is looked up in the L2
  * TLB, hits included (gather.csv: the cost follows the distinct entries of
  * a missing instruction, tlbsim/gather.h). */
-int kpath_access(kpath *p, const kpath_req *r, const kmem_line *line, double *done, diag *d) {
+int gdev_access(gdev *p, const gdev_req *r, const kmem_line *line, double *done, diag *d) {
   double t = r->t;
   bool store = r->store;
   unsigned nl = r->n;
   ksm *sm = &p->sm[r->sm];
-  kmodel_result *c = &p->count;
+  gdev_counts *c = &p->count;
   bool timed = t >= 0, any_miss = false;
   double end = t, line_t[KMEM_LINES_MAX], page_t[KMEM_LINES_MAX];
   uint64_t page_va[KMEM_LINES_MAX];
-  mmu_outcome page_o[KMEM_LINES_MAX];
+  gdev_page page[KMEM_LINES_MAX];
   kwalk page_w[KMEM_LINES_MAX];
   unsigned npages = 0, page_of[KMEM_LINES_MAX], nmiss = 0, miss[KMEM_LINES_MAX];
   uint64_t pa_of[KMEM_LINES_MAX];
-  bool l1 = uses_l1(p, r);
-  kpath_prefetch(p, r, line); /* the look-ups overlap */
+  kmem_cache *l1 = NULL;
+  if (uses_l1(p, r) && !(l1 = l1_of(p, r->sm, d))) return -1;
+  gdev_prefetch(p, r, line); /* the look-ups overlap */
   for (unsigned j = 0; j < nl; j++) {
     line_t[j] = timed ? engine_stage_pass(&sm->lsu, t, lsu_cycles(p->g, line[j].sectors)) : -1;
     if (timed) c->lines++, c->sectors += kmem_sectors(line[j].sectors);
-    uint8_t held = l1 ? kmem_cache_access(sm->l1, line[j].line, line[j].sectors, false, NULL) : 0;
+    uint8_t held = l1 ? kmem_cache_access(l1, line[j].line, line[j].sectors, false, NULL) : 0;
     bool l1hit = held == line[j].sectors;
     if (l1hit && timed) {
       c->l1_hits++;
@@ -324,33 +404,25 @@ int kpath_access(kpath *p, const kpath_req *r, const kmem_line *line, double *do
     if (l1hit) continue;
     uint64_t va = line[j].line << KMEM_LINE_SHIFT;
     unsigned k = 0;
-    while (k < npages && (va >> page_o[k].page_shift) != (page_va[k] >> page_o[k].page_shift)) k++;
+    while (k < npages && (va >> page[k].o.page_shift) != (page_va[k] >> page[k].o.page_shift)) k++;
     if (k == npages) {
-      page_w[k].n = 0, page_w[k].fixed = 0;
-      p->walk_into = &page_w[k];
-      mmu_translate(sm->mmu, va, store ? ACC_WRITE : ACC_READ, &page_o[k]);
-      p->walk_into = NULL;
-      if (page_o[k].status != MMU_OK)
+      lookup(p, r->sm, va, store ? ACC_WRITE : ACC_READ, &page[k], &page_w[k]);
+      if (page[k].o.status != MMU_OK)
         return diag_set(d, p->file, r->src_line, "address 0x%llx is outside every mapping", (unsigned long long)va);
       page_va[k] = va;
       page_t[k] = line_t[j];
-      any_miss |= page_o[k].hit_level < 0 || p->where[page_o[k].hit_level] > 0;
+      any_miss |= page[k].where > GDEV_AT_SM;
       npages++;
     }
-    uint64_t off = va & ((1ull << page_o[k].page_shift) - 1);
-    pa_of[nmiss] = ((page_o[k].pa & ~((1ull << page_o[k].page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
+    uint64_t off = va & ((1ull << page[k].o.page_shift) - 1);
+    pa_of[nmiss] = ((page[k].o.pa & ~((1ull << page[k].o.page_shift) - 1)) + off) >> KMEM_LINE_SHIFT;
     if (!store) kmem_l2_prefetch(p->l2, sm->part, pa_of[nmiss]); /* before the first L2 look-up */
     page_of[nmiss] = k;
     miss[nmiss++] = j;
   }
   for (unsigned k = 0; k < npages; k++) {
-    unsigned where = page_o[k].hit_level < 0 ? 3 : (unsigned)p->where[page_o[k].hit_level];
-    if (!timed) { /* the walk's reads still pass the L2 */
-      if (where == 3) walk_reads(p, -1, &page_w[k]);
-      continue;
-    }
-    c->translations++;
-    page_t[k] = translate_time(p, r->sm, page_t[k], &page_o[k], any_miss && !where ? 1 : where, &page_w[k]);
+    unsigned where = any_miss && page[k].where == GDEV_AT_SM ? GDEV_AT_GROUP : page[k].where;
+    page_t[k] = page_time(p, r->sm, page_t[k], &page[k], where, &page_w[k]);
   }
   /* miss, page_of and pa_of are written for each k < nmiss and line_t for each j < nl above; cppcheck
    * (2.x) loses the count across the loop and reports them uninitialised. */
@@ -374,9 +446,9 @@ int kpath_access(kpath *p, const kpath_req *r, const kmem_line *line, double *do
   return 0;
 }
 
-void kpath_reset_stats(kpath *p) { system_reset_stats(p->sys); }
+void gdev_reset_stats(gdev *p) { system_reset_stats(p->sys); }
 
-double kpath_memory_end(const kpath *p) {
+double gdev_memory_end(const gdev *p) {
   const engine_band *mem[] = {&p->l2data, &p->dram_rows, &p->dram};
   double end = 0;
   for (unsigned i = 0; i < sizeof mem / sizeof mem[0]; i++)
@@ -384,30 +456,17 @@ double kpath_memory_end(const kpath *p) {
   return end;
 }
 
-void kpath_report(const kpath *p, double span, kmodel_result *r) {
-  const kmodel_result *c = &p->count;
-  r->lines += c->lines;
-  r->sectors += c->sectors;
-  r->l1_hits += c->l1_hits;
-  r->l2_hits += c->l2_hits;
-  r->l2_lines += c->l2_lines;
-  r->dram_sectors += c->dram_sectors;
-  r->dram_rows += c->dram_rows;
-  r->translations += c->translations;
-  for (unsigned i = 0; i < 4; i++) r->served[i] += c->served[i];
-  r->walk_reads += c->walk_reads;
-  r->walk_reads_dram += c->walk_reads_dram;
-  r->translation_cycles += c->translation_cycles;
+void gdev_report(const gdev *p, double span, gdev_counts *out) {
+  *out = p->count;
   double issue = 0, grp = 0;
   for (uint32_t i = 0; i < p->nsms; i++)
     if (p->sm[i].lsu.busy / span > issue) issue = p->sm[i].lsu.busy / span;
   for (uint32_t i = 0; i < p->ngroups; i++)
     if (p->grp_l2[i].busy / span > grp) grp = p->grp_l2[i].busy / span;
-  r->busy[0] = issue;
-  r->busy[1] = grp;
-  r->busy[2] = p->l3.busy / span;
-  r->busy[3] = p->walk.busy / span;
-  r->busy[4] = p->l2data.busy / span;
-  r->busy[5] = p->dram_rows.busy / span;
-  r->busy[6] = p->dram.busy / span;
+  const engine_band *gpu[] = {&p->l3, &p->walk, &p->l2data, &p->dram_rows, &p->dram};
+  out->busy[0] = issue;
+  out->busy[1] = grp;
+  for (unsigned i = 0; i < sizeof gpu / sizeof gpu[0]; i++) out->busy[2 + i] = gpu[i]->busy / span;
 }
+
+const hwsystem *gdev_system(const gdev *p) { return p->sys; }
